@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Small helpers shared by lib/, cli/ and daemon/ (after kmod's shared/macro.h). */
+#pragma once
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define _cleanup_(fn)  __attribute__((cleanup(fn)))
+#define _unused_       __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline void freep(void *p)
+{
+	free(*(void **) p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+static inline void closep(int *fd)
+{
+	if (*fd >= 0)
+		(void) close(*fd);
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		(void) fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* Returns the pointer and leaves NULL behind, to hand ownership out of a cleanup scope. */
+#define steal_pointer(pp)                                                                          \
+	({                                                                                         \
+		__typeof__(*(pp)) _p = *(pp);                                                      \
+		*(pp) = NULL;                                                                      \
+		_p;                                                                                \
+	})
+
+#define take_fd(fd)                                                                                \
+	({                                                                                         \
+		int _fd = (fd);                                                                    \
+		(fd) = -1;                                                                         \
+		_fd;                                                                               \
+	})
+
+/* errno as a negative value, never 0 even if errno was not set. */
+static inline int negative_errno(void)
+{
+	return errno > 0 ? -errno : -EIO;
+}
