@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* cpu or offload: which side of the machine computes an implementation. */
+#pragma once
+
+#include <stdio.h>
+
+#include "inventory.h"
+
+/* Module names (normalised: '-' as '_') whose files live under kernel/drivers/crypto/. */
+struct cp_module_set {
+	char **names;
+	size_t n_names;
+};
+
+/* Read modules.dep (the kernel's module list with paths) into @set. */
+int cp_module_set_from_modules_dep(FILE *modules_dep, struct cp_module_set *set);
+/* The same for the running kernel: /lib/modules/$(uname -r)/modules.dep; absent is not an error. */
+int cp_module_set_load_running(struct cp_module_set *set);
+void cp_module_set_free(struct cp_module_set *set);
+bool cp_module_set_contains(const struct cp_module_set *set, const char *module);
+
+/* Whether @driver is the name of a known offload engine's implementation. */
+bool cp_driver_is_known_engine(const char *driver);
+
+/*
+ * Set class and class_reason of every implementation: first the plain
+ * ones (flags, module path, known engine names), then template instances,
+ * which inherit offload from any offload part named in their driver name.
+ */
+void cp_classify(struct cp_inventory *inv, const struct cp_module_set *offload_modules);

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <string.h>
+#include <linux/cryptouser.h>
+
+#include "crypto-user.h"
+#include "macro.h"
+
+struct nlmsghdr *cp_cu_build_dump(void *buf)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct crypto_user_alg *cru;
+
+	nlh->nlmsg_type = CRYPTO_MSG_GETALG;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	/* The kernel checks the payload length even for a dump. */
+	cru = mnl_nlmsg_put_extra_header(nlh, sizeof(*cru));
+	(void) cru;
+	return nlh;
+}
+
+int cp_cu_check_update(const char *driver, uint64_t priority)
+{
+	size_t len;
+
+	if (!driver || !*driver)
+		return -EINVAL;
+	len = strlen(driver);
+	if (len >= CRYPTO_MAX_NAME)
+		return -ENAMETOOLONG;
+	if (priority > CP_PRIORITY_MAX)
+		return -ERANGE;
+	return 0;
+}
+
+struct nlmsghdr *cp_cu_build_update(void *buf, const char *driver, uint64_t priority)
+{
+	struct crypto_user_alg *cru;
+	struct nlmsghdr *nlh;
+	int r;
+
+	r = cp_cu_check_update(driver, priority);
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = CRYPTO_MSG_UPDATEALG;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	cru = mnl_nlmsg_put_extra_header(nlh, sizeof(*cru));
+	/* The kernel looks the algorithm up by driver name when one is given. */
+	memcpy(cru->cru_driver_name, driver, strlen(driver) + 1);
+	mnl_attr_put_u32(nlh, CRYPTOCFGA_PRIORITY_VAL, (uint32_t) priority);
+	return nlh;
+}
+
+/* A fixed-size kernel string: copy at most its size, always terminated. */
+static void copy_name(char dst[CP_NAME_MAX], const char *src, size_t src_size)
+{
+	size_t n = strnlen(src, src_size < CP_NAME_MAX ? src_size : CP_NAME_MAX - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static bool is_report_attr(uint16_t type)
+{
+	/* Every crypto_report_* struct starts with char type[CRYPTO_MAX_NAME]. */
+	if (type >= CRYPTOCFGA_REPORT_LARVAL && type <= CRYPTOCFGA_REPORT_ACOMP)
+		return true;
+	/* Report attributes added after the (removed) statistics ones. */
+	return type > CRYPTOCFGA_STAT_ACOMP;
+}
+
+static int parse_alg_attr(const struct nlattr *attr, void *data)
+{
+	struct cp_alg *alg = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, UINT16_MAX) < 0)
+		return MNL_CB_ERROR;
+	if (type == CRYPTOCFGA_PRIORITY_VAL) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		alg->priority = mnl_attr_get_u32(attr);
+	} else if (is_report_attr(type) && mnl_attr_get_payload_len(attr) >= CRYPTO_MAX_NAME &&
+		   alg->type[0] == '\0') {
+		copy_name(alg->type, mnl_attr_get_payload(attr), CRYPTO_MAX_NAME);
+	}
+	return MNL_CB_OK;
+}
+
+int cp_cu_parse_alg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct cp_inventory *inv = data;
+	const struct crypto_user_alg *cru;
+	struct cp_alg alg = {};
+	int r;
+
+	if (nlh->nlmsg_type != CRYPTO_MSG_GETALG) {
+		errno = EPROTO;
+		return MNL_CB_ERROR;
+	}
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*cru)) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	cru = mnl_nlmsg_get_payload(nlh);
+	copy_name(alg.name, cru->cru_name, sizeof(cru->cru_name));
+	copy_name(alg.driver, cru->cru_driver_name, sizeof(cru->cru_driver_name));
+	copy_name(alg.module, cru->cru_module_name, sizeof(cru->cru_module_name));
+	alg.refcnt = cru->cru_refcnt;
+	alg.flags = cru->cru_flags;
+	if (mnl_attr_parse(nlh, sizeof(*cru), parse_alg_attr, &alg) < 0) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	r = cp_inventory_add(inv, &alg);
+	if (r < 0) {
+		errno = -r;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+int cp_cu_dump(struct cp_nl *nl, struct cp_inventory *inv)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	return cp_nl_transact(nl, cp_cu_build_dump(buf), cp_cu_parse_alg_cb, inv);
+}
+
+int cp_cu_set_priority(struct cp_nl *nl, const char *driver, uint64_t priority)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+
+	nlh = cp_cu_build_update(buf, driver, priority);
+	if (!nlh)
+		return negative_errno();
+	return cp_nl_transact(nl, nlh, NULL, NULL);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* crypto_user (NETLINK_CRYPTO): the inventory dump and priority updates. */
+#pragma once
+
+#include <stdint.h>
+#include <linux/netlink.h>
+
+#include "inventory.h"
+#include "netlink.h"
+
+#define CP_PRIORITY_MAX 0x7fffffffu /* the kernel stores the u32 in an int */
+
+/* Build a CRYPTO_MSG_GETALG dump request in @buf (MNL_SOCKET_BUFFER_SIZE bytes). */
+struct nlmsghdr *cp_cu_build_dump(void *buf);
+
+/*
+ * Build a CRYPTO_MSG_UPDATEALG request setting @driver's priority.
+ * Returns NULL with errno EINVAL/ENAMETOOLONG/ERANGE for input the
+ * interface cannot carry (nothing must be sent then).
+ */
+struct nlmsghdr *cp_cu_build_update(void *buf, const char *driver, uint64_t priority);
+
+/* mnl callback: parse one GETALG reply into a struct cp_alg appended to the inventory @data. */
+int cp_cu_parse_alg_cb(const struct nlmsghdr *nlh, void *data);
+
+/* Validate what cp_cu_build_update would refuse: 0 or negative errno. */
+int cp_cu_check_update(const char *driver, uint64_t priority);
+
+/* Dump all implementations into @inv over an open NETLINK_CRYPTO socket. */
+int cp_cu_dump(struct cp_nl *nl, struct cp_inventory *inv);
+
+/* Set @driver's priority; acked. On error nl->extack may hold the kernel's reason. */
+int cp_cu_set_priority(struct cp_nl *nl, const char *driver, uint64_t priority);
