@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+
+#include "fileio.h"
+#include "macro.h"
+
+int cp_mkdir_parents(const char *path)
+{
+	_cleanup_free_ char *copy = strdup(path);
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *p = strchr(copy + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+			return negative_errno();
+		*p = '/';
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *data, size_t size)
+{
+	while (size > 0) {
+		ssize_t n = write(fd, data, size);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		data += n;
+		size -= (size_t) n;
+	}
+	return 0;
+}
+
+int cp_write_file_atomic(const char *path, const void *data, size_t size, mode_t mode)
+{
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	r = cp_mkdir_parents(path);
+	if (r < 0)
+		return r;
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	r = write_all(fd, data, size);
+	if (r >= 0 && fchmod(fd, mode) < 0)
+		r = negative_errno();
+	if (r >= 0 && fsync(fd) < 0)
+		r = negative_errno();
+	if (r >= 0 && rename(tmp, path) < 0)
+		r = negative_errno();
+	if (r < 0)
+		(void) unlink(tmp);
+	return r;
+}
+
+int cp_read_file(const char *path, size_t max, char **ret_data, size_t *ret_size)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *data = NULL;
+	size_t size = 0;
+
+	if (fd < 0)
+		return negative_errno();
+	data = malloc(max + 1);
+	if (!data)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(fd, data + size, max + 1 - size);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		if (n == 0)
+			break;
+		size += (size_t) n;
+		if (size > max)
+			return -EFBIG;
+	}
+	data[size] = '\0';
+	*ret_data = steal_pointer(&data);
+	if (ret_size)
+		*ret_size = size;
+	return 0;
+}
+
+int cp_lock_acquire(const char *path)
+{
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	r = cp_mkdir_parents(path);
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return negative_errno();
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return negative_errno();
+	return take_fd(fd);
+}
+
+bool cp_have_net_admin(void)
+{
+	struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+
+	if (syscall(SYS_capget, &header, data) < 0)
+		return false;
+	return data[CAP_TO_INDEX(CAP_NET_ADMIN)].effective & CAP_TO_MASK(CAP_NET_ADMIN);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Create @path's parent directories as needed (mode 0755). */
+int cp_mkdir_parents(const char *path);
+
+/*
+ * Replace @path with @data atomically: a temporary file in the same
+ * directory, fsync, rename. Readers see the old or the new file whole.
+ */
+int cp_write_file_atomic(const char *path, const void *data, size_t size, mode_t mode);
+
+/* Read a whole file of at most @max bytes, NUL-terminated. -ENOENT if absent, -EFBIG if larger. */
+int cp_read_file(const char *path, size_t max, char **ret_data, size_t *ret_size);
+
+/*
+ * Take the exclusive lock (flock on @path, created if needed); blocks until
+ * it is free. Returns the fd holding it (close to release) or a negative errno.
+ */
+int cp_lock_acquire(const char *path);
+
+/* Whether the calling process has CAP_NET_ADMIN in its effective set. */
+bool cp_have_net_admin(void);
