@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* cryptoprioctl: inspect and change which crypto implementation the kernel hands out. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "cryptoprioctl.h"
+
+static const struct ctl_verb verbs[] = {
+    {"list", "list [PATTERN...]", verb_list},
+    {"set", "set DRIVER PRIORITY", verb_set},
+    {"reset", "reset [DRIVER...]", verb_reset},
+};
+
+static void vprint_error(const char *fmt, va_list ap)
+{
+	fputs("cryptoprioctl: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int ctl_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint_error(fmt, ap);
+	va_end(ap);
+	return EXIT_FAILURE;
+}
+
+int ctl_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint_error(fmt, ap);
+	va_end(ap);
+	fputs("Try 'cryptoprioctl --help'.\n", stderr);
+	return EXIT_USAGE;
+}
+
+int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cryptoprioctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s", strerror(-negative_errno));
+	if (extack && *extack)
+		fprintf(stderr, " (kernel: %s)", extack);
+	if (negative_errno == -EPERM || negative_errno == -EACCES)
+		fputs(" (CAP_NET_ADMIN is required; run as root)", stderr);
+	fputc('\n', stderr);
+	return EXIT_FAILURE;
+}
+
+void ctl_json_print(json_object *doc)
+{
+	puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						     JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(doc);
+}
+
+bool ctl_stdout_is_tty(void)
+{
+	return isatty(STDOUT_FILENO) == 1;
+}
+
+static void help(void)
+{
+	printf("Usage: cryptoprioctl [OPTIONS] VERB [ARGS...]\n\n"
+	       "Show and change which implementation of each kernel crypto algorithm\n"
+	       "new users get, by priority.\n\nVerbs:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
+		printf("  %s\n", verbs[i].synopsis);
+	printf("\nOptions:\n"
+	       "  -c, --config FILE  use FILE as the whole policy (no search path)\n"
+	       "  -j, --json         print one JSON document instead of a table\n"
+	       "  -h, --help         show this help\n"
+	       "      --version      show the version\n\n"
+	       "See cryptoprioctl(8).\n");
+}
+
+static int parse_global_options(struct ctl *ctl, int argc, char **argv)
+{
+	enum { OPT_VERSION = 0x100 };
+	static const struct option options[] = {
+	    {"config", required_argument, NULL, 'c'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, OPT_VERSION},
+	    {},
+	};
+	int c;
+
+	/* '+': stop at the verb, its options are its own. */
+	while ((c = getopt_long(argc, argv, "+c:jh", options, NULL)) >= 0) {
+		switch (c) {
+		case 'c':
+			ctl->config = optarg;
+			break;
+		case 'j':
+			ctl->json = true;
+			break;
+		case 'h':
+			help();
+			return 0;
+		case OPT_VERSION:
+			printf("cryptoprioctl %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			return -EINVAL;
+		}
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctl ctl = {};
+	int r;
+
+	r = parse_global_options(&ctl, argc, argv);
+	if (r < 0) {
+		fputs("Try 'cryptoprioctl --help'.\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (r == 0)
+		return EXIT_SUCCESS;
+	if (optind >= argc)
+		return ctl_usage_error("missing verb");
+
+	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
+		if (strcmp(argv[optind], verbs[i].name) != 0)
+			continue;
+		argc -= optind;
+		argv += optind;
+		optind = 0; /* reset getopt for the verb's own options */
+		return verbs[i].run(&ctl, argc, argv);
+	}
+	return ctl_usage_error("unknown verb '%s'", argv[optind]);
+}

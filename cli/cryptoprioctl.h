@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <json-c/json.h>
+
+#include "macro.h"
+
+/* Exit codes (DESIGN.md): 0 success, 1 failure at run time, 2 malformed command line. */
+#define EXIT_USAGE 2
+
+struct ctl {
+	bool json;
+	const char *config; /* -c FILE, or NULL for the search path */
+};
+
+/*
+ * A verb returns an exit code. Verbs parse their own options with
+ * getopt_long starting at argv[0] = verb name.
+ */
+struct ctl_verb {
+	const char *name;
+	const char *synopsis; /* for --help */
+	int (*run)(struct ctl *ctl, int argc, char **argv);
+};
+
+/* Errors go to stderr as "cryptoprioctl: ..."; return the exit code to use. */
+int ctl_error(const char *fmt, ...) _printf_(1, 2);
+int ctl_usage_error(const char *fmt, ...) _printf_(1, 2);
+/* Report a failed privileged operation; names CAP_NET_ADMIN for EPERM. */
+int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...) _printf_(3, 4);
+
+/* Print a JSON document to stdout (pretty, one document per command) and release it. */
+void ctl_json_print(json_object *doc);
+
+/* Whether stdout is a terminal (for progress lines and markers). */
+bool ctl_stdout_is_tty(void);
+
+int verb_list(struct ctl *ctl, int argc, char **argv);
+int verb_set(struct ctl *ctl, int argc, char **argv);
+int verb_reset(struct ctl *ctl, int argc, char **argv);

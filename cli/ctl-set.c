@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* cryptoprioctl set / reset: change a priority by hand, and restore the originals. */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <string.h>
+
+#include "crypto-user.h"
+#include "cryptoprioctl.h"
+#include "fileio.h"
+#include "inventory.h"
+#include "paths.h"
+#include "state.h"
+
+#ifndef NETLINK_CRYPTO
+#define NETLINK_CRYPTO 21
+#endif
+
+/*
+ * Positional arguments and --json in any order; "-1" is a (bad) priority,
+ * not an option. Returns 0 with the count in @ret_n, or an exit code.
+ */
+static int split_arguments(struct ctl *ctl, int argc, char **argv, char **args, int max_args,
+			   int *ret_n)
+{
+	int n = 0;
+	bool options_done = false;
+
+	for (int i = 1; i < argc; i++) {
+		if (!options_done && strcmp(argv[i], "--") == 0) {
+			options_done = true;
+		} else if (!options_done &&
+			   (strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "--json") == 0)) {
+			ctl->json = true;
+		} else if (!options_done && argv[i][0] == '-' &&
+			   !(argv[i][1] >= '0' && argv[i][1] <= '9')) {
+			return ctl_usage_error("%s: unknown option '%s'", argv[0], argv[i]);
+		} else {
+			if (n == max_args)
+				return ctl_usage_error("%s: too many arguments", argv[0]);
+			args[n++] = argv[i];
+		}
+	}
+	*ret_n = n;
+	return 0;
+}
+
+static int parse_priority(const char *s, uint32_t *ret)
+{
+	unsigned long long v = 0;
+
+	if (!*s || strlen(s) > 10)
+		return -ERANGE;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned) (*p - '0');
+	}
+	if (v > CP_PRIORITY_MAX)
+		return -ERANGE;
+	*ret = (uint32_t) v;
+	return 0;
+}
+
+static int check_driver_name(const char *verb, const char *driver)
+{
+	if (strlen(driver) >= CP_NAME_MAX)
+		return ctl_usage_error("%s: driver name '%.20s...' is %zu bytes; crypto_user can "
+				       "address names of at most %d bytes",
+				       verb, driver, strlen(driver), CP_NAME_MAX - 1);
+	return 0;
+}
+
+static int require_net_admin(const char *verb)
+{
+	if (cp_have_net_admin())
+		return 0;
+	return ctl_error(
+	    "%s: changing priorities needs CAP_NET_ADMIN (run as root); nothing changed", verb);
+}
+
+/* The lock, the state and a fresh inventory: what every writer holds. */
+struct writer {
+	int lock_fd;
+	struct cp_state state;
+	struct cp_inventory inv;
+	struct cp_nl nl;
+};
+
+static void writer_close(struct writer *w)
+{
+	cp_nl_close(&w->nl);
+	cp_inventory_free(&w->inv);
+	cp_state_free(&w->state);
+	closep(&w->lock_fd);
+}
+
+static int writer_open(struct writer *w, const char *verb)
+{
+	int r;
+
+	memset(w, 0, sizeof(*w));
+	w->lock_fd = cp_lock_acquire(CP_LOCK_PATH);
+	if (w->lock_fd < 0)
+		return ctl_errno(w->lock_fd, NULL, "%s: cannot take %s", verb, CP_LOCK_PATH);
+	r = cp_state_load(CP_STATE_PATH, &w->state);
+	if (r < 0)
+		return ctl_errno(r, NULL, "%s: cannot read %s", verb, CP_STATE_PATH);
+	r = cp_inventory_load(&w->inv);
+	if (r < 0)
+		return ctl_errno(r, NULL, "%s: cannot read the kernel's crypto implementations",
+				 verb);
+	if (w->inv.source != CP_SOURCE_CRYPTO_USER)
+		return ctl_errno(w->inv.crypto_user_error, NULL,
+				 "%s: crypto_user is unavailable, priorities cannot be changed",
+				 verb);
+	r = cp_nl_open(&w->nl, NETLINK_CRYPTO);
+	if (r < 0)
+		return ctl_errno(r, NULL, "%s: cannot open crypto_user", verb);
+	return 0;
+}
+
+int verb_set(struct ctl *ctl, int argc, char **argv)
+{
+	_cleanup_(writer_close) struct writer w = {.lock_fd = -1};
+	const struct cp_alg *alg;
+	char *args[2];
+	uint32_t priority, old;
+	int n_args, r;
+
+	r = split_arguments(ctl, argc, argv, args, 2, &n_args);
+	if (r != 0)
+		return r;
+	if (n_args != 2)
+		return ctl_usage_error("set: expected DRIVER PRIORITY");
+	r = check_driver_name("set", args[0]);
+	if (r != 0)
+		return r;
+	r = parse_priority(args[1], &priority);
+	if (r < 0)
+		return ctl_usage_error("set: priority '%s' is not a number in 0..%u", args[1],
+				       CP_PRIORITY_MAX);
+	r = require_net_admin("set");
+	if (r != 0)
+		return r;
+	r = writer_open(&w, "set");
+	if (r != 0)
+		return r;
+	alg = cp_inventory_find_driver(&w.inv, args[0]);
+	if (!alg)
+		return ctl_error("set: no crypto implementation with driver name '%s'", args[0]);
+	old = alg->priority;
+	/* The original goes to disk before the kernel changes. */
+	if (cp_state_record(&w.state, alg) > 0) {
+		r = cp_state_save(CP_STATE_PATH, &w.state);
+		if (r < 0)
+			return ctl_errno(r, NULL, "set: cannot record the original priority in %s",
+					 CP_STATE_PATH);
+	}
+	r = cp_cu_set_priority(&w.nl, args[0], priority);
+	if (r < 0)
+		return ctl_errno(r, w.nl.extack, "set: %s", args[0]);
+	if (ctl->json) {
+		json_object *doc = json_object_new_object();
+
+		json_object_object_add(doc, "driver", json_object_new_string(args[0]));
+		json_object_object_add(doc, "old_priority", json_object_new_int64(old));
+		json_object_object_add(doc, "new_priority", json_object_new_int64(priority));
+		json_object_object_add(
+		    doc, "original_priority",
+		    json_object_new_int64(cp_state_find(&w.state, args[0])->priority));
+		ctl_json_print(doc);
+	} else {
+		printf("%s: %u -> %u\n", args[0], old, priority);
+	}
+	return EXIT_SUCCESS;
+}
+
+struct reset_result {
+	json_object *steps; /* for --json */
+	int failed;
+};
+
+static void report_step(struct ctl *ctl, struct reset_result *res, const struct cp_original *orig,
+			const struct cp_alg *alg, const char *result)
+{
+	if (ctl->json) {
+		json_object *obj = json_object_new_object();
+
+		json_object_object_add(obj, "driver", json_object_new_string(orig->driver));
+		json_object_object_add(obj, "old_priority",
+				       alg ? json_object_new_int64(alg->priority) : NULL);
+		json_object_object_add(obj, "new_priority", json_object_new_int64(orig->priority));
+		json_object_object_add(obj, "result", json_object_new_string(result));
+		json_object_array_add(res->steps, obj);
+	} else if (alg) {
+		printf("%s: %u -> %u (%s)\n", orig->driver, alg->priority, orig->priority, result);
+	} else {
+		printf("%s: not registered now (%s)\n", orig->driver, result);
+	}
+}
+
+/* Restore one driver; on success its original is forgotten. */
+static void reset_one(struct ctl *ctl, struct writer *w, struct reset_result *res,
+		      const char *driver)
+{
+	struct cp_original orig = *cp_state_find(&w->state, driver);
+	const struct cp_alg *alg = cp_inventory_find_driver(&w->inv, driver);
+	int r;
+
+	if (!alg) {
+		/* Its module is gone: a reload registers it at its default again. */
+		report_step(ctl, res, &orig, NULL, "forgotten");
+		(void) cp_state_forget(&w->state, driver);
+		return;
+	}
+	r = cp_cu_set_priority(&w->nl, driver, orig.priority);
+	if (r < 0) {
+		(void) ctl_errno(r, w->nl.extack, "reset: %s", driver);
+		report_step(ctl, res, &orig, alg, "failed");
+		res->failed++;
+		return;
+	}
+	report_step(ctl, res, &orig, alg, "restored");
+	(void) cp_state_forget(&w->state, driver);
+}
+
+static int check_reset_arguments(struct writer *w, char **drivers, int n_drivers)
+{
+	int r = 0;
+
+	for (int i = 0; i < n_drivers; i++)
+		if (!cp_state_find(&w->state, drivers[i]))
+			r = ctl_error("reset: no original priority recorded for '%s'", drivers[i]);
+	return r;
+}
+
+int verb_reset(struct ctl *ctl, int argc, char **argv)
+{
+	_cleanup_(writer_close) struct writer w = {.lock_fd = -1};
+	struct reset_result res = {};
+	_cleanup_free_ char **drivers = calloc((size_t) argc, sizeof(*drivers));
+	int n_drivers = 0, r;
+
+	if (!drivers)
+		return ctl_errno(-ENOMEM, NULL, "reset");
+
+	r = split_arguments(ctl, argc, argv, drivers, argc, &n_drivers);
+	if (r != 0)
+		return r;
+	for (int i = 0; i < n_drivers; i++) {
+		r = check_driver_name("reset", drivers[i]);
+		if (r != 0)
+			return r;
+	}
+	r = require_net_admin("reset");
+	if (r != 0)
+		return r;
+	r = writer_open(&w, "reset");
+	if (r != 0)
+		return r;
+	r = check_reset_arguments(&w, drivers, n_drivers);
+	if (r != 0)
+		return r;
+	res.steps = json_object_new_array();
+	if (n_drivers == 0) {
+		/* Copy the names: reset_one() removes entries as it goes. */
+		while (w.state.n_originals > (size_t) res.failed) {
+			char driver[CP_NAME_MAX];
+
+			snprintf(driver, sizeof(driver), "%s",
+				 w.state.originals[res.failed].driver);
+			reset_one(ctl, &w, &res, driver);
+		}
+	}
+	for (int i = 0; i < n_drivers; i++)
+		reset_one(ctl, &w, &res, drivers[i]);
+	r = cp_state_save(CP_STATE_PATH, &w.state);
+	if (r < 0)
+		res.failed += ctl_errno(r, NULL, "reset: cannot update %s", CP_STATE_PATH);
+	if (ctl->json) {
+		json_object *doc = json_object_new_object();
+
+		json_object_object_add(doc, "reset", res.steps);
+		ctl_json_print(doc);
+	} else {
+		if (json_object_array_length(res.steps) == 0)
+			printf("Nothing to reset: no priority was changed by cryptoprio.\n");
+		json_object_put(res.steps);
+	}
+	return res.failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
