@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The cpu/offload rules of cryptoprioctl(8), CLASSES. */
+#include <string.h>
+
+#include "class.h"
+#include "macro.h"
+#include "tap.h"
+
+static const char modules_dep[] =
+    "kernel/arch/x86/crypto/aesni-intel.ko.xz: kernel/crypto/crypto_simd.ko.xz\n"
+    "kernel/drivers/crypto/virtio/virtio_crypto.ko.xz: kernel/crypto/crypto_engine.ko.xz\n"
+    "kernel/drivers/crypto/ccp/ccp-crypto.ko: kernel/drivers/crypto/ccp/ccp.ko\n"
+    "kernel/crypto/authenc.ko.xz:\n";
+
+static void add(struct cp_inventory *inv, const char *name, const char *driver, const char *module,
+		uint32_t flags)
+{
+	struct cp_alg alg = {.flags = flags | CP_ALG_TESTED, .priority = 100};
+
+	snprintf(alg.name, sizeof(alg.name), "%s", name);
+	snprintf(alg.driver, sizeof(alg.driver), "%s", driver);
+	snprintf(alg.module, sizeof(alg.module), "%s", module);
+	(void) cp_inventory_add(inv, &alg);
+}
+
+static void expect(const struct cp_inventory *inv, const char *driver, enum cp_class class,
+		   enum cp_class_reason reason)
+{
+	const struct cp_alg *alg = cp_inventory_find_driver(inv, driver);
+
+	ok(alg && alg->class == class && alg->class_reason == reason, "%s is %s (%s)", driver,
+	   cp_class_to_string(class), cp_class_reason_to_string(reason));
+}
+
+int main(void)
+{
+	_cleanup_fclose_ FILE *f = fmemopen((void *) modules_dep, strlen(modules_dep), "r");
+	struct cp_module_set offload = {};
+	struct cp_inventory inv = {};
+
+	is_int(cp_module_set_from_modules_dep(f, &offload), 0, "modules.dep parses");
+	is_int(offload.n_names, 2, "two modules under drivers/crypto");
+	ok(cp_module_set_contains(&offload, "ccp-crypto"), "module names compare with - as _");
+	ok(!cp_module_set_contains(&offload, "aesni_intel"), "arch/x86/crypto is not offload");
+
+	add(&inv, "cbc(aes)", "cbc-aes-aesni", "aesni_intel", 0);
+	add(&inv, "cbc(aes)", "virtio_crypto_aes_cbc", "virtio_crypto", CP_ALG_ASYNC);
+	add(&inv, "cbc(aes)", "cp_test_engine_cbc_aes", "cp_test_engine",
+	    CP_ALG_ASYNC | CP_ALG_KERN_DRIVER_ONLY);
+	add(&inv, "cbc(aes)", "cbc-aes-ccp", "ccp_crypto", CP_ALG_ASYNC);
+	add(&inv, "gcm(aes)", "gcm-aes-caam-qi2", "kernel", CP_ALG_ASYNC);
+	add(&inv, "authenc(hmac(sha256),cbc(aes))",
+	    "authenc(hmac(sha256-generic),virtio_crypto_aes_cbc)", "authenc", CP_ALG_ASYNC);
+	add(&inv, "authenc(hmac(sha256),cbc(aes))", "authenc(hmac(sha256-generic),cbc-aes-aesni)",
+	    "authenc", 0);
+	add(&inv, "sha256", "sha256-generic", "kernel", 0);
+
+	cp_classify(&inv, &offload);
+	expect(&inv, "cbc-aes-aesni", CP_CLASS_CPU, CP_CLASS_REASON_DEFAULT);
+	expect(&inv, "sha256-generic", CP_CLASS_CPU, CP_CLASS_REASON_DEFAULT);
+	expect(&inv, "cp_test_engine_cbc_aes", CP_CLASS_OFFLOAD, CP_CLASS_REASON_KERN_DRIVER_ONLY);
+	expect(&inv, "virtio_crypto_aes_cbc", CP_CLASS_OFFLOAD, CP_CLASS_REASON_MODULE_PATH);
+	expect(&inv, "cbc-aes-ccp", CP_CLASS_OFFLOAD, CP_CLASS_REASON_MODULE_PATH);
+	expect(&inv, "gcm-aes-caam-qi2", CP_CLASS_OFFLOAD, CP_CLASS_REASON_KNOWN_ENGINE);
+	expect(&inv, "authenc(hmac(sha256-generic),virtio_crypto_aes_cbc)", CP_CLASS_OFFLOAD,
+	       CP_CLASS_REASON_TEMPLATE);
+	expect(&inv, "authenc(hmac(sha256-generic),cbc-aes-aesni)", CP_CLASS_CPU,
+	       CP_CLASS_REASON_DEFAULT);
+
+	/* Without modules.dep (a kernel without it installed), virtio-crypto is still known. */
+	cp_classify(&inv, NULL);
+	expect(&inv, "virtio_crypto_aes_cbc", CP_CLASS_OFFLOAD, CP_CLASS_REASON_KNOWN_ENGINE);
+	expect(&inv, "authenc(hmac(sha256-generic),virtio_crypto_aes_cbc)", CP_CLASS_OFFLOAD,
+	       CP_CLASS_REASON_TEMPLATE);
+	ok(!cp_driver_is_known_engine("cbc-aes-aesni"), "aesni is no engine");
+	ok(!cp_driver_is_known_engine("ctr-aes-aesni"), "no pattern catches a CPU driver");
+
+	cp_inventory_free(&inv);
+	cp_module_set_free(&offload);
+	return done_testing();
+}

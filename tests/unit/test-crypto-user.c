@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* crypto_user message building and parsing, on built and on recorded kernel replies. */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <linux/cryptouser.h>
+
+#include "crypto-user.h"
+#include "macro.h"
+#include "tap.h"
+
+static void test_build_update(void)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = cp_cu_build_update(buf, "virtio_crypto_aes_cbc", 3000);
+	const struct crypto_user_alg *cru;
+	const struct nlattr *attr;
+
+	ok(nlh != NULL, "update message built");
+	is_int(nlh->nlmsg_type, CRYPTO_MSG_UPDATEALG, "type UPDATEALG");
+	ok((nlh->nlmsg_flags & (NLM_F_REQUEST | NLM_F_ACK)) == (NLM_F_REQUEST | NLM_F_ACK),
+	   "request asks for an ack");
+	cru = mnl_nlmsg_get_payload(nlh);
+	is_str(cru->cru_driver_name, "virtio_crypto_aes_cbc", "addressed by driver name");
+	is_str(cru->cru_name, "", "algorithm name left empty");
+	attr = (const struct nlattr *) ((const char *) cru + MNL_ALIGN(sizeof(*cru)));
+	is_int(mnl_attr_get_type(attr), CRYPTOCFGA_PRIORITY_VAL, "priority attribute");
+	is_int(mnl_attr_get_u32(attr), 3000, "priority value");
+	is_int(nlh->nlmsg_len, MNL_ALIGN(sizeof(*nlh)) + MNL_ALIGN(sizeof(*cru)) + 8,
+	       "nothing else in the message");
+}
+
+static void test_refusals(void)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char name63[64], name64[65];
+
+	memset(name63, 'a', 63);
+	name63[63] = '\0';
+	memset(name64, 'a', 64);
+	name64[64] = '\0';
+	is_int(cp_cu_check_update(name63, 1), 0, "a 63-byte name is addressable");
+	is_int(cp_cu_check_update(name64, 1), -ENAMETOOLONG, "a 64-byte name is refused");
+	is_int(cp_cu_check_update("", 1), -EINVAL, "an empty name is refused");
+	is_int(cp_cu_check_update("x", INT_MAX), 0, "INT_MAX is a valid priority");
+	is_int(cp_cu_check_update("x", (uint64_t) INT_MAX + 1), -ERANGE, "INT_MAX+1 is refused");
+	errno = 0;
+	ok(cp_cu_build_update(buf, name64, 1) == NULL && errno == ENAMETOOLONG,
+	   "no message is built for a refused name");
+}
+
+/* A GETALG reply as the kernel builds it (crypto_report_alg). */
+static struct nlmsghdr *put_alg(char *buf, const char *name, const char *driver, uint32_t prio,
+				uint32_t flags, uint16_t report_attr, const char *type)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct crypto_user_alg *cru;
+	char report[CRYPTO_MAX_NAME * 2] = {};
+
+	nlh->nlmsg_type = CRYPTO_MSG_GETALG;
+	nlh->nlmsg_flags = NLM_F_MULTI;
+	nlh->nlmsg_seq = 7;
+	cru = mnl_nlmsg_put_extra_header(nlh, sizeof(*cru));
+	strcpy(cru->cru_name, name);
+	strcpy(cru->cru_driver_name, driver);
+	strcpy(cru->cru_module_name, "kernel");
+	cru->cru_refcnt = 2;
+	cru->cru_flags = flags;
+	mnl_attr_put_u32(nlh, CRYPTOCFGA_PRIORITY_VAL, prio);
+	strcpy(report, type);
+	mnl_attr_put(nlh, report_attr, sizeof(report), report);
+	return nlh;
+}
+
+static void test_parse_built(void)
+{
+	char buf[8192];
+	struct cp_inventory inv = {};
+	size_t len;
+	struct nlmsghdr *nlh, *done;
+	int r;
+
+	nlh = put_alg(buf, "cbc(aes)", "cbc-aes-aesni", 400, CP_ALG_TESTED,
+		      CRYPTOCFGA_REPORT_BLKCIPHER, "skcipher");
+	len = nlh->nlmsg_len;
+	nlh = put_alg(buf + len, "sha256", "sha256-test", 100, CP_ALG_TESTED | CP_ALG_ASYNC, 40,
+		      "ahash");
+	len += nlh->nlmsg_len;
+	done = mnl_nlmsg_put_header(buf + len);
+	done->nlmsg_type = NLMSG_DONE;
+	done->nlmsg_seq = 7;
+	*(int *) mnl_nlmsg_put_extra_header(done, sizeof(int)) = 0;
+	len += done->nlmsg_len;
+
+	r = cp_nl_parse_buffer(buf, len, 7, cp_cu_parse_alg_cb, &inv, NULL, 0);
+	is_int(r, 0, "dump ends at NLMSG_DONE");
+	is_int(inv.n_algs, 2, "two implementations");
+	is_str(inv.algs[0].driver, "cbc-aes-aesni", "driver name");
+	is_str(inv.algs[0].type, "skcipher", "type from the report attribute");
+	is_int(inv.algs[0].priority, 400, "priority");
+	is_int(inv.algs[0].refcnt, 2, "refcnt");
+	is_str(inv.algs[1].type, "ahash", "type from a report attribute newer than this header");
+	ok(inv.algs[1].flags & CP_ALG_ASYNC, "flags carried");
+	cp_inventory_free(&inv);
+
+	r = cp_nl_parse_buffer(buf, len - done->nlmsg_len, 7, cp_cu_parse_alg_cb, &inv, NULL, 0);
+	is_int(r, 1, "without NLMSG_DONE more is expected");
+	cp_inventory_free(&inv);
+	r = cp_nl_parse_buffer(buf, len - done->nlmsg_len - 10, 7, cp_cu_parse_alg_cb, &inv, NULL,
+			       0);
+	is_int(r, -EBADMSG, "a message cut short is an error");
+	cp_inventory_free(&inv);
+}
+
+static void test_error_with_extack(void)
+{
+	char buf[1024], extack[256] = "";
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsgerr *err;
+	int r;
+
+	nlh->nlmsg_type = NLMSG_ERROR;
+	nlh->nlmsg_flags = NLM_F_ACK_TLVS | NLM_F_CAPPED;
+	nlh->nlmsg_seq = 9;
+	err = mnl_nlmsg_put_extra_header(nlh, sizeof(*err));
+	err->error = -ENOENT;
+	err->msg.nlmsg_len = 100; /* capped: only the header was echoed */
+	mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, "no such driver");
+	r = cp_nl_parse_buffer(buf, nlh->nlmsg_len, 9, NULL, NULL, extack, sizeof(extack));
+	is_int(r, -ENOENT, "kernel error returned as negative errno");
+	is_str(extack, "no such driver", "extended ack message extracted");
+
+	err->error = 0;
+	r = cp_nl_parse_buffer(buf, nlh->nlmsg_len, 9, NULL, NULL, NULL, 0);
+	is_int(r, 0, "an ack ends the exchange");
+	r = cp_nl_parse_buffer(buf, nlh->nlmsg_len, 10, NULL, NULL, NULL, 0);
+	is_int(r, 1, "a reply to another request is skipped");
+}
+
+/*
+ * Recorded dumps: each fixture is a sequence of (u32 length, datagram)
+ * as received from a real kernel by tests/vm/scenarios/record-fixtures.
+ */
+static int parse_recording(const char *path, struct cp_inventory *inv, size_t *n_datagrams)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	static char datagram[CP_NL_RECV_BUFFER];
+	uint32_t len;
+	int r = 1;
+
+	if (!f)
+		return negative_errno();
+	*n_datagrams = 0;
+	while (r > 0 && fread(&len, sizeof(len), 1, f) == 1) {
+		if (len > sizeof(datagram) || fread(datagram, 1, len, f) != len)
+			return -EBADMSG;
+		(*n_datagrams)++;
+		r = cp_nl_parse_buffer(datagram, len, 0, cp_cu_parse_alg_cb, inv, NULL, 0);
+	}
+	return r;
+}
+
+static void test_recording(const char *kernel)
+{
+	struct cp_inventory inv = {};
+	const struct cp_alg *aesni, *virtio;
+	char path[512];
+	size_t n_datagrams = 0;
+
+	snprintf(path, sizeof(path), "%s/crypto-user-dump-%s.bin", FIXTURES, kernel);
+	is_int(parse_recording(path, &inv, &n_datagrams), 0, "%s: recorded dump parses to the end",
+	       kernel);
+	ok(n_datagrams > 1, "%s: the dump spans %zu datagrams", kernel, n_datagrams);
+	ok(inv.n_algs > 30, "%s: %zu implementations", kernel, inv.n_algs);
+	aesni = cp_inventory_find_driver(&inv, "cbc-aes-aesni");
+	virtio = cp_inventory_find_driver(&inv, "virtio_crypto_aes_cbc");
+	ok(aesni && strcmp(aesni->name, "cbc(aes)") == 0 && strcmp(aesni->type, "skcipher") == 0,
+	   "%s: cbc-aes-aesni is a cbc(aes) skcipher", kernel);
+	ok(virtio && virtio->priority == 150 && (virtio->flags & CP_ALG_ASYNC) &&
+	       strcmp(virtio->module, "virtio_crypto") == 0,
+	   "%s: virtio_crypto_aes_cbc async at 150 from module virtio_crypto", kernel);
+	cp_inventory_free(&inv);
+}
+
+int main(void)
+{
+	test_build_update();
+	test_refusals();
+	test_parse_built();
+	test_error_with_extack();
+	test_recording("6.1");
+	test_recording("7.2");
+	return done_testing();
+}

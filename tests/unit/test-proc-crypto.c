@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* /proc/crypto parsing, on inline text and on real kernels' files. */
+#include <errno.h>
+#include <string.h>
+
+#include "inventory.h"
+#include "macro.h"
+#include "tap.h"
+
+static const char sample[] = "name         : cbc(aes)\n"
+			     "driver       : virtio_crypto_aes_cbc\n"
+			     "module       : virtio_crypto\n"
+			     "priority     : 150\n"
+			     "refcnt       : 1\n"
+			     "selftest     : passed\n"
+			     "internal     : no\n"
+			     "type         : skcipher\n"
+			     "async        : yes\n"
+			     "blocksize    : 16\n"
+			     "\n"
+			     "name         : __cbc(aes)\n"
+			     "driver       : __cbc-aes-aesni\n"
+			     "module       : aesni_intel\n"
+			     "priority     : 400\n"
+			     "refcnt       : 1\n"
+			     "selftest     : unknown\n"
+			     "internal     : yes\n"
+			     "type         : skcipher\n"
+			     "async        : no\n";
+
+static int parse_text(const char *text, struct cp_inventory *inv)
+{
+	_cleanup_fclose_ FILE *f = fmemopen((void *) text, strlen(text), "r");
+
+	return f ? cp_proc_crypto_parse(f, inv) : -errno;
+}
+
+static void test_sample(void)
+{
+	struct cp_inventory inv = {};
+
+	is_int(parse_text(sample, &inv), 0, "sample parses");
+	is_int(inv.n_algs, 2, "two blocks");
+	is_str(inv.algs[0].driver, "virtio_crypto_aes_cbc", "driver");
+	is_int(inv.algs[0].priority, 150, "priority");
+	ok(inv.algs[0].flags == (CP_ALG_TESTED | CP_ALG_ASYNC), "tested and async");
+	ok(cp_alg_competes(&inv.algs[0]), "a tested non-internal implementation competes");
+	ok(inv.algs[1].flags == CP_ALG_INTERNAL, "internal, not tested, not async");
+	ok(!cp_alg_competes(&inv.algs[1]), "an internal implementation does not compete");
+	cp_inventory_free(&inv);
+}
+
+static void test_malformed(void)
+{
+	struct cp_inventory inv = {};
+
+	is_int(parse_text("name : x\npriority : 12abc\n", &inv), -EBADMSG, "bad number refused");
+	cp_inventory_free(&inv);
+	is_int(parse_text("priority : 1\n\n", &inv), -EBADMSG, "a block without a name refused");
+	cp_inventory_free(&inv);
+	is_int(parse_text("name : x\nno colon here\n", &inv), -EBADMSG,
+	       "a line without ':' refused");
+	cp_inventory_free(&inv);
+	is_int(parse_text("name : x\ndriver : y\npriority : -1\n", &inv), -EBADMSG,
+	       "negative priority refused");
+	cp_inventory_free(&inv);
+}
+
+static void test_real_file(const char *kernel)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	struct cp_inventory inv = {};
+	const struct cp_alg *alg;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/proc-crypto-%s.txt", FIXTURES, kernel);
+	f = fopen(path, "re");
+	ok(f != NULL, "%s: fixture %s present", kernel, path);
+	if (!f)
+		return;
+	is_int(cp_proc_crypto_parse(f, &inv), 0, "%s: /proc/crypto parses", kernel);
+	ok(inv.n_algs > 30, "%s: %zu implementations", kernel, inv.n_algs);
+	alg = cp_inventory_find_driver(&inv, "virtio_crypto_aes_cbc");
+	ok(alg && alg->priority == 150 && (alg->flags & CP_ALG_ASYNC), "%s: virtio-crypto present",
+	   kernel);
+	alg = cp_inventory_find_driver(&inv, "cbc-aes-aesni");
+	ok(alg && strcmp(alg->name, "cbc(aes)") == 0 && cp_alg_competes(alg),
+	   "%s: cbc-aes-aesni competes for cbc(aes)", kernel);
+	cp_inventory_free(&inv);
+}
+
+int main(void)
+{
+	test_sample();
+	test_malformed();
+	test_real_file("6.1");
+	test_real_file("7.2");
+	return done_testing();
+}

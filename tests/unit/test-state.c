@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The state file: round trip, first original kept, corrupt files refused, atomic writes. */
+#include <errno.h>
+#include <ftw.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "macro.h"
+#include "state.h"
+#include "tap.h"
+
+static struct cp_alg make_alg(const char *driver, uint32_t priority)
+{
+	struct cp_alg alg = {.priority = priority};
+
+	snprintf(alg.driver, sizeof(alg.driver), "%s", driver);
+	snprintf(alg.module, sizeof(alg.module), "mod_%s", driver);
+	return alg;
+}
+
+static void test_round_trip(const char *dir)
+{
+	struct cp_state state, loaded;
+	struct cp_alg a = make_alg("virtio_crypto_aes_cbc", 150),
+		      b = make_alg("cbc-aes-aesni", 400);
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/sub/state.json", dir);
+	cp_state_init(&state);
+	is_int(cp_state_load(path, &state), 0, "a missing state file is an empty state");
+	is_int(state.n_originals, 0, "nothing recorded");
+	is_int(cp_state_record(&state, &a), 1, "first original recorded");
+	a.priority = 3000;
+	is_int(cp_state_record(&state, &a), 0, "a second change keeps the first original");
+	is_int(cp_state_record(&state, &b), 1, "another driver recorded");
+	is_int(cp_state_save(path, &state), 0, "saved (parent directory created)");
+	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644, "state file mode 0644");
+
+	is_int(cp_state_load(path, &loaded), 0, "loaded back");
+	is_int(loaded.n_originals, 2, "two originals");
+	ok(cp_state_find(&loaded, "virtio_crypto_aes_cbc") &&
+	       cp_state_find(&loaded, "virtio_crypto_aes_cbc")->priority == 150,
+	   "original 150 survives the round trip");
+	is_str(cp_state_find(&loaded, "cbc-aes-aesni")->module, "mod_cbc-aes-aesni", "module kept");
+	is_int(cp_state_forget(&loaded, "cbc-aes-aesni"), 1, "forget one");
+	is_int(cp_state_forget(&loaded, "cbc-aes-aesni"), 0, "forget twice: nothing left");
+	ok(cp_state_find(&loaded, "virtio_crypto_aes_cbc") != NULL, "the other stays");
+	cp_state_free(&loaded);
+	cp_state_free(&state);
+}
+
+static void test_unknown_keys_kept(void)
+{
+	struct cp_state state;
+	_cleanup_free_ char *text = NULL;
+
+	is_int(cp_state_parse("{\"version\":1,\"originals\":[],\"plan\":{\"x\":1}}", &state), 0,
+	       "a document with a key from a newer version parses");
+	is_int(cp_state_format(&state, &text), 0, "formatted");
+	ok(text && strstr(text, "\"plan\""), "the unknown key is written back");
+	cp_state_free(&state);
+}
+
+static void test_corrupt(void)
+{
+	static const char *const bad[] = {
+	    "",
+	    "{",
+	    "[]",
+	    "{\"version\":2,\"originals\":[]}",
+	    "{\"version\":1}",
+	    "{\"version\":1,\"originals\":[{\"driver\":\"a\",\"module\":\"m\"}]}",
+	    "{\"version\":1,\"originals\":[{\"driver\":\"a\",\"module\":\"m\",\"priority\":-1}]}",
+	    "{\"version\":1,\"originals\":[{\"driver\":\"a\",\"module\":\"m\",\"priority\":"
+	    "2147483648}]}",
+	    "{\"version\":1,\"originals\":[{\"driver\":\"\",\"module\":\"m\",\"priority\":1}]}",
+	    "{\"version\":1,\"originals\":[{\"driver\":\"a\",\"module\":\"m\",\"priority\":1},"
+	    "{\"driver\":\"a\",\"module\":\"m\",\"priority\":2}]}",
+	    "{\"version\":1,\"originals\":[]} trailing",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct cp_state state;
+
+		is_int(cp_state_parse(bad[i], &state), -EBADMSG, "corrupt state %zu refused", i);
+		ok(state.n_originals == 0 && state.doc == NULL, "nothing half-trusted from %zu", i);
+	}
+}
+
+static void test_atomic_write(const char *dir)
+{
+	_cleanup_free_ char *data = NULL;
+	char path[512];
+	size_t size;
+
+	snprintf(path, sizeof(path), "%s/atomic", dir);
+	is_int(cp_write_file_atomic(path, "one", 3, 0600), 0, "written");
+	is_int(cp_write_file_atomic(path, "two!", 4, 0600), 0, "replaced");
+	is_int(cp_read_file(path, 16, &data, &size), 0, "read back");
+	ok(size == 4 && strcmp(data, "two!") == 0, "the new content whole");
+	free(steal_pointer(&data));
+	is_int(cp_read_file(path, 3, &data, &size), -EFBIG, "a file over the limit is refused");
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static void remove_tree(const char *dir)
+{
+	(void) nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/cryptoprio-test-state.XXXXXX";
+
+	if (!mkdtemp(dir))
+		return 1;
+	test_round_trip(dir);
+	test_unknown_keys_kept();
+	test_corrupt();
+	test_atomic_write(dir);
+	remove_tree(dir);
+	return done_testing();
+}
