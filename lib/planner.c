@@ -1,0 +1,946 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* asprintf */
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "planner.h"
+#include "units.h"
+
+enum tier {
+	TIER_PINNED_FIRST,
+	TIER_GEARS,
+	TIER_PINNED_LAST,
+	TIER_FAULTY,
+	TIER_EXCLUDED,
+};
+
+/* One competing implementation while its name is planned. */
+struct cand {
+	const struct cp_alg *alg;
+	size_t kernel_rank; /* 0 = the current winner */
+	struct cp_driver_rule rule;
+	enum cp_class class;
+	unsigned gear;
+	enum tier tier;
+	bool fixed; /* Priority= or shared: placed by fixed_value */
+	uint32_t fixed_value;
+	bool measured; /* a usable metric at the workload point */
+	double score;  /* the metric, larger is better */
+	double noise;
+	double metric; /* as measured, for messages */
+	enum cp_place_reason reason;
+	char why[192];
+	uint32_t new_priority;
+	size_t new_rank;
+	const char *shared_with; /* name it was planned under first */
+};
+
+/* What has been planned so far, so that a driver is planned once. */
+struct planned {
+	const char *driver;
+	const char *name;
+	uint32_t priority;
+};
+
+struct builder {
+	const struct cp_inventory *inv;
+	const struct cp_measurement *ms;
+	size_t n_ms;
+	const struct cp_policy *policy;
+	struct cp_plan *plan;
+	struct planned *planned;
+	size_t n_planned;
+};
+
+bool cp_driver_is_template_instance(const char *driver)
+{
+	size_t len = strlen(driver), depth = 0;
+	const char *open = strchr(driver, '(');
+
+	if (!open || open == driver || len < 3 || driver[len - 1] != ')')
+		return false;
+	for (const char *p = driver; p < open; p++)
+		if (!(*p == '_' || *p == '-' || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= '0' && *p <= '9')))
+			return false;
+	/* The first '(' must close at the very end: "cbc(aes)-foo" is a driver of its own. */
+	for (const char *p = open; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && --depth == 0 && p[1] != '\0')
+			return false;
+	}
+	return depth == 0;
+}
+
+const char *cp_measurement_state_to_string(enum cp_measurement_state state)
+{
+	switch (state) {
+	case CP_MEASUREMENT_NOT_MEASURED:
+		return "not-measured";
+	case CP_MEASUREMENT_MEASURED:
+		return "measured";
+	case CP_MEASUREMENT_FAULTY:
+		return "faulty";
+	case CP_MEASUREMENT_TIMEOUT:
+		return "timeout";
+	case CP_MEASUREMENT_UNREACHABLE:
+		return "unreachable";
+	}
+	return "unknown";
+}
+
+const char *cp_place_reason_to_string(enum cp_place_reason reason)
+{
+	switch (reason) {
+	case CP_PLACE_PINNED_FIRST:
+		return "pinned-first";
+	case CP_PLACE_RANKED:
+		return "ranked";
+	case CP_PLACE_WITHIN_NOISE:
+		return "within-noise";
+	case CP_PLACE_NOT_MEASURED:
+		return "not-measured";
+	case CP_PLACE_CLASS_ONLY:
+		return "class-only";
+	case CP_PLACE_FIXED:
+		return "fixed-priority";
+	case CP_PLACE_SHARED:
+		return "shared";
+	case CP_PLACE_PINNED_LAST:
+		return "pinned-last";
+	case CP_PLACE_FAULTY:
+		return "faulty";
+	case CP_PLACE_EXCLUDED:
+		return "excluded";
+	}
+	return "unknown";
+}
+
+const char *cp_step_action_to_string(enum cp_step_action action)
+{
+	switch (action) {
+	case CP_STEP_SET:
+		return "set";
+	case CP_STEP_TOUCH:
+		return "touch";
+	}
+	return "unknown";
+}
+
+static const char *origin_str(char *buf, size_t len, struct cp_origin o)
+{
+	if (!o.file)
+		return "built-in default";
+	snprintf(buf, len, "%s:%u", o.file, o.line);
+	return buf;
+}
+
+static int add_note(struct cp_plan *plan, const char *fmt, ...) _printf_(2, 3);
+
+static int add_note(struct cp_plan *plan, const char *fmt, ...)
+{
+	char **notes, *note;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&note, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	notes = reallocarray(plan->notes, plan->n_notes + 1, sizeof(*notes));
+	if (!notes) {
+		free(note);
+		return -ENOMEM;
+	}
+	plan->notes = notes;
+	notes[plan->n_notes++] = note;
+	return 0;
+}
+
+/* ---- candidates: class, gear, tier, metric ---- */
+
+static const struct planned *find_planned(const struct builder *b, const char *driver)
+{
+	for (size_t i = 0; i < b->n_planned; i++)
+		if (strcmp(b->planned[i].driver, driver) == 0)
+			return &b->planned[i];
+	return NULL;
+}
+
+static unsigned gear_of(enum cp_gears gears, enum cp_class class)
+{
+	switch (gears) {
+	case CP_GEARS_CPU_OFFLOAD:
+		return class == CP_CLASS_CPU ? 0 : 1;
+	case CP_GEARS_OFFLOAD_CPU:
+		return class == CP_CLASS_OFFLOAD ? 0 : 1;
+	case CP_GEARS_ANY:
+		return 0;
+	}
+	return 0;
+}
+
+static const char *gear_str(const struct cp_settings *s, const struct cand *c)
+{
+	if (s->gears == CP_GEARS_ANY)
+		return "one gear";
+	return c->gear == 0 ? "first gear" : "second gear";
+}
+
+static const struct cp_measurement *find_measurement(const struct builder *b, const char *driver,
+						     const struct cp_settings *s)
+{
+	for (size_t i = 0; i < b->n_ms; i++)
+		if (strcmp(b->ms[i].driver, driver) == 0 &&
+		    b->ms[i].request_size == s->request_size && b->ms[i].in_flight == s->in_flight)
+			return &b->ms[i];
+	return NULL;
+}
+
+/* A mismatch (with Verify = yes) or a timeout at any workload point makes a driver faulty. */
+static const struct cp_measurement *find_fault(const struct builder *b, const char *driver,
+					       const struct cp_settings *s)
+{
+	for (size_t i = 0; i < b->n_ms; i++) {
+		if (strcmp(b->ms[i].driver, driver) != 0)
+			continue;
+		if (b->ms[i].state == CP_MEASUREMENT_TIMEOUT ||
+		    (b->ms[i].state == CP_MEASUREMENT_FAULTY && s->verify))
+			return &b->ms[i];
+	}
+	return NULL;
+}
+
+static const struct cp_metric *metric_of(const struct cp_measurement *m, enum cp_rank rank)
+{
+	switch (rank) {
+	case CP_RANK_THROUGHPUT:
+		return &m->throughput;
+	case CP_RANK_LATENCY:
+		return &m->latency;
+	case CP_RANK_CPU_COST:
+		return &m->cpu_cost;
+	}
+	return &m->throughput;
+}
+
+static void format_metric(char *buf, size_t len, enum cp_rank rank, double v)
+{
+	switch (rank) {
+	case CP_RANK_THROUGHPUT:
+		snprintf(buf, len, "%.2f MB/s", v);
+		return;
+	case CP_RANK_LATENCY:
+		snprintf(buf, len, "%.0f ns/request", v);
+		return;
+	case CP_RANK_CPU_COST:
+		snprintf(buf, len, "%.3f CPU ns/byte", v);
+		return;
+	}
+}
+
+/* The measurement at the workload point, if any, into c->score (larger is better). */
+static void set_metric(const struct builder *b, struct cand *c, const struct cp_settings *s)
+{
+	const struct cp_measurement *m = find_measurement(b, c->alg->driver, s);
+	const struct cp_metric *metric;
+	char size[32];
+
+	cp_format_size(size, sizeof(size), s->request_size);
+	if (m && (m->state == CP_MEASUREMENT_MEASURED ||
+		  (m->state == CP_MEASUREMENT_FAULTY && !s->verify))) {
+		metric = metric_of(m, s->rank);
+		if (isfinite(metric->value) && isfinite(metric->noise)) {
+			c->measured = true;
+			c->metric = metric->value;
+			c->score = s->rank == CP_RANK_THROUGHPUT ? metric->value : -metric->value;
+			c->noise = fabs(metric->noise);
+			return;
+		}
+	}
+	c->reason = CP_PLACE_NOT_MEASURED;
+	snprintf(c->why, sizeof(c->why), "%s (%s), %s at %s, depth %u: after the measured ones",
+		 gear_str(s, c), cp_class_to_string(c->class),
+		 m && m->state == CP_MEASUREMENT_UNREACHABLE ? "unreachable by calibration"
+							     : "not measured",
+		 size, s->in_flight);
+}
+
+/* Pinned, faulty, excluded, fixed: the tiers that do not depend on the metric. */
+static bool set_special_tier(const struct builder *b, struct cand *c, const struct cp_settings *s)
+{
+	const struct planned *shared = find_planned(b, c->alg->driver);
+	const struct cp_measurement *fault;
+	char o[PATH_MAX + 16];
+
+	if (shared) {
+		c->fixed = true;
+		c->fixed_value = shared->priority;
+		c->shared_with = shared->name;
+		c->reason = CP_PLACE_SHARED;
+		snprintf(c->why, sizeof(c->why), "planned under %s already: its value kept",
+			 shared->name);
+		return true;
+	}
+	if (c->rule.has_priority) {
+		c->fixed = true;
+		c->fixed_value = c->rule.priority;
+		c->reason = CP_PLACE_FIXED;
+		snprintf(c->why, sizeof(c->why), "Priority=%u (%s)", c->rule.priority,
+			 origin_str(o, sizeof(o), c->rule.placement));
+		return true;
+	}
+	fault = find_fault(b, c->alg->driver, s);
+	if (c->rule.exclude) {
+		c->tier = TIER_EXCLUDED;
+		c->reason = CP_PLACE_EXCLUDED;
+		snprintf(c->why, sizeof(c->why), "Exclude=yes (%s)",
+			 origin_str(o, sizeof(o), c->rule.placement));
+	} else if (fault) {
+		c->tier = TIER_FAULTY;
+		c->reason = CP_PLACE_FAULTY;
+		snprintf(c->why, sizeof(c->why), "%s: never preferred",
+			 fault->state == CP_MEASUREMENT_TIMEOUT ? "a request timed out"
+								: "known-answer mismatch");
+	} else if (c->rule.pin == CP_PIN_LAST) {
+		c->tier = TIER_PINNED_LAST;
+		c->reason = CP_PLACE_PINNED_LAST;
+		snprintf(c->why, sizeof(c->why), "Pin=last (%s)",
+			 origin_str(o, sizeof(o), c->rule.placement));
+	} else if (c->rule.pin == CP_PIN_FIRST) {
+		c->tier = TIER_PINNED_FIRST;
+		c->reason = CP_PLACE_PINNED_FIRST;
+		snprintf(c->why, sizeof(c->why), "Pin=first (%s)",
+			 origin_str(o, sizeof(o), c->rule.placement));
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static void init_cand(const struct builder *b, struct cand *c, const struct cp_settings *s)
+{
+	cp_policy_driver(b->policy, c->alg->driver, &c->rule);
+	c->class = c->rule.has_class ? c->rule.class : c->alg->class;
+	c->gear = gear_of(s->gears, c->class);
+	c->tier = TIER_GEARS;
+	if (set_special_tier(b, c, s))
+		return;
+	if (strcmp(c->alg->type, "cipher") == 0 || s->calibrate == CP_CALIBRATE_NEVER) {
+		c->reason = CP_PLACE_CLASS_ONLY;
+		snprintf(c->why, sizeof(c->why), "%s (%s), %s: by class only", gear_str(s, c),
+			 cp_class_to_string(c->class),
+			 s->calibrate == CP_CALIBRATE_NEVER ? "Calibrate=never"
+							    : "single-block cipher");
+		return;
+	}
+	set_metric(b, c, s);
+}
+
+/* ---- the desired order ---- */
+
+/* Kernel order: highest priority first; ties as the inventory lists them. */
+static int kernel_cmp(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+
+	if (a->alg->priority != b->alg->priority)
+		return a->alg->priority > b->alg->priority ? -1 : 1;
+	return a->alg < b->alg ? -1 : a->alg > b->alg;
+}
+
+/* Sort key before the metric: tier, gear, measured before not measured. */
+static int bucket_cmp(const struct cand *a, const struct cand *b)
+{
+	if (a->tier != b->tier)
+		return a->tier < b->tier ? -1 : 1;
+	if (a->tier != TIER_GEARS)
+		return 0;
+	if (a->gear != b->gear)
+		return a->gear < b->gear ? -1 : 1;
+	return (int) b->measured - (int) a->measured;
+}
+
+static void swap_cand(struct cand *a, struct cand *b)
+{
+	struct cand t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Stable insertion sort by bucket: the kernel's order is kept inside each bucket. */
+static void sort_buckets(struct cand *c, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && bucket_cmp(&c[j], &c[j - 1]) < 0; j--)
+			swap_cand(&c[j], &c[j - 1]);
+}
+
+static bool beyond_noise(const struct cand *better, const struct cand *worse)
+{
+	return better->score - worse->score > better->noise + worse->noise;
+}
+
+/*
+ * Within a bucket of measured candidates, swap neighbours only when the
+ * later one is better beyond noise, until no such pair is left. Each swap
+ * puts a strictly better score first, so this ends; and an order that is
+ * already the result has no such pair, so planning again changes nothing.
+ */
+static void rank_measured(struct cand *c, size_t n)
+{
+	bool swapped = true;
+
+	while (swapped) {
+		swapped = false;
+		for (size_t i = 1; i < n; i++) {
+			if (!c[i].measured || !c[i - 1].measured ||
+			    bucket_cmp(&c[i], &c[i - 1]) != 0)
+				continue;
+			if (beyond_noise(&c[i], &c[i - 1])) {
+				swap_cand(&c[i], &c[i - 1]);
+				swapped = true;
+			}
+		}
+	}
+}
+
+static bool same_run(const struct cand *a, const struct cand *b)
+{
+	return a->measured && b->measured && bucket_cmp(a, b) == 0;
+}
+
+static void explain_measured(struct cand *c, size_t n, const struct cp_settings *s)
+{
+	char size[32], metric[64];
+
+	cp_format_size(size, sizeof(size), s->request_size);
+	for (size_t i = 0; i < n; i++) {
+		const struct cand *tie = NULL;
+
+		if (!c[i].measured || c[i].tier != TIER_GEARS)
+			continue;
+		if (i > 0 && same_run(&c[i], &c[i - 1]) && !beyond_noise(&c[i - 1], &c[i]))
+			tie = &c[i - 1];
+		else if (i + 1 < n && same_run(&c[i], &c[i + 1]) && !beyond_noise(&c[i], &c[i + 1]))
+			tie = &c[i + 1];
+		format_metric(metric, sizeof(metric), s->rank, c[i].metric);
+		c[i].reason = tie ? CP_PLACE_WITHIN_NOISE : CP_PLACE_RANKED;
+		snprintf(c[i].why, sizeof(c[i].why), "%s (%s), %s %s at %s, depth %u%s%s%s",
+			 gear_str(s, &c[i]), cp_class_to_string(c[i].class),
+			 cp_rank_to_string(s->rank), metric, size, s->in_flight,
+			 tie ? ", within noise of " : "", tie ? tie->alg->driver : "",
+			 tie ? ": kernel's order kept" : "");
+	}
+}
+
+/* The order of the planned (not fixed) candidates; fixed ones are moved to the end. */
+static size_t order_candidates(struct cand *c, size_t n, const struct cp_settings *s)
+{
+	size_t n_planned = 0;
+
+	qsort(c, n, sizeof(*c), kernel_cmp);
+	for (size_t i = 0; i < n; i++)
+		c[i].kernel_rank = i;
+	/* Fixed candidates last (stable): they are placed by their value. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && !c[j].fixed && c[j - 1].fixed; j--)
+			swap_cand(&c[j], &c[j - 1]);
+	while (n_planned < n && !c[n_planned].fixed)
+		n_planned++;
+	sort_buckets(c, n_planned);
+	rank_measured(c, n_planned);
+	explain_measured(c, n_planned, s);
+	return n_planned;
+}
+
+/* ---- priorities: keep as many as possible, prefer moving the losers ---- */
+
+/* Values no planned candidate may take: the fixed ones (sorted, unique). */
+struct taken {
+	int64_t *v;
+	size_t n;
+};
+
+static bool is_taken(const struct taken *t, int64_t v)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i] == v)
+			return true;
+	return false;
+}
+
+/* Free integers in [lo, hi] within 0..INT_MAX. */
+static int64_t free_count(const struct taken *t, int64_t lo, int64_t hi)
+{
+	int64_t n;
+
+	if (lo < 0)
+		lo = 0;
+	if (hi > INT_MAX)
+		hi = INT_MAX;
+	if (lo > hi)
+		return 0;
+	n = hi - lo + 1;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i] >= lo && t->v[i] <= hi)
+			n--;
+	return n;
+}
+
+static int64_t free_below(const struct taken *t, int64_t v)
+{
+	do
+		v--;
+	while (is_taken(t, v));
+	return v;
+}
+
+static int64_t free_above(const struct taken *t, int64_t v)
+{
+	do
+		v++;
+	while (is_taken(t, v));
+	return v;
+}
+
+static bool room_above(const struct taken *t, const struct cand *c, size_t i)
+{
+	return free_count(t, (int64_t) c[i].alg->priority + 1, INT_MAX) >= (int64_t) i;
+}
+
+static bool room_below(const struct taken *t, const struct cand *c, size_t i, size_t n)
+{
+	return free_count(t, 0, (int64_t) c[i].alg->priority - 1) >= (int64_t) (n - 1 - i);
+}
+
+static bool compatible(const struct taken *t, const struct cand *c, size_t i, size_t j)
+{
+	int64_t hi = c[i].alg->priority, lo = c[j].alg->priority;
+
+	return hi > lo && free_count(t, lo + 1, hi - 1) >= (int64_t) (j - i - 1);
+}
+
+/*
+ * The candidates that keep their value: a chain strictly decreasing with
+ * room for the others around it. The winner keeps its value if it can at
+ * all (losers are lowered rather than the winner raised); then the longest
+ * chain, and among those the one keeping the earliest places. Marks
+ * keep[i]; returns the chain's length.
+ */
+static size_t choose_kept(const struct taken *t, const struct cand *c, size_t n, bool *keep)
+{
+	_cleanup_free_ size_t *len = calloc(n + 1, sizeof(size_t));
+	_cleanup_free_ size_t *next = calloc(n + 1, sizeof(size_t));
+	size_t best = n, best_len = 0;
+
+	if (!len || !next)
+		return 0; /* keep nothing: still a valid plan */
+	for (size_t i = n; i-- > 0;) {
+		bool ok = c[i].alg->priority <= INT_MAX && !is_taken(t, c[i].alg->priority);
+
+		next[i] = n;
+		len[i] = ok && room_below(t, c, i, n) ? 1 : 0;
+		for (size_t j = i + 1; ok && j < n; j++) {
+			if (len[j] + 1 > len[i] && compatible(t, c, i, j)) {
+				len[i] = len[j] + 1;
+				next[i] = j;
+			}
+		}
+	}
+	/* The winner keeps its value whenever it can: new users see no raised priority. */
+	for (size_t i = 0; i < n && !(best_len > 0 && best == 0); i++) {
+		if (len[i] > best_len && room_above(t, c, i)) {
+			best = i;
+			best_len = len[i];
+		}
+	}
+	for (size_t i = best; i < n; i = next[i])
+		keep[i] = true;
+	return best_len;
+}
+
+/* No value can be kept: descend from the winner's value, or from just high enough. */
+static void assign_all(const struct taken *t, struct cand *c, size_t n)
+{
+	int64_t v = c[0].alg->priority > INT_MAX ? INT_MAX : c[0].alg->priority;
+
+	while (free_count(t, 0, v) < (int64_t) n)
+		v++;
+	v++;
+	for (size_t i = 0; i < n; i++) {
+		v = free_below(t, v);
+		c[i].new_priority = (uint32_t) v;
+	}
+}
+
+/* The moved ones between kept c[i - 1] and the next kept one (or the end); returns that one's index
+ * + 1. */
+static size_t assign_run(const struct taken *t, struct cand *c, size_t n, const bool *keep,
+			 size_t i)
+{
+	size_t j = i;
+	bool raised = true;
+	int64_t v;
+
+	while (j < n && !keep[j])
+		j++;
+	for (size_t k = i; k < j; k++)
+		raised = raised && j < n && c[k].alg->priority <= c[j].alg->priority;
+	if (raised) {
+		/* Losers that must pass the one below them: just above it, from the bottom up. */
+		v = j < n ? c[j].alg->priority : 0;
+		for (size_t k = j; k-- > i;) {
+			v = free_above(t, v);
+			c[k].new_priority = (uint32_t) v;
+		}
+	} else {
+		/* Lowered just under the one before them. */
+		v = c[i - 1].new_priority;
+		for (size_t k = i; k < j; k++) {
+			v = free_below(t, v);
+			c[k].new_priority = (uint32_t) v;
+		}
+	}
+	if (j < n)
+		c[j].new_priority = c[j].alg->priority;
+	return j + 1;
+}
+
+static void assign_priorities(const struct taken *t, struct cand *c, size_t n)
+{
+	_cleanup_free_ bool *keep = NULL;
+	size_t first = n;
+	int64_t v;
+
+	if (n == 0)
+		return;
+	keep = calloc(n, sizeof(bool));
+	if (!keep || choose_kept(t, c, n, keep) == 0)
+		return assign_all(t, c, n);
+	for (size_t i = 0; i < n && first == n; i++)
+		if (keep[i])
+			first = i;
+	/* Above the first kept one: raised just enough, from the bottom up. */
+	v = c[first].alg->priority;
+	for (size_t i = first; i-- > 0;) {
+		v = free_above(t, v);
+		c[i].new_priority = (uint32_t) v;
+	}
+	c[first].new_priority = c[first].alg->priority;
+	for (size_t i = first + 1; i < n;)
+		i = assign_run(t, c, n, keep, i);
+}
+
+/* ---- one name ---- */
+
+/* Fixed values, made unique: a second driver asking for a taken value gets the next free one below.
+ */
+static int reserve_fixed(struct builder *b, const char *name, struct cand *c, size_t n,
+			 struct taken *t)
+{
+	t->v = calloc(n + 1, sizeof(*t->v));
+	if (!t->v)
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			int64_t v = c[i].fixed_value;
+
+			/* Shared values are applied elsewhere: they go first and never move. */
+			if (!c[i].fixed || (pass == 0) != (c[i].reason == CP_PLACE_SHARED))
+				continue;
+			if (is_taken(t, v)) {
+				v = free_below(t, v);
+				if (v < 0)
+					v = free_above(t, c[i].fixed_value);
+				if (add_note(b->plan,
+					     "%s: %s asks for priority %u, already taken: "
+					     "set to %lld so the order is not left to chance",
+					     name, c[i].alg->driver, c[i].fixed_value,
+					     (long long) v) < 0)
+					return -ENOMEM;
+			}
+			c[i].new_priority = (uint32_t) v;
+			t->v[t->n++] = v;
+		}
+	}
+	return 0;
+}
+
+static int new_order_cmp(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+
+	if (a->new_priority != b->new_priority)
+		return a->new_priority > b->new_priority ? -1 : 1;
+	return a->kernel_rank < b->kernel_rank ? -1 : a->kernel_rank > b->kernel_rank;
+}
+
+/* Someone the kernel put behind @d and the plan puts ahead of it, or NULL. */
+static const struct cand *overtaken_by(const struct cand *c, size_t n, const struct cand *d)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c[i].kernel_rank > d->kernel_rank && c[i].new_rank < d->new_rank)
+			return &c[i];
+	return NULL;
+}
+
+static void explain_step(struct cp_plan_step *step, const struct cand *c, size_t n, size_t i,
+			 const struct cand *winner_over)
+{
+	const char *lost = winner_over ? winner_over->alg->driver : NULL;
+
+	if (step->action == CP_STEP_TOUCH)
+		snprintf(step->why, sizeof(step->why),
+			 "lost its place to %s: touched so the kernel retires template instances "
+			 "built on it",
+			 lost);
+	else if (c[i].fixed)
+		snprintf(step->why, sizeof(step->why), "%s", c[i].why);
+	else if (step->new_priority < step->old_priority && i > 0)
+		snprintf(step->why, sizeof(step->why), "lowered below %s%s%s", c[i - 1].alg->driver,
+			 lost ? ", lost its place to " : "", lost ? lost : "");
+	else if (i + 1 < n)
+		snprintf(step->why, sizeof(step->why), "raised above %s", c[i + 1].alg->driver);
+	else
+		snprintf(step->why, sizeof(step->why), "moved to keep the order strict");
+}
+
+static int add_steps(struct builder *b, const char *name, const struct cand *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct cand *by = overtaken_by(c, n, &c[i]);
+		struct cp_plan_step *steps, *step;
+
+		if (c[i].reason == CP_PLACE_SHARED)
+			continue;
+		if (c[i].new_priority == c[i].alg->priority && !by)
+			continue;
+		steps = reallocarray(b->plan->steps, b->plan->n_steps + 1, sizeof(*steps));
+		if (!steps)
+			return -ENOMEM;
+		b->plan->steps = steps;
+		step = &steps[b->plan->n_steps++];
+		*step = (struct cp_plan_step){
+		    .class = c[i].class,
+		    .action = c[i].new_priority == c[i].alg->priority ? CP_STEP_TOUCH : CP_STEP_SET,
+		    .old_priority = c[i].alg->priority,
+		    .new_priority = c[i].new_priority,
+		};
+		snprintf(step->driver, sizeof(step->driver), "%s", c[i].alg->driver);
+		snprintf(step->name, sizeof(step->name), "%s", name);
+		explain_step(step, c, n, i, by);
+	}
+	return 0;
+}
+
+static int add_algorithm(struct builder *b, const struct cp_alg *first, const struct cand *c,
+			 size_t n, const struct cp_settings *s)
+{
+	struct cp_plan_algorithm *algs, *a;
+
+	algs = reallocarray(b->plan->algorithms, b->plan->n_algorithms + 1, sizeof(*algs));
+	if (!algs)
+		return -ENOMEM;
+	b->plan->algorithms = algs;
+	a = &algs[b->plan->n_algorithms];
+	*a = (struct cp_plan_algorithm){.settings = *s, .n_places = n};
+	snprintf(a->name, sizeof(a->name), "%s", first->name);
+	snprintf(a->type, sizeof(a->type), "%s", first->type);
+	a->places = calloc(n, sizeof(*a->places));
+	if (!a->places)
+		return -ENOMEM;
+	b->plan->n_algorithms++;
+	for (size_t i = 0; i < n; i++) {
+		struct cp_plan_place *p = &a->places[i];
+
+		snprintf(p->driver, sizeof(p->driver), "%s", c[i].alg->driver);
+		snprintf(p->why, sizeof(p->why), "%s", c[i].why);
+		p->class = c[i].class;
+		p->gear = c[i].gear;
+		p->old_priority = c[i].alg->priority;
+		p->new_priority = c[i].new_priority;
+		p->reason = c[i].reason;
+	}
+	return 0;
+}
+
+static int remember_planned(struct builder *b, const struct cand *c, size_t n)
+{
+	struct planned *planned;
+
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].reason == CP_PLACE_SHARED)
+			continue;
+		planned = reallocarray(b->planned, b->n_planned + 1, sizeof(*planned));
+		if (!planned)
+			return -ENOMEM;
+		b->planned = planned;
+		planned[b->n_planned++] =
+		    (struct planned){c[i].alg->driver, c[i].alg->name, c[i].new_priority};
+	}
+	return 0;
+}
+
+/* Plan the @n competing implementations of one name. */
+static int plan_name(struct builder *b, const struct cp_alg *const *algs, size_t n)
+{
+	_cleanup_free_ struct cand *c = calloc(n, sizeof(*c));
+	_cleanup_free_ int64_t *taken_values = NULL;
+	struct taken taken = {};
+	struct cp_settings s;
+	size_t n_planned;
+	bool any_fixed = false;
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	cp_policy_algorithm(b->policy, algs[0]->name, &s);
+	for (size_t i = 0; i < n; i++) {
+		c[i].alg = algs[i];
+		init_cand(b, &c[i], &s);
+		any_fixed |= c[i].fixed;
+		if (c[i].reason == CP_PLACE_SHARED &&
+		    add_note(b->plan,
+			     "%s serves both %s and %s: planned under %s (first by name); "
+			     "%s follows that value",
+			     c[i].alg->driver, c[i].shared_with, algs[0]->name, c[i].shared_with,
+			     algs[0]->name) < 0)
+			return -ENOMEM;
+	}
+	if (n < 2 && !any_fixed)
+		return 0;
+	n_planned = order_candidates(c, n, &s);
+	r = reserve_fixed(b, algs[0]->name, c, n, &taken);
+	taken_values = taken.v;
+	if (r < 0)
+		return r;
+	assign_priorities(&taken, c, n_planned);
+	qsort(c, n, sizeof(*c), new_order_cmp);
+	for (size_t i = 0; i < n; i++)
+		c[i].new_rank = i;
+	r = add_algorithm(b, algs[0], c, n, &s);
+	if (r < 0)
+		return r;
+	r = add_steps(b, algs[0]->name, c, n);
+	if (r < 0)
+		return r;
+	return remember_planned(b, c, n);
+}
+
+/* ---- the whole inventory ---- */
+
+static int alg_name_cmp(const void *x, const void *y)
+{
+	const struct cp_alg *const *a = x, *const *b = y;
+	int c = strcmp((*a)->name, (*b)->name);
+
+	if (c != 0)
+		return c;
+	return *a < *b ? -1 : *a > *b;
+}
+
+/* Competing, not template instances; notes for those whose self-test has not finished. */
+static int collect(struct builder *b, const struct cp_alg ***ret, size_t *ret_n)
+{
+	const struct cp_inventory *inv = b->inv;
+	const struct cp_alg **algs;
+	size_t n = 0;
+
+	algs = calloc(inv->n_algs + 1, sizeof(*algs));
+	if (!algs)
+		return -ENOMEM;
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *a = &inv->algs[i];
+
+		if (cp_driver_is_template_instance(a->driver))
+			continue;
+		if (cp_alg_competes(a)) {
+			algs[n++] = a;
+			continue;
+		}
+		if (!(a->flags & (CP_ALG_TESTED | CP_ALG_INTERNAL)) &&
+		    add_note(b->plan,
+			     "%s (%s): self-test not finished, not planned; look again "
+			     "shortly",
+			     a->driver, a->name) < 0) {
+			free(algs);
+			return -ENOMEM;
+		}
+	}
+	qsort(algs, n, sizeof(*algs), alg_name_cmp);
+	*ret = algs;
+	*ret_n = n;
+	return 0;
+}
+
+int cp_plan_build(const struct cp_inventory *inventory, const struct cp_measurement *measurements,
+		  size_t n_measurements, const struct cp_policy *policy, struct cp_plan **ret)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = calloc(1, sizeof(*plan));
+	_cleanup_free_ const struct cp_alg **algs = NULL;
+	struct builder b = {
+	    .inv = inventory,
+	    .ms = measurements,
+	    .n_ms = n_measurements,
+	    .policy = policy,
+	};
+	size_t n = 0;
+	int r;
+
+	if (!plan)
+		return -ENOMEM;
+	b.plan = plan;
+	r = collect(&b, &algs, &n);
+	for (size_t i = 0, j; r >= 0 && i < n; i = j) {
+		for (j = i + 1; j < n && strcmp(algs[j]->name, algs[i]->name) == 0; j++)
+			;
+		r = plan_name(&b, algs + i, j - i);
+	}
+	free(b.planned);
+	if (r < 0)
+		return r;
+	*ret = steal_pointer(&plan);
+	return 0;
+}
+
+void cp_plan_free(struct cp_plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t i = 0; i < plan->n_algorithms; i++)
+		free(plan->algorithms[i].places);
+	free(plan->algorithms);
+	free(plan->steps);
+	for (size_t i = 0; i < plan->n_notes; i++)
+		free(plan->notes[i]);
+	free(plan->notes);
+	free(plan);
+}
+
+const struct cp_plan_step *cp_plan_find_step(const struct cp_plan *plan, const char *driver)
+{
+	for (size_t i = 0; i < plan->n_steps; i++)
+		if (strcmp(plan->steps[i].driver, driver) == 0)
+			return &plan->steps[i];
+	return NULL;
+}
+
+const struct cp_plan_algorithm *cp_plan_find_algorithm(const struct cp_plan *plan, const char *name)
+{
+	for (size_t i = 0; i < plan->n_algorithms; i++)
+		if (strcmp(plan->algorithms[i].name, name) == 0)
+			return &plan->algorithms[i];
+	return NULL;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The planner (DESIGN.md "Planner"): a pure function from the inventory,
+ * the measurements and the effective policy to a plan. No I/O, no clock.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inventory.h"
+#include "policy.h"
+
+enum cp_measurement_state {
+	CP_MEASUREMENT_NOT_MEASURED, /* no run yet (or Calibrate = never) */
+	CP_MEASUREMENT_MEASURED,
+	CP_MEASUREMENT_FAULTY,	/* known-answer mismatch: never preferred (unless Verify = no) */
+	CP_MEASUREMENT_TIMEOUT, /* a request never completed: never preferred */
+	CP_MEASUREMENT_UNREACHABLE, /* no backend can reach it (AF_ALG on >= 7.2): as not measured
+				     */
+};
+
+/* A value and its noise: two values are within noise when |a - b| <= a.noise + b.noise. */
+struct cp_metric {
+	double value;
+	double noise; /* absolute, same unit as value (e.g. the spread of the runs) */
+};
+
+/* One driver measured at one workload point (request size, depth). */
+struct cp_measurement {
+	char driver[CP_NAME_MAX];
+	uint32_t request_size; /* bytes */
+	uint32_t in_flight;
+	enum cp_measurement_state state;
+	struct cp_metric throughput; /* MB/s, higher is better */
+	struct cp_metric latency;    /* ns per request, lower is better */
+	struct cp_metric cpu_cost;   /* CPU ns per byte, lower is better */
+};
+
+/* Why an implementation got its place in the order of its name. */
+enum cp_place_reason {
+	CP_PLACE_PINNED_FIRST,
+	CP_PLACE_RANKED,       /* by the rank metric, beyond noise */
+	CP_PLACE_WITHIN_NOISE, /* measured, within noise of a neighbour: the kernel's order kept */
+	CP_PLACE_NOT_MEASURED, /* in its gear, after the measured ones, kernel's order */
+	CP_PLACE_CLASS_ONLY, /* single-block cipher, or no measurements: by gear, kernel's order */
+	CP_PLACE_FIXED,	     /* Priority= in the policy: placed by that value */
+	CP_PLACE_SHARED,     /* planned under another name first: that value kept */
+	CP_PLACE_PINNED_LAST,
+	CP_PLACE_FAULTY,   /* known-answer mismatch or timeout */
+	CP_PLACE_EXCLUDED, /* Exclude = yes */
+};
+
+struct cp_plan_place {
+	char driver[CP_NAME_MAX];
+	enum cp_class class; /* after Class= */
+	unsigned gear;	     /* 0 = first gear; with Gears = any always 0 */
+	uint32_t old_priority;
+	uint32_t new_priority;
+	enum cp_place_reason reason;
+	char why[192]; /* for people: "gear 1 (cpu), 1107 MB/s at 4 KiB, depth 1" */
+};
+
+/* The desired order of one algorithm name, best first. */
+struct cp_plan_algorithm {
+	char name[CP_NAME_MAX];
+	char type[CP_NAME_MAX];
+	struct cp_settings settings; /* what the policy says for this name */
+	struct cp_plan_place *places;
+	size_t n_places;
+};
+
+enum cp_step_action {
+	CP_STEP_SET,   /* new priority differs from the old one */
+	CP_STEP_TOUCH, /* same value, but it lost its place: UPDATEALG so the kernel retires
+			  the template instances built on it (DESIGN.md) */
+};
+
+struct cp_plan_step {
+	char driver[CP_NAME_MAX];
+	char name[CP_NAME_MAX];
+	enum cp_class class;
+	enum cp_step_action action;
+	uint32_t old_priority;
+	uint32_t new_priority; /* <= INT_MAX */
+	char why[192];
+};
+
+struct cp_plan {
+	struct cp_plan_algorithm *algorithms; /* names with two or more competing implementations,
+						 or with a fixed Priority=; sorted by name */
+	size_t n_algorithms;
+	struct cp_plan_step *steps; /* per driver, at most once; sorted by name, then new order */
+	size_t n_steps;
+	char **notes; /* conflicts resolved, drivers not ready (not self-tested yet), ... */
+	size_t n_notes;
+};
+
+/*
+ * Build the plan. @measurements may be NULL with n == 0; the one matching a
+ * driver at its name's RequestSize and InFlight is used, others are
+ * ignored. Returns 0 or -ENOMEM; *ret is released with cp_plan_free().
+ */
+int cp_plan_build(const struct cp_inventory *inventory, const struct cp_measurement *measurements,
+		  size_t n_measurements, const struct cp_policy *policy, struct cp_plan **ret);
+void cp_plan_free(struct cp_plan *plan);
+static inline void cp_plan_freep(struct cp_plan **p)
+{
+	if (*p)
+		cp_plan_free(*p);
+}
+
+/* The step for @driver, or NULL if the plan leaves it alone. */
+const struct cp_plan_step *cp_plan_find_step(const struct cp_plan *plan, const char *driver);
+const struct cp_plan_algorithm *cp_plan_find_algorithm(const struct cp_plan *plan,
+						       const char *name);
+
+/*
+ * Whether a driver name is a template instance ("cbc(aes-generic)",
+ * "authenc(hmac(sha256-generic),cbc-aes-aesni)"): TEMPLATE(...) with the
+ * parentheses balanced and closing at the end. Those follow their parts.
+ */
+bool cp_driver_is_template_instance(const char *driver);
+
+const char *cp_measurement_state_to_string(enum cp_measurement_state state);
+const char *cp_place_reason_to_string(enum cp_place_reason reason);
+const char *cp_step_action_to_string(enum cp_step_action action);
