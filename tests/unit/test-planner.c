@@ -1,0 +1,671 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The planner on table-driven scenarios built from the figures in
+ * DESIGN.md's seeds (LX2160A CAAM, STM32MP157 CRYP, Allwinner A20 SS), and
+ * on pins, excludes, fixed priorities, noise, faults, shared drivers,
+ * bounds and idempotence.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "macro.h"
+#include "planner.h"
+#include "policy.h"
+#include "tap.h"
+
+#define TESTED CP_ALG_TESTED
+#define CPU    CP_CLASS_CPU
+#define OFF    CP_CLASS_OFFLOAD
+
+struct row {
+	const char *name, *driver, *type;
+	uint32_t priority;
+	enum cp_class class;
+	uint32_t flags;
+};
+
+static void inventory_from(struct cp_inventory *inv, const struct row *rows, size_t n)
+{
+	*inv = (struct cp_inventory){};
+	for (size_t i = 0; i < n; i++) {
+		struct cp_alg a = {
+		    .priority = rows[i].priority,
+		    .class = rows[i].class,
+		    .flags = rows[i].flags,
+		};
+
+		snprintf(a.name, sizeof(a.name), "%s", rows[i].name);
+		snprintf(a.driver, sizeof(a.driver), "%s", rows[i].driver);
+		snprintf(a.type, sizeof(a.type), "%s", rows[i].type);
+		snprintf(a.module, sizeof(a.module), "kernel");
+		if (cp_inventory_add(inv, &a) < 0)
+			abort();
+	}
+}
+
+static struct cp_policy *policy_from(const char *text)
+{
+	struct cp_policy *p = cp_policy_new();
+	FILE *f;
+
+	if (!p)
+		abort();
+	if (text) {
+		f = fmemopen((void *) text, strlen(text), "r");
+		if (!f || cp_policy_parse_stream(p, f, "test.conf") < 0)
+			abort();
+		fclose(f);
+	}
+	for (size_t i = 0; i < p->n_errors; i++)
+		diag("policy error: %s:%u: %s", p->errors[i].file, p->errors[i].line,
+		     p->errors[i].reason);
+	return p;
+}
+
+static struct cp_measurement tput(const char *driver, uint32_t size, uint32_t depth, double mbps,
+				  double noise)
+{
+	struct cp_measurement m = {
+	    .request_size = size,
+	    .in_flight = depth,
+	    .state = CP_MEASUREMENT_MEASURED,
+	    .throughput = {mbps, noise},
+	    /* Derived so latency and CPU cost rank the same way unless a test says otherwise. */
+	    .latency = {size * 1000.0 / mbps, 0},
+	    .cpu_cost = {1000.0 / mbps, 0},
+	};
+
+	snprintf(m.driver, sizeof(m.driver), "%s", driver);
+	return m;
+}
+
+static struct cp_measurement with_state(struct cp_measurement m, enum cp_measurement_state s)
+{
+	m.state = s;
+	return m;
+}
+
+static struct cp_plan *plan_of(const struct cp_inventory *inv, const struct cp_measurement *ms,
+			       size_t n, const struct cp_policy *p)
+{
+	struct cp_plan *plan = NULL;
+
+	if (cp_plan_build(inv, ms, n, p, &plan) < 0)
+		abort();
+	for (size_t i = 0; i < plan->n_steps; i++)
+		diag("  %s %s %s: %u -> %u (%s)", plan->steps[i].name, plan->steps[i].driver,
+		     cp_step_action_to_string(plan->steps[i].action), plan->steps[i].old_priority,
+		     plan->steps[i].new_priority, plan->steps[i].why);
+	return plan;
+}
+
+static const char *place(const struct cp_plan *plan, const char *name, size_t i)
+{
+	const struct cp_plan_algorithm *a = cp_plan_find_algorithm(plan, name);
+
+	return a && i < a->n_places ? a->places[i].driver : "(none)";
+}
+
+static int reason(const struct cp_plan *plan, const char *name, size_t i)
+{
+	const struct cp_plan_algorithm *a = cp_plan_find_algorithm(plan, name);
+
+	return a && i < a->n_places ? (int) a->places[i].reason : -1;
+}
+
+static long long new_prio(const struct cp_plan *plan, const char *driver)
+{
+	const struct cp_plan_step *s = cp_plan_find_step(plan, driver);
+
+	return s ? (long long) s->new_priority : -1;
+}
+
+static void apply(struct cp_inventory *inv, const struct cp_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_steps; i++)
+		for (size_t j = 0; j < inv->n_algs; j++)
+			if (strcmp(inv->algs[j].driver, plan->steps[i].driver) == 0)
+				inv->algs[j].priority = plan->steps[i].new_priority;
+}
+
+/* The kernel's winner of @name: highest priority, first registered on ties. */
+static const char *winner(const struct cp_inventory *inv, const char *name)
+{
+	const struct cp_alg *w = cp_inventory_winner(inv, name);
+
+	return w ? w->driver : "(none)";
+}
+
+/* Apply, check the winner, and plan again: nothing left to do. Two tests. */
+static void apply_and_replan(struct cp_inventory *inv, const struct cp_plan *plan,
+			     const struct cp_measurement *ms, size_t n, const struct cp_policy *p,
+			     const char *name, const char *want, const char *what)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *again = NULL;
+
+	apply(inv, plan);
+	is_str(winner(inv, name), want, "%s: after apply the kernel hands out %s", what, want);
+	if (cp_plan_build(inv, ms, n, p, &again) < 0)
+		abort();
+	is_int(again->n_steps, 0, "%s: planning again changes nothing", what);
+}
+
+/* Every planned name's new priorities strictly decrease and stay in 0..INT_MAX. */
+static bool strictly_ordered(const struct cp_plan *plan)
+{
+	for (size_t a = 0; a < plan->n_algorithms; a++) {
+		const struct cp_plan_algorithm *alg = &plan->algorithms[a];
+
+		for (size_t i = 0; i < alg->n_places; i++) {
+			if (alg->places[i].new_priority > INT_MAX)
+				return false;
+			if (i > 0 && alg->places[i].new_priority >= alg->places[i - 1].new_priority)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* LX2160A, AES-128-GCM at 4 KiB (caam-qi2-priority-lx2160a.txt). */
+static const struct row lx2160a[] = {
+    {"gcm(aes)", "gcm-aes-caam-qi2", "aead", 2000, OFF, TESTED | CP_ALG_ASYNC},
+    {"gcm(aes)", "gcm-aes-ce", "aead", 300, CPU, TESTED},
+    {"gcm(aes)", "gcm_base(ctr-aes-ce,ghash-ce)", "aead", 300, CPU, TESTED},
+    {"aes", "aes-ce", "cipher", 250, CPU, TESTED},
+    {"aes", "aes-arm64", "cipher", 200, CPU, TESTED},
+    {"aes", "aes-generic", "cipher", 100, CPU, TESTED},
+};
+
+static void test_lx2160a(void)
+{
+	const struct cp_measurement ms[] = {
+	    tput("gcm-aes-ce", 4096, 1, 1107, 15),
+	    tput("gcm-aes-caam-qi2", 4096, 1, 128, 4),
+	    tput("gcm-aes-ce", 4096, 32, 1107, 15),
+	    tput("gcm-aes-caam-qi2", 4096, 32, 418, 8),
+	};
+	struct {
+		const char *policy, *first, *second;
+		long long caam_new, ce_new; /* -1: no step */
+		const char *what;
+	} cases[] = {
+	    {NULL, "gcm-aes-ce", "gcm-aes-caam-qi2", 299, -1, "default: CAAM lowered under CE"},
+	    {"[Policy]\nGears = offload cpu\n", "gcm-aes-caam-qi2", "gcm-aes-ce", -1, -1,
+	     "offload first: already so, nothing to do"},
+	    {"[Algorithm gcm(aes)]\nGears = any\nInFlight = 32\n", "gcm-aes-ce", "gcm-aes-caam-qi2",
+	     299, -1, "any gear, 32 in flight: CE 1107 beats CAAM 418"},
+	    {"[Policy]\nGears = any\nRank = cpu-cost\n", "gcm-aes-ce", "gcm-aes-caam-qi2", 299, -1,
+	     "any gear by CPU cost: CE"},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(cases[i].policy);
+		_cleanup_(cp_plan_freep) struct cp_plan *plan = NULL;
+		struct cp_inventory inv;
+
+		inventory_from(&inv, lx2160a, ARRAY_SIZE(lx2160a));
+		plan = plan_of(&inv, ms, ARRAY_SIZE(ms), p);
+		is_str(place(plan, "gcm(aes)", 0), cases[i].first, "LX2160A %s: first",
+		       cases[i].what);
+		is_str(place(plan, "gcm(aes)", 1), cases[i].second, "LX2160A %s: second",
+		       cases[i].what);
+		is_int(new_prio(plan, "gcm-aes-caam-qi2"), cases[i].caam_new, "LX2160A %s: CAAM",
+		       cases[i].what);
+		is_int(new_prio(plan, "gcm-aes-ce"), cases[i].ce_new,
+		       "LX2160A %s: CE keeps its value", cases[i].what);
+		is_int(cp_plan_find_algorithm(plan, "gcm(aes)")->n_places, 2,
+		       "LX2160A %s: the gcm_base() instance is not planned", cases[i].what);
+		apply_and_replan(&inv, plan, ms, ARRAY_SIZE(ms), p, "gcm(aes)", cases[i].first,
+				 cases[i].what);
+		cp_inventory_free(&inv);
+	}
+}
+
+/* STM32MP157, AES-256-CBC through AF_ALG (fscrypt-offload-stm32-table.txt). */
+static void test_stm32(void)
+{
+	static const struct row rows[] = {
+	    {"cbc(aes)", "stm32-cbc-aes", "skcipher", 3000, OFF, TESTED | CP_ALG_ASYNC},
+	    {"cbc(aes)", "cbc-aes-neonbs", "skcipher", 250, CPU, TESTED},
+	};
+	static const struct {
+		uint32_t size;
+		double engine, cpu;
+	} table[] = {
+	    {16, 0.09, 9.44},	 {64, 0.34, 11.43},    {256, 1.31, 12.08},
+	    {1024, 4.96, 12.27}, {8192, 18.18, 12.33}, {16384, 22.48, 12.33},
+	};
+	struct cp_measurement ms[2 * ARRAY_SIZE(table)];
+	struct {
+		const char *policy, *first;
+		int first_reason;
+	} cases[] = {
+	    {"[Policy]\nGears = any\nRequestSize = 16\n", "cbc-aes-neonbs", CP_PLACE_RANKED},
+	    {"[Policy]\nGears = any\nRequestSize = 1K\n", "cbc-aes-neonbs", CP_PLACE_RANKED},
+	    {"[Policy]\nGears = any\nRequestSize = 8K\n", "stm32-cbc-aes", CP_PLACE_RANKED},
+	    {"[Algorithm cbc(aes)]\nGears = any\nRequestSize = 16KiB\n", "stm32-cbc-aes",
+	     CP_PLACE_RANKED},
+	    {"[Policy]\nRequestSize = 16K\n", "cbc-aes-neonbs", CP_PLACE_RANKED},
+	    {"[Driver stm32-cbc-aes]\nPin = first\n[Policy]\nGears = any\nRequestSize = 16\n",
+	     "stm32-cbc-aes", CP_PLACE_PINNED_FIRST},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		ms[2 * i] = tput("stm32-cbc-aes", table[i].size, 1, table[i].engine,
+				 table[i].engine * 0.02);
+		ms[2 * i + 1] =
+		    tput("cbc-aes-neonbs", table[i].size, 1, table[i].cpu, table[i].cpu * 0.02);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(cases[i].policy);
+		_cleanup_(cp_plan_freep) struct cp_plan *plan = NULL;
+		struct cp_inventory inv;
+
+		inventory_from(&inv, rows, ARRAY_SIZE(rows));
+		plan = plan_of(&inv, ms, ARRAY_SIZE(ms), p);
+		is_str(place(plan, "cbc(aes)", 0), cases[i].first, "STM32 case %zu: %s first", i,
+		       cases[i].first);
+		is_int(reason(plan, "cbc(aes)", 0), cases[i].first_reason,
+		       "STM32 case %zu: reason of the first place", i);
+		apply_and_replan(&inv, plan, ms, ARRAY_SIZE(ms), p, "cbc(aes)", cases[i].first,
+				 "STM32");
+		cp_inventory_free(&inv);
+	}
+}
+
+/*
+ * Allwinner A20 SS, one request at a time (allwinner-ss-driver-benchmarks.txt):
+ * requests per second turned into MB/s, 1 % noise per value, Gears = any.
+ * The SS registers at 300 above the generic code, so ties keep the SS.
+ */
+static void test_allwinner(void)
+{
+	static const struct row rows[] = {
+	    {"md5", "sun4i-ss-md5", "shash", 300, OFF, TESTED},
+	    {"md5", "md5-generic", "shash", 0, CPU, TESTED},
+	    {"sha1", "sun4i-ss-sha1", "shash", 300, OFF, TESTED},
+	    {"sha1", "sha1-generic", "shash", 100, CPU, TESTED},
+	    {"cbc(aes)", "cbc-aes-sun4i-ss", "skcipher", 300, OFF, TESTED},
+	    {"cbc(aes)", "cbc-aes-arm", "skcipher", 200, CPU, TESTED},
+	};
+	static const struct {
+		const char *name, *cpu, *engine;
+		uint32_t size;
+		double cpu_rps, engine_rps;
+		const char *want;
+		int reason;
+	} table[] = {
+	    {"md5", "md5-generic", "sun4i-ss-md5", 16, 12293.938, 11992.881, "md5-generic",
+	     CP_PLACE_RANKED},
+	    {"md5", "md5-generic", "sun4i-ss-md5", 256, 11543.198, 11531.246, "sun4i-ss-md5",
+	     CP_PLACE_WITHIN_NOISE},
+	    {"md5", "md5-generic", "sun4i-ss-md5", 1024, 10453.221, 10704.541, "sun4i-ss-md5",
+	     CP_PLACE_RANKED},
+	    {"md5", "md5-generic", "sun4i-ss-md5", 1048576, 76.762, 114.666, "sun4i-ss-md5",
+	     CP_PLACE_RANKED},
+	    {"sha1", "sha1-generic", "sun4i-ss-sha1", 16, 11428.022, 11245.963, "sun4i-ss-sha1",
+	     CP_PLACE_WITHIN_NOISE},
+	    {"sha1", "sha1-generic", "sun4i-ss-sha1", 32, 12140.770, 11866.112, "sha1-generic",
+	     CP_PLACE_RANKED},
+	    {"sha1", "sha1-generic", "sun4i-ss-sha1", 1024, 9521.489, 10674.192, "sun4i-ss-sha1",
+	     CP_PLACE_RANKED},
+	    {"cbc(aes)", "cbc-aes-arm", "cbc-aes-sun4i-ss", 16, 78147.773, 72520.0, "cbc-aes-arm",
+	     CP_PLACE_RANKED},
+	    {"cbc(aes)", "cbc-aes-arm", "cbc-aes-sun4i-ss", 64, 66093.805, 68477.297,
+	     "cbc-aes-sun4i-ss", CP_PLACE_RANKED},
+	    {"cbc(aes)", "cbc-aes-arm", "cbc-aes-sun4i-ss", 1024, 16061.986, 22217.877,
+	     "cbc-aes-sun4i-ss", CP_PLACE_RANKED},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		_cleanup_(cp_plan_freep) struct cp_plan *plan = NULL;
+		_cleanup_(cp_policy_freep) struct cp_policy *p = NULL;
+		double cpu = table[i].cpu_rps * table[i].size / 1e6;
+		double engine = table[i].engine_rps * table[i].size / 1e6;
+		struct cp_measurement ms[2] = {
+		    tput(table[i].cpu, table[i].size, 1, cpu, cpu * 0.01),
+		    tput(table[i].engine, table[i].size, 1, engine, engine * 0.01),
+		};
+		struct cp_inventory inv;
+		char text[128];
+
+		snprintf(text, sizeof(text), "[Algorithm %s]\nGears = any\nRequestSize = %u\n",
+			 table[i].name, table[i].size);
+		p = policy_from(text);
+		inventory_from(&inv, rows, ARRAY_SIZE(rows));
+		plan = plan_of(&inv, ms, 2, p);
+		is_str(place(plan, table[i].name, 0), table[i].want, "A20 %s at %u B: %s first",
+		       table[i].name, table[i].size, table[i].want);
+		is_int(reason(plan, table[i].name, 0), table[i].reason, "A20 %s at %u B: reason %s",
+		       table[i].name, table[i].size, cp_place_reason_to_string(table[i].reason));
+		apply_and_replan(&inv, plan, ms, 2, p, table[i].name, table[i].want, "A20");
+		cp_inventory_free(&inv);
+	}
+}
+
+/* Pins, excludes by glob, Pin=last, fixed priorities (and two asking for the same value). */
+static void test_policy_rules(void)
+{
+	static const struct row rows[] = {
+	    {"xts(aes)", "xts-aes-caam", "skcipher", 3000, OFF, TESTED},
+	    {"xts(aes)", "xts-aes-caam-qi2", "skcipher", 2000, OFF, TESTED},
+	    {"xts(aes)", "xts-aes-ce", "skcipher", 300, CPU, TESTED},
+	    {"xts(aes)", "xts-aes-neonbs", "skcipher", 250, CPU, TESTED},
+	    {"xts(aes)", "xts(ecb(aes-generic))", "skcipher", 100, CPU, TESTED},
+	};
+	_cleanup_(cp_policy_freep) struct cp_policy *p = NULL;
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = NULL;
+	struct cp_inventory inv;
+
+	inventory_from(&inv, rows, ARRAY_SIZE(rows));
+	p = policy_from("[Driver *-caam*]\nExclude = yes\n[Driver xts-aes-neonbs]\nPin = first\n");
+	plan = plan_of(&inv, NULL, 0, p);
+	is_str(place(plan, "xts(aes)", 0), "xts-aes-neonbs", "Pin=first: neonbs first");
+	is_str(place(plan, "xts(aes)", 1), "xts-aes-ce", "then the CPU gear");
+	is_int(reason(plan, "xts(aes)", 3), CP_PLACE_EXCLUDED, "glob exclude: CAAM last");
+	is_int(reason(plan, "xts(aes)", 2), CP_PLACE_EXCLUDED, "glob exclude: CAAM QI2 last");
+	is_int(new_prio(plan, "xts-aes-neonbs"), -1,
+	       "Pin=first: the winner keeps 250, losers move");
+	is_int(new_prio(plan, "xts-aes-ce"), 249, "CE lowered just under the pinned one");
+	ok(strictly_ordered(plan), "strictly ordered");
+	apply_and_replan(&inv, plan, NULL, 0, p, "xts(aes)", "xts-aes-neonbs", "pin+exclude");
+	cp_plan_free(plan);
+	cp_policy_free(p);
+	cp_inventory_free(&inv);
+
+	inventory_from(&inv, rows, ARRAY_SIZE(rows));
+	p = policy_from("[Driver xts-aes-caam]\nPriority = 5000\n[Driver xts-aes-caam-qi2]\n"
+			"Priority = 5000\n[Driver xts-aes-ce]\nPin = last\n");
+	plan = plan_of(&inv, NULL, 0, p);
+	is_int(new_prio(plan, "xts-aes-caam"), 5000, "Priority=5000 honoured");
+	is_int(new_prio(plan, "xts-aes-caam-qi2"), 4999, "the same value asked twice: no tie");
+	is_int(reason(plan, "xts(aes)", 0), CP_PLACE_FIXED, "fixed priority reason");
+	ok(plan->n_notes >= 1 && strstr(plan->notes[0], "already taken"), "the tie is noted");
+	is_str(place(plan, "xts(aes)", 3), "xts-aes-ce", "Pin=last: CE last");
+	is_int(reason(plan, "xts(aes)", 3), CP_PLACE_PINNED_LAST, "Pin=last reason");
+	ok(strictly_ordered(plan), "strictly ordered with fixed values");
+	apply_and_replan(&inv, plan, NULL, 0, p, "xts(aes)", "xts-aes-caam", "fixed");
+	cp_plan_free(plan);
+	plan = NULL;
+	cp_inventory_free(&inv);
+}
+
+/* Within noise the kernel's order stays; beyond it the better one wins. */
+static void test_noise(void)
+{
+	static const struct row rows[] = {
+	    {"ctr(aes)", "ctr-aes-aesni", "skcipher", 400, CPU, TESTED},
+	    {"ctr(aes)", "ctr-aes-avx", "skcipher", 300, CPU, TESTED},
+	};
+	const struct cp_measurement tie[] = {
+	    tput("ctr-aes-aesni", 4096, 1, 1000, 30),
+	    tput("ctr-aes-avx", 4096, 1, 1050, 30),
+	};
+	const struct cp_measurement beyond[] = {
+	    tput("ctr-aes-aesni", 4096, 1, 1000, 10),
+	    tput("ctr-aes-avx", 4096, 1, 1050, 10),
+	};
+	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(NULL);
+	struct cp_inventory inv;
+	struct cp_plan *plan;
+
+	inventory_from(&inv, rows, ARRAY_SIZE(rows));
+	plan = plan_of(&inv, tie, ARRAY_SIZE(tie), p);
+	is_str(place(plan, "ctr(aes)", 0), "ctr-aes-aesni",
+	       "50 MB/s apart, 60 of noise: kernel's order");
+	is_int(reason(plan, "ctr(aes)", 0), CP_PLACE_WITHIN_NOISE, "reason: within noise");
+	is_int(plan->n_steps, 0, "within noise: nothing to do");
+	cp_plan_free(plan);
+
+	plan = plan_of(&inv, beyond, ARRAY_SIZE(beyond), p);
+	is_str(place(plan, "ctr(aes)", 0), "ctr-aes-avx", "50 MB/s apart, 20 of noise: the faster");
+	is_int(new_prio(plan, "ctr-aes-aesni"), 299, "the old winner lowered under 300");
+	is_int(cp_plan_find_step(plan, "ctr-aes-aesni")->action, CP_STEP_SET, "a set step");
+	apply_and_replan(&inv, plan, beyond, ARRAY_SIZE(beyond), p, "ctr(aes)", "ctr-aes-avx",
+			 "noise");
+	cp_plan_free(plan);
+	cp_inventory_free(&inv);
+}
+
+/* Faulty and hanging drivers go last whatever they measure; Verify = no ignores mismatches. */
+static void test_faulty(void)
+{
+	static const struct row rows[] = {
+	    {"cbc(aes)", "virtio_crypto_aes_cbc", "skcipher", 3000, OFF, TESTED | CP_ALG_ASYNC},
+	    {"cbc(aes)", "cbc-aes-aesni", "skcipher", 400, CPU, TESTED},
+	    {"cbc(aes)", "cpfault-cbc-aes", "skcipher", 5000, OFF, TESTED | CP_ALG_ASYNC},
+	};
+	const struct cp_measurement ms[] = {
+	    tput("virtio_crypto_aes_cbc", 4096, 1, 18.7, 1),
+	    tput("cbc-aes-aesni", 4096, 1, 44.5, 1),
+	    with_state(tput("cpfault-cbc-aes", 4096, 1, 900, 1), CP_MEASUREMENT_FAULTY),
+	    with_state(tput("virtio_crypto_aes_cbc", 65536, 1, 0, 0), CP_MEASUREMENT_TIMEOUT),
+	};
+	struct cp_inventory inv;
+	struct cp_plan *plan;
+	struct cp_policy *p;
+
+	inventory_from(&inv, rows, ARRAY_SIZE(rows));
+	p = policy_from("[Policy]\nGears = any\n[Driver cpfault-*]\nPin = first\n");
+	plan = plan_of(&inv, ms, ARRAY_SIZE(ms), p);
+	is_str(place(plan, "cbc(aes)", 0), "cbc-aes-aesni", "faulty and timed out: aesni first");
+	is_str(place(plan, "cbc(aes)", 1), "cpfault-cbc-aes",
+	       "mismatch behind aesni even when pinned");
+	is_int(reason(plan, "cbc(aes)", 1), CP_PLACE_FAULTY, "reason: faulty");
+	is_str(place(plan, "cbc(aes)", 2), "virtio_crypto_aes_cbc", "faulty ones in kernel order");
+	is_int(reason(plan, "cbc(aes)", 2), CP_PLACE_FAULTY,
+	       "a timeout at 64 KiB counts as faulty");
+	is_int(new_prio(plan, "cbc-aes-aesni"), -1, "aesni keeps 400");
+	ok(strictly_ordered(plan), "strictly ordered");
+	cp_plan_free(plan);
+	cp_policy_free(p);
+
+	p = policy_from("[Policy]\nGears = any\nVerify = no\n");
+	plan = plan_of(&inv, ms, ARRAY_SIZE(ms) - 1, p);
+	is_str(place(plan, "cbc(aes)", 0), "cpfault-cbc-aes",
+	       "Verify=no: the mismatch is not held");
+	cp_plan_free(plan);
+	cp_policy_free(p);
+	cp_inventory_free(&inv);
+}
+
+/*
+ * The default policy on the VM's kernel with virtio-crypto raised to 3000:
+ * aesni wins by gear, and the old winner is lowered. Touch: when the winner
+ * cannot keep its value (0, nothing fits under it) it is raised, and the
+ * losers that keep their values are still updated, so the kernel retires the
+ * template instances built on them.
+ */
+static void test_touch(void)
+{
+	static const struct row rows[] = {
+	    {"cbc(aes)", "virtio_crypto_aes_cbc", "skcipher", 3000, OFF, TESTED | CP_ALG_ASYNC},
+	    {"cbc(aes)", "cbc-aes-aesni", "skcipher", 400, CPU, TESTED},
+	    {"cbc(aes)", "cbc(aes-generic)", "skcipher", 100, CPU, TESTED},
+	    {"cbc(des)", "cbc-des-engine", "skcipher", 300, OFF, TESTED},
+	    {"cbc(des)", "cbc-des-engine2", "skcipher", 200, OFF, TESTED},
+	    {"cbc(des)", "cbc-des-cpu", "skcipher", 0, CPU, TESTED},
+	};
+	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(NULL);
+	struct cp_inventory inv;
+	struct cp_plan *plan;
+	const struct cp_plan_step *s;
+
+	inventory_from(&inv, rows, ARRAY_SIZE(rows));
+	plan = plan_of(&inv, NULL, 0, p);
+	is_str(place(plan, "cbc(aes)", 0), "cbc-aes-aesni", "default policy: aesni first");
+	is_int(new_prio(plan, "virtio_crypto_aes_cbc"), 399, "virtio-crypto lowered to 399");
+	is_int(new_prio(plan, "cbc-aes-aesni"), -1, "aesni keeps 400");
+	is_str(place(plan, "cbc(des)", 0), "cbc-des-cpu", "cbc(des): CPU first");
+	is_int(new_prio(plan, "cbc-des-cpu"), 301, "the winner at 0 raised just above 300");
+	s = cp_plan_find_step(plan, "cbc-des-engine");
+	ok(s && s->action == CP_STEP_TOUCH && s->new_priority == 300,
+	   "cbc-des-engine lost its place but keeps 300: touched");
+	ok(s && strstr(s->why, "retires template instances"), "the touch says why");
+	s = cp_plan_find_step(plan, "cbc-des-engine2");
+	ok(s && s->action == CP_STEP_TOUCH && s->new_priority == 200, "cbc-des-engine2 touched");
+	apply_and_replan(&inv, plan, NULL, 0, p, "cbc(des)", "cbc-des-cpu", "touch");
+	cp_plan_free(plan);
+	cp_inventory_free(&inv);
+}
+
+/*
+ * The base cipher "aes" under many templates: planned once under its own
+ * name, by class only (measurements ignored); template instances built on it
+ * are not planned. A driver listed under two names is planned under the
+ * first and kept at that value under the second.
+ */
+static void test_shared(void)
+{
+	static const struct row rows[] = {
+	    {"aes", "aes-caam", "cipher", 3000, OFF, TESTED},
+	    {"aes", "aes-ce", "cipher", 300, CPU, TESTED},
+	    {"aes", "aes-generic", "cipher", 100, CPU, TESTED},
+	    {"cbc(aes)", "cbc(aes-caam)", "skcipher", 3000, OFF, TESTED},
+	    {"xts(aes)", "xts(ecb(aes-caam))", "skcipher", 3000, OFF, TESTED},
+	    {"x(y)", "shared-drv", "skcipher", 500, OFF, TESTED},
+	    {"x(y)", "x-cpu", "skcipher", 100, CPU, TESTED},
+	    {"z(y)", "shared-drv", "skcipher", 500, OFF, TESTED},
+	    {"z(y)", "z-cpu", "skcipher", 600, CPU, TESTED},
+	};
+	const struct cp_measurement ms[] = {
+	    tput("aes-caam", 4096, 1, 5000, 1),
+	    tput("aes-ce", 4096, 1, 10, 1),
+	};
+	_cleanup_(cp_policy_freep) struct cp_policy *p = NULL;
+	struct cp_inventory inv;
+	struct cp_plan *plan;
+	size_t caam_steps = 0;
+
+	inventory_from(&inv, rows, ARRAY_SIZE(rows));
+	p = policy_from("[Policy]\nGears = any\n[Algorithm x(y)]\nGears = cpu offload\n"
+			"[Algorithm z(y)]\nGears = offload cpu\n");
+	plan = plan_of(&inv, ms, ARRAY_SIZE(ms), p);
+	is_str(place(plan, "aes", 0), "aes-caam",
+	       "cipher, Gears=any: kernel's order, not the metric");
+	is_int(reason(plan, "aes", 0), CP_PLACE_CLASS_ONLY, "cipher: by class only");
+	ok(!cp_plan_find_algorithm(plan, "cbc(aes)") && !cp_plan_find_algorithm(plan, "xts(aes)"),
+	   "template instances on the base cipher are not planned");
+	for (size_t i = 0; i < plan->n_steps; i++)
+		caam_steps += strstr(plan->steps[i].driver, "caam") != NULL;
+	is_int(caam_steps, 0, "nothing touches the CAAM template instances directly");
+	is_int(new_prio(plan, "shared-drv"), 99, "shared-drv planned under x(y): under x-cpu");
+	is_int(reason(plan, "z(y)", 1), CP_PLACE_SHARED, "under z(y) it keeps that value");
+	is_int(plan->n_notes, 1, "the shared driver is noted");
+	ok(plan->n_notes == 1 && strstr(plan->notes[0], "shared-drv serves both x(y) and z(y)"),
+	   "the note names both");
+	cp_plan_free(plan);
+	cp_policy_free(p);
+
+	p = policy_from(NULL);
+	plan = plan_of(&inv, ms, ARRAY_SIZE(ms), p);
+	is_str(place(plan, "aes", 0), "aes-ce", "cipher, default gears: CPU first");
+	is_str(place(plan, "aes", 2), "aes-caam", "cipher, default gears: offload second");
+	is_int(new_prio(plan, "aes-caam"), 99, "aes-caam lowered under aes-generic");
+	cp_plan_free(plan);
+	cp_inventory_free(&inv);
+}
+
+/* Bounds: a winner at INT_MAX, losers at 0, and values the kernel cannot hold. */
+static void test_bounds(void)
+{
+	static const struct row rows[] = {
+	    {"a", "a-engine", "skcipher", INT_MAX, OFF, TESTED},
+	    {"a", "a-cpu", "skcipher", 0, CPU, TESTED},
+	    {"b", "b-cpu", "skcipher", INT_MAX, CPU, TESTED},
+	    {"b", "b-engine1", "skcipher", 0, OFF, TESTED},
+	    {"b", "b-engine2", "skcipher", 0, OFF, TESTED},
+	    {"c", "c-cpu", "skcipher", 0, CPU, TESTED},
+	    {"c", "c-engine", "skcipher", 0, OFF, TESTED},
+	    {"d", "d-engine", "skcipher", 4294967295u, OFF, TESTED},
+	    {"d", "d-cpu", "skcipher", 4294967294u, CPU, TESTED},
+	};
+	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(NULL);
+	struct cp_inventory inv;
+	struct cp_plan *plan;
+
+	inventory_from(&inv, rows, ARRAY_SIZE(rows));
+	plan = plan_of(&inv, NULL, 0, p);
+	is_str(place(plan, "a", 0), "a-cpu", "a: CPU first");
+	ok(strictly_ordered(plan), "every name strictly ordered within 0..INT_MAX");
+	is_int(new_prio(plan, "a-cpu"), 1, "a: the winner at 0 goes to 1");
+	is_int(new_prio(plan, "a-engine"), 0, "a: the engine from INT_MAX to 0");
+	is_int(new_prio(plan, "b-cpu"), -1, "b: the winner at INT_MAX keeps it");
+	is_int(new_prio(plan, "b-engine1"), 1, "b: tie at 0 broken just above the last one");
+	is_int(new_prio(plan, "b-engine2"), -1, "b: the last one keeps 0");
+	is_int(new_prio(plan, "c-cpu"), 1, "c: tie at 0 broken, CPU raised to 1");
+	is_int(new_prio(plan, "c-engine"), -1, "c: engine keeps 0 and its place: no step");
+	ok(new_prio(plan, "d-cpu") >= 0 && new_prio(plan, "d-cpu") <= INT_MAX &&
+	       new_prio(plan, "d-engine") < new_prio(plan, "d-cpu"),
+	   "d: values beyond INT_MAX brought back into range");
+	apply_and_replan(&inv, plan, NULL, 0, p, "d", "d-cpu", "bounds");
+	cp_plan_free(plan);
+	cp_inventory_free(&inv);
+}
+
+/* Calibrate=never orders by class alone; unmeasured after measured; readiness notes. */
+static void test_misc(void)
+{
+	static const struct row rows[] = {
+	    {"sha256", "sha256-engine", "ahash", 400, OFF, TESTED},
+	    {"sha256", "sha256-ni", "shash", 250, CPU, TESTED},
+	    {"sha256", "sha256-avx2", "shash", 170, CPU, TESTED},
+	    {"sha256", "sha256-late", "ahash", 9000, OFF, 0},
+	    {"sha256", "__sha256-internal", "shash", 9000, CPU, TESTED | CP_ALG_INTERNAL},
+	};
+	const struct cp_measurement ms[] = {
+	    tput("sha256-avx2", 4096, 1, 900, 5),
+	    tput("sha256-engine", 4096, 1, 5000, 5),
+	};
+	struct cp_inventory inv;
+	struct cp_policy *p;
+	struct cp_plan *plan;
+
+	inventory_from(&inv, rows, ARRAY_SIZE(rows));
+	p = policy_from("[Policy]\nCalibrate = never\n");
+	plan = plan_of(&inv, ms, ARRAY_SIZE(ms), p);
+	is_str(place(plan, "sha256", 0), "sha256-ni", "Calibrate=never: CPU gear, kernel order");
+	is_int(reason(plan, "sha256", 0), CP_PLACE_CLASS_ONLY, "Calibrate=never: class only");
+	is_int(cp_plan_find_algorithm(plan, "sha256")->n_places, 3,
+	       "untested and internal implementations are not planned");
+	ok(plan->n_notes == 1 && strstr(plan->notes[0], "sha256-late"),
+	   "the untested one is noted to look at again");
+	cp_plan_free(plan);
+	cp_policy_free(p);
+
+	p = policy_from("[Policy]\nGears = any\n");
+	plan = plan_of(&inv, ms, ARRAY_SIZE(ms), p);
+	is_str(place(plan, "sha256", 0), "sha256-engine", "any gear: measured engine first");
+	is_str(place(plan, "sha256", 1), "sha256-avx2", "measured before unmeasured");
+	is_int(reason(plan, "sha256", 2), CP_PLACE_NOT_MEASURED, "sha256-ni not measured: last");
+	apply_and_replan(&inv, plan, ms, ARRAY_SIZE(ms), p, "sha256", "sha256-engine", "misc");
+	cp_plan_free(plan);
+	cp_policy_free(p);
+	cp_inventory_free(&inv);
+
+	ok(cp_driver_is_template_instance("authenc(hmac(sha256-generic),cbc-aes-aesni)"),
+	   "authenc(...) is a template instance");
+	ok(cp_driver_is_template_instance("gcm_base(ctr(aes-generic),ghash-generic)"),
+	   "gcm_base(...) is a template instance");
+	ok(!cp_driver_is_template_instance("cbc(aes)-foo") &&
+	       !cp_driver_is_template_instance("cbc-aes-aesni") &&
+	       !cp_driver_is_template_instance("(x)"),
+	   "drivers of their own are not");
+}
+
+int main(void)
+{
+	test_lx2160a();
+	test_stm32();
+	test_allwinner();
+	test_policy_rules();
+	test_noise();
+	test_faulty();
+	test_touch();
+	test_shared();
+	test_bounds();
+	test_misc();
+	return done_testing();
+}
