@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <sys/random.h>
+#include <sys/uio.h>
+#include <kcapi.h>
+
+#include "afalg.h"
+#include "cpustat.h"
+#include "macro.h"
+
+#define AEAD_ASSOC_LEN 16
+#define AEAD_TAG_LEN   16
+#define HMAC_KEY_LEN   32
+#define MAX_KEY_BLOB   128
+#define MAX_OUT_EXTRA  (AEAD_ASSOC_LEN + AEAD_TAG_LEN + 64)
+
+/* One bound AF_ALG transform and the buffers of @depth requests. */
+struct afalg {
+	struct kcapi_handle *handle;
+	enum cryptoprio_type type;
+	bool decrypt;
+	uint32_t req_size, depth;
+	uint8_t iv[64];
+	uint8_t *in, *out; /* depth slots of in_len / out_len bytes */
+	size_t in_len, out_len;
+};
+
+static void afalg_close(struct afalg *a)
+{
+	if (a->handle && a->type == CRYPTOPRIO_TYPE_SKCIPHER)
+		kcapi_cipher_destroy(a->handle);
+	else if (a->handle && a->type == CRYPTOPRIO_TYPE_AEAD)
+		kcapi_aead_destroy(a->handle);
+	else if (a->handle)
+		kcapi_md_destroy(a->handle);
+	free(a->in);
+	free(a->out);
+	memset(a, 0, sizeof(*a));
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/*
+ * AEAD keys as the kernel wants them (cryptoprio(4)): authenc in its rtattr
+ * format with an HMAC_KEY_LEN authentication key, salted nonce modes with
+ * their salt after the key. @name is the algorithm's name.
+ */
+static size_t aead_key(const char *name, const uint8_t *random, uint32_t key_size, uint8_t *blob)
+{
+	if (has_prefix(name, "authenc(") || has_prefix(name, "authencesn(")) {
+		/* struct rtattr { u16 len; u16 type = CRYPTO_AUTHENC_KEYA_PARAM; } + be32 */
+		uint16_t rta[2] = {8, 1};
+		uint32_t enckeylen = htobe32(key_size);
+
+		memcpy(blob, rta, 4);
+		memcpy(blob + 4, &enckeylen, 4);
+		memcpy(blob + 8, random + key_size, HMAC_KEY_LEN);
+		memcpy(blob + 8 + HMAC_KEY_LEN, random, key_size);
+		return 8 + HMAC_KEY_LEN + key_size;
+	}
+	memcpy(blob, random, key_size);
+	if (has_prefix(name, "rfc4106(") || has_prefix(name, "rfc4543("))
+		return key_size + 4;
+	if (has_prefix(name, "rfc4309("))
+		return key_size + 3;
+	return key_size;
+}
+
+static int set_key(struct afalg *a, const char *name, const uint8_t *random, uint32_t key_size)
+{
+	uint8_t blob[MAX_KEY_BLOB];
+
+	if (a->type == CRYPTOPRIO_TYPE_SKCIPHER)
+		return kcapi_cipher_setkey(a->handle, random, key_size);
+	if (a->type == CRYPTOPRIO_TYPE_AEAD)
+		return kcapi_aead_setkey(a->handle, blob,
+					 (uint32_t) aead_key(name, random, key_size, blob));
+	return kcapi_md_setkey(a->handle, random, key_size);
+}
+
+static int bind_driver(struct afalg *a, const char *driver)
+{
+	uint32_t flags = a->depth > 1 ? KCAPI_INIT_AIO : 0;
+	int r;
+
+	if (a->type == CRYPTOPRIO_TYPE_SKCIPHER)
+		r = kcapi_cipher_init(&a->handle, driver, flags);
+	else if (a->type == CRYPTOPRIO_TYPE_AEAD)
+		r = kcapi_aead_init(&a->handle, driver, flags);
+	else
+		r = kcapi_md_init(&a->handle, driver, 0);
+	return r < 0 ? r : 0;
+}
+
+static int alloc_buffers(struct afalg *a, size_t out_len)
+{
+	a->in_len = a->req_size;
+	a->out_len = out_len;
+	if (a->type == CRYPTOPRIO_TYPE_AEAD) {
+		kcapi_aead_setassoclen(a->handle, AEAD_ASSOC_LEN);
+		if (kcapi_aead_settaglen(a->handle, AEAD_TAG_LEN) < 0)
+			return -EINVAL;
+		a->in_len = AEAD_ASSOC_LEN + a->req_size;
+		a->out_len = AEAD_ASSOC_LEN + a->req_size + AEAD_TAG_LEN;
+	}
+	a->in = calloc(a->depth, a->in_len);
+	a->out = calloc(a->depth, a->out_len);
+	if (!a->in || !a->out)
+		return -ENOMEM;
+	if (getrandom(a->in, a->in_len * a->depth, 0) < 0 || getrandom(a->iv, sizeof(a->iv), 0) < 0)
+		return negative_errno();
+	a->iv[0] = 3; /* CCM: L' = 3; any IV for the others */
+	return 0;
+}
+
+/* One request at depth 1, or @depth requests at once through AIO. */
+static ssize_t run_once(struct afalg *a)
+{
+	struct iovec in[CRYPTOPRIO_MAX_DEPTH], out[CRYPTOPRIO_MAX_DEPTH];
+
+	if (a->type == CRYPTOPRIO_TYPE_HASH)
+		return kcapi_md_digest(a->handle, a->in, a->in_len, a->out, a->out_len);
+	if (a->depth == 1) {
+		if (a->type == CRYPTOPRIO_TYPE_AEAD)
+			return kcapi_aead_encrypt(a->handle, a->in, a->in_len, a->iv, a->out,
+						  a->out_len, KCAPI_ACCESS_HEURISTIC);
+		if (a->decrypt)
+			return kcapi_cipher_decrypt(a->handle, a->in, a->in_len, a->iv, a->out,
+						    a->out_len, KCAPI_ACCESS_HEURISTIC);
+		return kcapi_cipher_encrypt(a->handle, a->in, a->in_len, a->iv, a->out, a->out_len,
+					    KCAPI_ACCESS_HEURISTIC);
+	}
+	for (uint32_t i = 0; i < a->depth; i++) {
+		in[i] = (struct iovec){a->in + i * a->in_len, a->in_len};
+		out[i] = (struct iovec){a->out + i * a->out_len, a->out_len};
+	}
+	if (a->type == CRYPTOPRIO_TYPE_AEAD)
+		return kcapi_aead_encrypt_aio(a->handle, in, out, a->depth, a->iv,
+					      KCAPI_ACCESS_HEURISTIC);
+	if (a->decrypt)
+		return kcapi_cipher_decrypt_aio(a->handle, in, out, a->depth, a->iv,
+						KCAPI_ACCESS_HEURISTIC);
+	return kcapi_cipher_encrypt_aio(a->handle, in, out, a->depth, a->iv,
+					KCAPI_ACCESS_HEURISTIC);
+}
+
+static const uint32_t skcipher_key_sizes[] = {16, 32, 24, 8, 64};
+
+/* Bind @driver, set a key from @random, allocate buffers: ready for run_once(). */
+static int afalg_open(struct afalg *a, const struct cp_mod_calib_req *req, const char *driver,
+		      const char *name, const uint8_t *random, uint32_t *key_size)
+{
+	int r;
+
+	a->type = req->type;
+	a->decrypt = req->decrypt && req->type == CRYPTOPRIO_TYPE_SKCIPHER;
+	a->req_size = req->req_size;
+	a->depth = req->type == CRYPTOPRIO_TYPE_HASH || !req->depth ? 1 : req->depth;
+	r = bind_driver(a, driver);
+	if (r < 0)
+		return r;
+	if (*key_size) {
+		r = set_key(a, name, random, *key_size);
+	} else if (a->type == CRYPTOPRIO_TYPE_SKCIPHER) {
+		r = -EINVAL;
+		for (size_t i = 0; r < 0 && i < ARRAY_SIZE(skcipher_key_sizes); i++)
+			if ((r = set_key(a, name, random, skcipher_key_sizes[i])) >= 0)
+				*key_size = skcipher_key_sizes[i];
+	} else if (a->type == CRYPTOPRIO_TYPE_AEAD) {
+		*key_size = strstr(name, "chacha") ? 32 : 16;
+		r = set_key(a, name, random, *key_size);
+	}
+	if (r < 0)
+		return r;
+	r = alloc_buffers(a, a->type == CRYPTOPRIO_TYPE_HASH ? kcapi_md_digestsize(a->handle)
+							     : a->req_size);
+	if (r < 0)
+		return r;
+	if (a->type == CRYPTOPRIO_TYPE_HASH && run_once(a) == -ENOKEY) {
+		/* A keyed hash (hmac, cmac) says so at its first use. */
+		*key_size = HMAC_KEY_LEN;
+		r = set_key(a, name, random, *key_size);
+	}
+	return r < 0 ? r : 0;
+}
+
+/* Same key, IV and input through @reference: does @a produce the same bytes? */
+static enum cryptoprio_kat known_answer(struct afalg *a, const struct cp_mod_calib_req *req,
+					const char *name, const char *reference,
+					const uint8_t *random, uint32_t key_size)
+{
+	struct cp_mod_calib_req one = *req;
+	struct afalg ref = {};
+	enum cryptoprio_kat kat = CRYPTOPRIO_KAT_UNSUPPORTED;
+	ssize_t got, want;
+	uint32_t depth;
+
+	one.depth = 1;
+	if (!reference || afalg_open(&ref, &one, reference, name, random, &key_size) < 0)
+		goto out;
+	memcpy(ref.in, a->in, ref.in_len);
+	memcpy(ref.iv, a->iv, sizeof(ref.iv));
+	want = run_once(&ref);
+	/* The candidate's first slot, one request deep, against the reference. */
+	depth = a->depth;
+	a->depth = 1;
+	got = run_once(a);
+	a->depth = depth;
+	if (want < 0)
+		goto out;
+	kat = got == want && memcmp(a->out, ref.out, (size_t) want) == 0 ? CRYPTOPRIO_KAT_OK
+									 : CRYPTOPRIO_KAT_MISMATCH;
+out:
+	afalg_close(&ref);
+	return kat;
+}
+
+static int timed_runs(struct afalg *a, uint64_t budget_ns, struct cp_mod_calib_result *res)
+{
+	uint64_t start, cpu_start, cpu_end;
+	ssize_t n;
+	int r;
+
+	r = cp_cpustat_busy_ns(&cpu_start);
+	if (r < 0)
+		return r;
+	start = cp_now_ns();
+	do {
+		n = run_once(a);
+		if (n < 0)
+			return (int) n;
+		res->requests += a->depth;
+		res->bytes += (uint64_t) a->depth * a->req_size;
+		res->wall_ns = cp_now_ns() - start;
+	} while (res->wall_ns < budget_ns);
+	r = cp_cpustat_busy_ns(&cpu_end);
+	if (r < 0)
+		return r;
+	res->cpu_ns = cpu_end - cpu_start;
+	res->max_in_flight = a->depth;
+	return 0;
+}
+
+int cp_afalg_calibrate(const struct cp_mod_calib_req *req, const char *name, const char *reference,
+		       struct cp_mod_calib_result *res)
+{
+	uint8_t random[MAX_KEY_BLOB];
+	uint32_t key_size = req->key_size;
+	struct afalg a = {};
+	int r;
+
+	if (!req->driver || req->type == CRYPTOPRIO_TYPE_UNSPEC || req->req_size == 0 ||
+	    req->req_size > CRYPTOPRIO_MAX_REQ_SIZE || req->depth > CRYPTOPRIO_MAX_DEPTH ||
+	    key_size > 64)
+		return -EINVAL;
+	memset(res, 0, sizeof(*res));
+	snprintf(res->driver, sizeof(res->driver), "%s", req->driver);
+	snprintf(res->reference, sizeof(res->reference), "%s", reference ? reference : "");
+	res->type = req->type;
+	res->req_size = req->req_size;
+	res->depth = req->depth ? req->depth : 1;
+	res->decrypt = req->decrypt;
+	res->budget_ns = req->budget_ns ? req->budget_ns : 100000000ull;
+	if (getrandom(random, sizeof(random), 0) < 0)
+		return negative_errno();
+	r = afalg_open(&a, req, req->driver, name, random, &key_size);
+	if (r >= 0) {
+		res->key_size = key_size;
+		res->depth = a.depth;
+		res->kat = known_answer(&a, req, name, reference, random, key_size);
+		if (res->kat != CRYPTOPRIO_KAT_MISMATCH)
+			r = timed_runs(&a, res->budget_ns, res);
+	}
+	afalg_close(&a);
+	return r;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * /var/lib/cryptoprio/calibration.json: measurements kept across boots,
+ * each keyed by what would change it: the kernel release and build, the
+ * driver, its module and the module's srcversion, and the CPU model.
+ */
+#pragma once
+
+#include <time.h>
+
+#include "calibrate.h"
+
+#define CP_CACHE_VERSION     1
+#define CP_CACHE_MAX_SIZE    (8u << 20)
+#define CP_CACHE_MAX_ENTRIES 20000
+
+/* What a cached figure is only valid for. */
+struct cp_cache_key {
+	char kernel[128];    /* uname -r */
+	char build[32];	     /* digest of /proc/version: the same release rebuilt differs */
+	char cpu_model[128]; /* /proc/cpuinfo "model name" */
+	char driver[CP_NAME_MAX];
+	char module[CP_NAME_MAX];
+	char srcversion[64]; /* /sys/module/MODULE/srcversion; "" for built-in code */
+};
+
+struct cp_cache_entry {
+	struct cp_cache_key key;
+	enum cp_backend backend;
+	enum cryptoprio_kat kat;
+	time_t measured_at;
+	struct cp_point point;
+};
+
+struct cp_cache {
+	struct cp_cache_entry *entries;
+	size_t n_entries;
+};
+
+void cp_cache_free(struct cp_cache *cache);
+/* -EBADMSG for anything malformed or foreign: the whole file is then ignored. */
+int cp_cache_parse(const char *text, struct cp_cache *cache);
+int cp_cache_format(const struct cp_cache *cache, char **ret_text);
+/* A missing file is an empty cache. */
+int cp_cache_load(const char *path, struct cp_cache *cache);
+int cp_cache_save(const char *path, const struct cp_cache *cache);
+
+const struct cp_cache_entry *cp_cache_find(const struct cp_cache *cache,
+					   const struct cp_cache_key *key, uint32_t size,
+					   uint32_t depth);
+/* Insert or replace the entry with the same key and point. */
+int cp_cache_put(struct cp_cache *cache, const struct cp_cache_entry *entry);
+
+/* The key of @alg on the running machine (reads uname, /proc, /sys). */
+int cp_cache_key_for(const struct cp_alg *alg, struct cp_cache_key *key);

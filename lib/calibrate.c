@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fnmatch.h>
+#include <string.h>
+#include <linux/netlink.h>
+
+#include "afalg.h"
+#include "calib-cache.h"
+#include "calibrate.h"
+#include "cpustat.h"
+#include "macro.h"
+
+#define RUNS_FIRST   3 /* short runs per point in the first pass */
+#define RUNS_REFINE  3 /* more runs where the leaders are within noise */
+#define SLICE_MIN_NS 2000000ull
+#define SLICE_MAX_NS 100000000ull
+
+static const char *const backend_names[] = {
+    [CP_BACKEND_NONE] = "none",
+    [CP_BACKEND_MODULE] = "module",
+    [CP_BACKEND_AFALG] = "af_alg",
+};
+
+static const char *const verdict_names[] = {
+    [CP_VERDICT_MEASURED] = "measured",	    [CP_VERDICT_FAULTY] = "faulty",
+    [CP_VERDICT_TIMEOUT] = "timeout",	    [CP_VERDICT_UNREACHABLE] = "unreachable",
+    [CP_VERDICT_UNMEASURED] = "unmeasured", [CP_VERDICT_ERROR] = "error",
+};
+
+const char *cp_backend_to_string(enum cp_backend backend)
+{
+	return backend < ARRAY_SIZE(backend_names) ? backend_names[backend] : "unknown";
+}
+
+const char *cp_verdict_to_string(enum cp_verdict verdict)
+{
+	return verdict < ARRAY_SIZE(verdict_names) ? verdict_names[verdict] : "unknown";
+}
+
+static int index_of(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], s) == 0)
+			return (int) i;
+	return -EINVAL;
+}
+
+int cp_verdict_from_string(const char *s, enum cp_verdict *verdict)
+{
+	int i = index_of(verdict_names, ARRAY_SIZE(verdict_names), s);
+
+	if (i < 0)
+		return i;
+	*verdict = (enum cp_verdict) i;
+	return 0;
+}
+
+int cp_backend_from_string(const char *s, enum cp_backend *backend)
+{
+	int i = index_of(backend_names, ARRAY_SIZE(backend_names), s);
+
+	if (i < 0)
+		return i;
+	*backend = (enum cp_backend) i;
+	return 0;
+}
+
+const char *cp_calibration_skip_reason(const struct cp_alg *alg)
+{
+	if (!cp_alg_competes(alg))
+		return "not tested or internal";
+	if (strchr(alg->driver, '('))
+		return "template instance: follows its parts";
+	if (cp_mod_type_from_alg_type(alg->type) == CRYPTOPRIO_TYPE_UNSPEC)
+		return "type not calibrated (only skcipher, aead and hash are)";
+	return NULL;
+}
+
+void cp_calibration_free(struct cp_calibration *cal)
+{
+	for (size_t i = 0; i < cal->n_measured; i++)
+		free(cal->measured[i].points);
+	free(cal->measured);
+	free(cal->skipped);
+	memset(cal, 0, sizeof(*cal));
+}
+
+const struct cp_measured *cp_calibration_find(const struct cp_calibration *cal, const char *driver)
+{
+	for (size_t i = 0; i < cal->n_measured; i++)
+		if (strcmp(cal->measured[i].driver, driver) == 0)
+			return &cal->measured[i];
+	return NULL;
+}
+
+const struct cp_point *cp_measured_point(const struct cp_measured *m, uint32_t size, uint32_t depth)
+{
+	for (size_t i = 0; i < m->n_points; i++)
+		if (m->points[i].size == size && m->points[i].depth == depth)
+			return &m->points[i];
+	return NULL;
+}
+
+/* The lowest-priority tested, synchronous, non-internal CPU implementation of @leaf. */
+static const struct cp_alg *leaf_reference(const struct cp_inventory *inv, const char *leaf)
+{
+	const uint32_t exclude = CP_ALG_ASYNC | CP_ALG_KERN_DRIVER_ONLY | CP_ALG_INTERNAL;
+	const struct cp_alg *best = NULL;
+
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+
+		if (strcmp(alg->name, leaf) != 0 || (alg->flags & exclude) ||
+		    !(alg->flags & CP_ALG_TESTED) || alg->class != CP_CLASS_CPU)
+			continue;
+		if (!best || alg->priority < best->priority)
+			best = alg;
+	}
+	return best;
+}
+
+static int append(char *out, size_t size, size_t *pos, const char *s, size_t n)
+{
+	if (*pos + n >= size)
+		return -ENAMETOOLONG;
+	memcpy(out + *pos, s, n);
+	*pos += n;
+	out[*pos] = '\0';
+	return 0;
+}
+
+/* Rewrite name[0..n) with every leaf replaced by its reference driver (as driver/kat.c). */
+static int rewrite(const struct cp_inventory *inv, const char *name, size_t n, char *out,
+		   size_t size, size_t *pos, int depth)
+{
+	const char *open = memchr(name, '(', n);
+	size_t start, level = 0;
+	int r;
+
+	if (depth > 8 || n == 0)
+		return -EINVAL;
+	if (!open) {
+		char leaf[CP_NAME_MAX];
+		const struct cp_alg *ref;
+
+		if (n >= sizeof(leaf))
+			return -EINVAL;
+		memcpy(leaf, name, n);
+		leaf[n] = '\0';
+		ref = leaf_reference(inv, leaf);
+		if (!ref)
+			return -ENOENT;
+		return append(out, size, pos, ref->driver, strlen(ref->driver));
+	}
+	if (name[n - 1] != ')')
+		return -EINVAL;
+	start = (size_t) (open - name) + 1;
+	r = append(out, size, pos, name, start);
+	for (size_t i = start; r == 0 && i < n - 1; i++) {
+		if (name[i] == '(')
+			level++;
+		else if (name[i] == ')' && level-- == 0)
+			return -EINVAL;
+		else if (name[i] == ',' && level == 0) {
+			r = rewrite(inv, name + start, i - start, out, size, pos, depth + 1);
+			if (r == 0)
+				r = append(out, size, pos, ",", 1);
+			start = i + 1;
+		}
+	}
+	if (r == 0)
+		r = rewrite(inv, name + start, n - 1 - start, out, size, pos, depth + 1);
+	return r == 0 ? append(out, size, pos, ")", 1) : r;
+}
+
+int cp_reference_name(const struct cp_inventory *inv, const char *name, char *out, size_t size)
+{
+	size_t pos = 0;
+
+	out[0] = '\0';
+	return rewrite(inv, name, strlen(name), out, size, &pos, 0);
+}
+
+static bool pattern_matches(const struct cp_calibrate_options *opts, const struct cp_alg *alg)
+{
+	for (size_t i = 0; i < opts->n_patterns; i++)
+		if (fnmatch(opts->patterns[i], alg->name, 0) == 0 ||
+		    fnmatch(opts->patterns[i], alg->driver, 0) == 0)
+			return true;
+	return false;
+}
+
+static size_t calibrable_in_group(const struct cp_inventory *inv, const char *name)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < inv->n_algs; i++)
+		if (strcmp(inv->algs[i].name, name) == 0 &&
+		    !cp_calibration_skip_reason(&inv->algs[i]))
+			n++;
+	return n;
+}
+
+static int add_skipped(struct cp_calibration *cal, const struct cp_alg *alg, const char *reason)
+{
+	struct cp_skipped *skipped =
+	    reallocarray(cal->skipped, cal->n_skipped + 1, sizeof(*skipped));
+
+	if (!skipped)
+		return -ENOMEM;
+	cal->skipped = skipped;
+	skipped[cal->n_skipped] = (struct cp_skipped){.reason = reason};
+	snprintf(skipped[cal->n_skipped].name, CP_NAME_MAX, "%s", alg->name);
+	snprintf(skipped[cal->n_skipped].driver, CP_NAME_MAX, "%s", alg->driver);
+	cal->n_skipped++;
+	return 0;
+}
+
+static int add_measured(struct cp_calibration *cal, const struct cp_inventory *inv,
+			const struct cp_alg *alg, const struct cp_calibrate_options *opts)
+{
+	struct cp_measured *all = reallocarray(cal->measured, cal->n_measured + 1, sizeof(*all));
+	struct cp_measured *m;
+
+	if (!all)
+		return -ENOMEM;
+	cal->measured = all;
+	m = &all[cal->n_measured];
+	*m = (struct cp_measured){.type = cp_mod_type_from_alg_type(alg->type),
+				  .kat = CRYPTOPRIO_KAT_UNSUPPORTED};
+	snprintf(m->name, sizeof(m->name), "%s", alg->name);
+	snprintf(m->driver, sizeof(m->driver), "%s", alg->driver);
+	snprintf(m->module, sizeof(m->module), "%s", alg->module);
+	(void) cp_reference_name(inv, alg->name, m->reference, sizeof(m->reference));
+	m->points = calloc(opts->n_sizes, sizeof(*m->points));
+	if (!m->points)
+		return -ENOMEM;
+	for (size_t i = 0; i < opts->n_sizes; i++)
+		m->points[i] = (struct cp_point){
+		    .size = opts->sizes[i], .depth = opts->depth, .verdict = CP_VERDICT_UNMEASURED};
+	m->n_points = opts->n_sizes;
+	cal->n_measured++;
+	return 0;
+}
+
+/*
+ * Without patterns: every calibrable implementation of a name that has two
+ * or more. With patterns: every calibrable implementation they match. Those
+ * that compete but cannot be calibrated are listed with the reason.
+ */
+static int select_candidates(const struct cp_inventory *inv,
+			     const struct cp_calibrate_options *opts, struct cp_calibration *cal)
+{
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+		const char *reason = cp_calibration_skip_reason(alg);
+		int r;
+
+		if (opts->n_patterns ? !pattern_matches(opts, alg)
+				     : calibrable_in_group(inv, alg->name) < 2)
+			continue;
+		if (reason && cp_alg_competes(alg) && !strchr(alg->driver, '('))
+			r = add_skipped(cal, alg, reason);
+		else if (!reason)
+			r = add_measured(cal, inv, alg, opts);
+		else
+			continue;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+struct backend {
+	enum cp_backend kind;
+	struct cp_nl nl; /* the module's generic netlink socket */
+};
+
+static int backend_open(struct backend *b, enum cp_backend wanted, int *module_error)
+{
+	uint16_t family;
+	int r;
+
+	memset(b, 0, sizeof(*b));
+	if (wanted != CP_BACKEND_AFALG) {
+		r = cp_nl_open(&b->nl, NETLINK_GENERIC);
+		if (r >= 0)
+			r = cp_mod_family(&b->nl, &family);
+		if (r >= 0) {
+			b->kind = CP_BACKEND_MODULE;
+			return 0;
+		}
+		cp_nl_close(&b->nl);
+		*module_error = r;
+		if (wanted == CP_BACKEND_MODULE)
+			return r;
+	}
+	b->kind = CP_BACKEND_AFALG;
+	return 0;
+}
+
+static void backend_close(struct backend *b)
+{
+	if (b->kind == CP_BACKEND_MODULE)
+		cp_nl_close(&b->nl);
+}
+
+/* Accumulated runs of one point, before they are summarised. */
+struct samples {
+	unsigned n;
+	double mbps[CP_STAT_MAX_RUNS], ns_per_request[CP_STAT_MAX_RUNS],
+	    cpu_ns_per_byte[CP_STAT_MAX_RUNS];
+};
+
+struct engine {
+	const struct cp_calibrate_options *opts;
+	struct cp_calibration *cal;
+	struct backend backend;
+	struct samples *samples; /* n_measured x n_sizes */
+	uint64_t start_ns, deadline_ns;
+	size_t done, total;
+};
+
+static void set_all_points(struct cp_measured *m, enum cp_verdict verdict, int error)
+{
+	for (size_t i = 0; i < m->n_points; i++) {
+		if (m->points[i].cached)
+			continue;
+		m->points[i].verdict = verdict;
+		m->points[i].error = error;
+	}
+}
+
+static void summarise(struct cp_point *p, struct samples *s)
+{
+	double copy[CP_STAT_MAX_RUNS];
+
+	memcpy(copy, s->mbps, sizeof(copy));
+	cp_stat_compute(copy, s->n, &p->mbps);
+	memcpy(copy, s->ns_per_request, sizeof(copy));
+	cp_stat_compute(copy, s->n, &p->ns_per_request);
+	memcpy(copy, s->cpu_ns_per_byte, sizeof(copy));
+	cp_stat_compute(copy, s->n, &p->cpu_ns_per_byte);
+	p->verdict = CP_VERDICT_MEASURED;
+}
+
+static void record_sample(struct samples *s, const struct cp_mod_calib_result *res)
+{
+	if (s->n >= CP_STAT_MAX_RUNS || res->requests == 0 || res->wall_ns == 0)
+		return;
+	s->mbps[s->n] = cp_mod_mb_per_s(res);
+	s->ns_per_request[s->n] = cp_mod_ns_per_request(res);
+	s->cpu_ns_per_byte[s->n] = cp_mod_cpu_ns_per_byte(res);
+	s->n++;
+}
+
+static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_point *p,
+		       uint64_t budget_ns, struct cp_mod_calib_result *res)
+{
+	struct cp_mod_calib_req req = {
+	    .driver = m->driver,
+	    .type = m->type,
+	    .req_size = p->size,
+	    .depth = p->depth,
+	    .budget_ns = budget_ns,
+	};
+
+	if (e->backend.kind == CP_BACKEND_MODULE)
+		return cp_mod_calibrate(&e->backend.nl, &req, res);
+	return cp_afalg_calibrate(&req, m->name, m->reference[0] ? m->reference : NULL, res);
+}
+
+/* One short run of one point; a faulty, hung or unreachable driver is not run again. */
+static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
+{
+	struct cp_measured *m = &e->cal->measured[mi];
+	struct cp_point *p = &m->points[pi];
+	struct samples *s = &e->samples[mi * e->opts->n_sizes + pi];
+	struct cp_mod_calib_result res;
+	int r;
+
+	r = backend_run(e, m, p, slice_ns, &res);
+	m->backend = e->backend.kind;
+	if (r == -ETIMEDOUT) {
+		set_all_points(m, CP_VERDICT_TIMEOUT, r);
+		return;
+	}
+	if (r == -ENOENT && e->backend.kind == CP_BACKEND_AFALG) {
+		set_all_points(m, CP_VERDICT_UNREACHABLE, r);
+		return;
+	}
+	if (r < 0) {
+		p->verdict = CP_VERDICT_ERROR;
+		p->error = r;
+		return;
+	}
+	m->kat = res.kat;
+	if (res.reference[0])
+		snprintf(m->reference, sizeof(m->reference), "%s", res.reference);
+	if (res.kat == CRYPTOPRIO_KAT_MISMATCH) {
+		set_all_points(m, CP_VERDICT_FAULTY, 0);
+		return;
+	}
+	p->max_in_flight =
+	    res.max_in_flight > p->max_in_flight ? res.max_in_flight : p->max_in_flight;
+	record_sample(s, &res);
+	summarise(p, s);
+}
+
+static bool runnable(const struct cp_point *p)
+{
+	return !p->cached &&
+	       (p->verdict == CP_VERDICT_UNMEASURED || p->verdict == CP_VERDICT_MEASURED);
+}
+
+static void report_progress(struct engine *e, const struct cp_measured *m, uint32_t size)
+{
+	struct cp_progress progress = {e->done, e->total, m->driver, size};
+
+	if (e->opts->progress)
+		e->opts->progress(&progress, e->opts->userdata);
+}
+
+static size_t workload_index(const struct cp_calibrate_options *opts)
+{
+	for (size_t i = 0; i < opts->n_sizes; i++)
+		if (opts->sizes[i] == opts->workload_size)
+			return i;
+	return 0;
+}
+
+/* Runs @runs short runs of point @pi of every driver; false once the budget is spent. */
+static bool pass_over_point(struct engine *e, size_t pi, unsigned runs, uint64_t slice_ns)
+{
+	for (size_t mi = 0; mi < e->cal->n_measured; mi++) {
+		struct cp_measured *m = &e->cal->measured[mi];
+
+		if (!runnable(&m->points[pi]))
+			continue;
+		report_progress(e, m, m->points[pi].size);
+		for (unsigned r = 0; r < runs && runnable(&m->points[pi]); r++) {
+			if (cp_now_ns() + slice_ns > e->deadline_ns)
+				return false;
+			run_point(e, mi, pi, slice_ns);
+		}
+		e->done++;
+	}
+	return true;
+}
+
+/* Where the two fastest at the workload point are within noise, run both longer. */
+static void refine_close_calls(struct engine *e, size_t pi, uint64_t slice_ns)
+{
+	for (size_t a = 0; a < e->cal->n_measured; a++) {
+		struct cp_measured *ma = &e->cal->measured[a];
+		size_t best = SIZE_MAX, second = SIZE_MAX;
+
+		if (a > 0 && strcmp(ma->name, e->cal->measured[a - 1].name) == 0)
+			continue; /* each name once, from its first driver */
+		for (size_t b = a;
+		     b < e->cal->n_measured && strcmp(e->cal->measured[b].name, ma->name) == 0;
+		     b++) {
+			const struct cp_point *p = &e->cal->measured[b].points[pi];
+
+			if (p->verdict != CP_VERDICT_MEASURED)
+				continue;
+			if (best == SIZE_MAX ||
+			    p->mbps.median > e->cal->measured[best].points[pi].mbps.median) {
+				second = best;
+				best = b;
+			} else if (second == SIZE_MAX ||
+				   p->mbps.median >
+				       e->cal->measured[second].points[pi].mbps.median) {
+				second = b;
+			}
+		}
+		if (second == SIZE_MAX ||
+		    !cp_stat_within_noise(&e->cal->measured[best].points[pi].mbps,
+					  &e->cal->measured[second].points[pi].mbps))
+			continue;
+		for (unsigned r = 0; r < RUNS_REFINE; r++) {
+			size_t pair[2] = {best, second};
+
+			for (size_t k = 0; k < 2; k++) {
+				if (e->cal->measured[pair[k]].points[pi].cached ||
+				    cp_now_ns() + slice_ns > e->deadline_ns)
+					return;
+				run_point(e, pair[k], pi, slice_ns);
+			}
+		}
+	}
+}
+
+static void use_cache(struct cp_calibration *cal, const struct cp_inventory *inv,
+		      const struct cp_cache *cache)
+{
+	for (size_t mi = 0; mi < cal->n_measured; mi++) {
+		struct cp_measured *m = &cal->measured[mi];
+		const struct cp_alg *alg = cp_inventory_find_driver(inv, m->driver);
+		struct cp_cache_key key;
+
+		if (!alg || cp_cache_key_for(alg, &key) < 0)
+			continue;
+		for (size_t pi = 0; pi < m->n_points; pi++) {
+			const struct cp_cache_entry *entry =
+			    cp_cache_find(cache, &key, m->points[pi].size, m->points[pi].depth);
+
+			if (!entry)
+				continue;
+			m->points[pi] = entry->point;
+			m->backend = entry->backend;
+			m->kat = entry->kat;
+			cal->n_from_cache++;
+			if (!cal->cache_oldest || entry->measured_at < cal->cache_oldest)
+				cal->cache_oldest = entry->measured_at;
+		}
+	}
+}
+
+/* Store what was measured now and trusted; returns whether anything was added. */
+static int update_cache(const struct cp_calibration *cal, const struct cp_inventory *inv,
+			struct cp_cache *cache)
+{
+	int added = 0, r;
+
+	for (size_t mi = 0; mi < cal->n_measured; mi++) {
+		const struct cp_measured *m = &cal->measured[mi];
+		const struct cp_alg *alg = cp_inventory_find_driver(inv, m->driver);
+		struct cp_cache_entry entry = {
+		    .backend = m->backend, .kat = m->kat, .measured_at = time(NULL)};
+
+		if (!alg || m->kat == CRYPTOPRIO_KAT_MISMATCH ||
+		    cp_cache_key_for(alg, &entry.key) < 0)
+			continue;
+		for (size_t pi = 0; pi < m->n_points; pi++) {
+			if (m->points[pi].cached || m->points[pi].verdict != CP_VERDICT_MEASURED)
+				continue;
+			entry.point = m->points[pi];
+			entry.point.cached = false;
+			r = cp_cache_put(cache, &entry);
+			if (r < 0)
+				return r;
+			added = 1;
+		}
+	}
+	return added;
+}
+
+static void load_cache(const struct cp_calibrate_options *opts, struct cp_calibration *cal,
+		       struct cp_cache *cache)
+{
+	int r = cp_cache_load(opts->cache_path, cache);
+
+	if (r < 0)
+		snprintf(cal->cache_warning, sizeof(cal->cache_warning), "ignoring %s: %s",
+			 opts->cache_path,
+			 r == -EBADMSG ? "corrupt or from another version" : strerror(-r));
+}
+
+static void count_points(struct cp_calibration *cal)
+{
+	for (size_t mi = 0; mi < cal->n_measured; mi++)
+		for (size_t pi = 0; pi < cal->measured[mi].n_points; pi++) {
+			const struct cp_point *p = &cal->measured[mi].points[pi];
+
+			if (p->verdict == CP_VERDICT_UNMEASURED)
+				cal->n_unmeasured++;
+			else if (!p->cached)
+				cal->n_run++;
+		}
+}
+
+static int measure(struct engine *e)
+{
+	const struct cp_calibrate_options *opts = e->opts;
+	size_t work = workload_index(opts);
+	uint64_t slice_ns;
+	int r;
+
+	for (size_t mi = 0; mi < e->cal->n_measured; mi++)
+		for (size_t pi = 0; pi < opts->n_sizes; pi++)
+			e->total += !e->cal->measured[mi].points[pi].cached;
+	if (e->total == 0)
+		return 0; /* everything from the cache: no backend needed */
+	r = backend_open(&e->backend, opts->backend, &e->cal->module_error);
+	if (r < 0)
+		return r;
+	e->cal->backend = e->backend.kind;
+	e->samples = calloc(e->cal->n_measured * opts->n_sizes, sizeof(*e->samples));
+	if (!e->samples)
+		return -ENOMEM;
+	slice_ns = opts->budget_ns / (e->total * RUNS_FIRST);
+	slice_ns = slice_ns < SLICE_MIN_NS   ? SLICE_MIN_NS
+		   : slice_ns > SLICE_MAX_NS ? SLICE_MAX_NS
+					     : slice_ns;
+	/* The workload point first: it decides the order; the ladder shows crossovers. */
+	if (pass_over_point(e, work, RUNS_FIRST, slice_ns)) {
+		for (size_t pi = 0; pi < opts->n_sizes; pi++)
+			if (pi != work && !pass_over_point(e, pi, RUNS_FIRST, slice_ns))
+				break;
+	}
+	refine_close_calls(e, work, 2 * slice_ns);
+	return 0;
+}
+
+int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_options *opts,
+		 struct cp_calibration *cal)
+{
+	struct engine e = {.opts = opts, .cal = cal, .start_ns = cp_now_ns()};
+	struct cp_cache cache = {};
+	int r;
+
+	memset(cal, 0, sizeof(*cal));
+	if (opts->n_sizes == 0 || opts->depth == 0 || opts->depth > CRYPTOPRIO_MAX_DEPTH)
+		return -EINVAL;
+	e.deadline_ns = e.start_ns + opts->budget_ns;
+	r = select_candidates(inv, opts, cal);
+	if (r >= 0 && opts->cache_path) {
+		load_cache(opts, cal, &cache);
+		if (!opts->force)
+			use_cache(cal, inv, &cache);
+	}
+	if (r >= 0)
+		r = measure(&e);
+	backend_close(&e.backend);
+	free(e.samples);
+	count_points(cal);
+	if (r >= 0 && opts->cache_path && update_cache(cal, inv, &cache) > 0) {
+		int saved = cp_cache_save(opts->cache_path, &cache);
+
+		if (saved < 0)
+			snprintf(cal->cache_warning, sizeof(cal->cache_warning),
+				 "cannot save %s: %s", opts->cache_path, strerror(-saved));
+	}
+	cp_cache_free(&cache);
+	cal->elapsed_ns = cp_now_ns() - e.start_ns;
+	return r;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The calibration engine: which implementations to measure, at which
+ * points, through which backend, within a time budget, and from the cache
+ * when the machine has not changed.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cpmod.h"
+#include "inventory.h"
+#include "stats.h"
+
+enum cp_backend {
+	CP_BACKEND_NONE,
+	CP_BACKEND_MODULE, /* cryptoprio.ko: every implementation, engines included */
+	CP_BACKEND_AFALG,  /* libkcapi: on Linux >= 7.2 only synchronous CPU code */
+};
+
+enum cp_verdict {
+	CP_VERDICT_MEASURED,
+	CP_VERDICT_FAULTY,	/* its output differs from the reference: never trusted */
+	CP_VERDICT_TIMEOUT,	/* a request never completed */
+	CP_VERDICT_UNREACHABLE, /* the backend cannot bind it (AF_ALG on >= 7.2: engines) */
+	CP_VERDICT_UNMEASURED,	/* the budget ran out first */
+	CP_VERDICT_ERROR,	/* the backend failed otherwise: see error */
+};
+
+/* One implementation at one (request size, depth). */
+struct cp_point {
+	uint32_t size, depth;
+	enum cp_verdict verdict;
+	int error;   /* negative errno for CP_VERDICT_ERROR */
+	bool cached; /* taken from the cache, not measured now */
+	uint32_t max_in_flight;
+	struct cp_stat mbps;		/* throughput, MB/s (10^6 bytes) */
+	struct cp_stat ns_per_request;	/* wall time per request */
+	struct cp_stat cpu_ns_per_byte; /* busy time of all CPUs per byte */
+};
+
+struct cp_measured {
+	char name[CP_NAME_MAX], driver[CP_NAME_MAX], module[CP_NAME_MAX];
+	char reference[CP_NAME_MAX];
+	enum cryptoprio_type type;
+	enum cp_backend backend;
+	enum cryptoprio_kat kat;
+	struct cp_point *points; /* n_points of them, in the options' order */
+	size_t n_points;
+};
+
+/* An implementation that competes for a name but is not calibrated, and why. */
+struct cp_skipped {
+	char name[CP_NAME_MAX], driver[CP_NAME_MAX];
+	const char *reason;
+};
+
+struct cp_calibration {
+	struct cp_measured *measured;
+	size_t n_measured;
+	struct cp_skipped *skipped;
+	size_t n_skipped;
+	enum cp_backend backend;
+	int module_error;	 /* why the module was not used (negative errno), or 0 */
+	uint64_t elapsed_ns;	 /* wall time of this calibration */
+	size_t n_from_cache;	 /* points taken from the cache */
+	size_t n_run;		 /* points measured now */
+	size_t n_unmeasured;	 /* points the budget left out */
+	char cache_warning[256]; /* why the cache file was ignored, or "" */
+	time_t cache_oldest;	 /* measurement time of the oldest cached point used */
+};
+
+struct cp_progress {
+	size_t done, total;
+	const char *driver;
+	uint32_t size;
+};
+
+struct cp_calibrate_options {
+	char *const *patterns; /* fnmatch over names and drivers; none: all */
+	size_t n_patterns;
+	const uint32_t *sizes; /* the ladder; the workload size is measured first */
+	size_t n_sizes;
+	uint32_t workload_size;
+	uint32_t depth;
+	uint64_t budget_ns;
+	bool force;		 /* measure again even if cached */
+	const char *cache_path;	 /* NULL: no cache */
+	enum cp_backend backend; /* NONE: the module if loaded, else AF_ALG */
+	void (*progress)(const struct cp_progress *progress, void *userdata);
+	void *userdata;
+};
+
+int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_options *opts,
+		 struct cp_calibration *cal);
+void cp_calibration_free(struct cp_calibration *cal);
+
+const struct cp_measured *cp_calibration_find(const struct cp_calibration *cal, const char *driver);
+const struct cp_point *cp_measured_point(const struct cp_measured *m, uint32_t size,
+					 uint32_t depth);
+
+const char *cp_backend_to_string(enum cp_backend backend);
+const char *cp_verdict_to_string(enum cp_verdict verdict);
+int cp_verdict_from_string(const char *s, enum cp_verdict *verdict);
+int cp_backend_from_string(const char *s, enum cp_backend *backend);
+
+/* Whether @alg is calibrated at all, or the reason it is not (NULL: it is). */
+const char *cp_calibration_skip_reason(const struct cp_alg *alg);
+
+/* The known-answer reference for @name (cryptoprio(4)): leaves replaced by their generic driver. */
+int cp_reference_name(const struct cp_inventory *inv, const char *name, char *out, size_t size);

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The calibration engine's pure parts: statistics, cache keying and files, references. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "calib-cache.h"
+#include "calibrate.h"
+#include "cpustat.h"
+#include "macro.h"
+#include "tap.h"
+
+static void test_stats(void)
+{
+	double odd[] = {5, 1, 4, 2, 3}, even[] = {10, 40, 20, 30}, one[] = {7};
+	struct cp_stat s, a, b;
+
+	cp_stat_compute(odd, 5, &s);
+	ok(s.n == 5 && s.median == 3 && s.min == 1 && s.max == 5, "median/min/max of 5 runs");
+	ok(s.mad == 1, "MAD of 1..5 is 1");
+	cp_stat_compute(even, 4, &s);
+	ok(s.median == 25 && s.mad == 10, "even count: mean of the middle two; MAD 10");
+	cp_stat_compute(one, 1, &s);
+	ok(s.n == 1 && s.median == 7 && s.mad == 0, "a single run");
+	cp_stat_compute(one, 0, &s);
+	ok(s.n == 0 && s.median == 0, "no runs: all zero");
+
+	a = (struct cp_stat){.n = 3, .median = 100, .min = 95, .max = 105};
+	b = (struct cp_stat){.n = 3, .median = 110, .min = 104, .max = 112};
+	ok(cp_stat_within_noise(&a, &b), "overlapping ranges are noise");
+	b = (struct cp_stat){.n = 3, .median = 120, .min = 110, .max = 125};
+	ok(!cp_stat_within_noise(&a, &b), "separate ranges are a difference");
+	a = (struct cp_stat){.n = 1, .median = 100, .min = 100, .max = 100};
+	b = (struct cp_stat){.n = 1, .median = 102, .min = 102, .max = 102};
+	ok(cp_stat_within_noise(&a, &b), "single runs 2%% apart are within the noise floor");
+	b.median = b.min = b.max = 110;
+	ok(!cp_stat_within_noise(&a, &b), "single runs 10%% apart are not");
+	b.n = 0;
+	ok(!cp_stat_within_noise(&a, &b), "an unmeasured side is never noise");
+}
+
+static void test_cpustat(void)
+{
+	uint64_t ns = 0;
+
+	is_int(cp_cpustat_parse("cpu  100 5 50 1000 20 3 2 0 0 0\ncpu0 1 2 3\n", 100, &ns), 0,
+	       "/proc/stat parses");
+	is_int(ns, 160ull * 10000000ull, "busy = user+nice+system+irq+softirq+steal, in ns");
+	is_int(cp_cpustat_parse("intr 1 2 3", 100, &ns), -EBADMSG, "not a cpu line");
+}
+
+static struct cp_cache_entry entry(const char *driver, const char *srcversion, uint32_t size)
+{
+	struct cp_cache_entry e = {
+	    .backend = CP_BACKEND_MODULE, .kat = CRYPTOPRIO_KAT_OK, .measured_at = 1764460800};
+
+	snprintf(e.key.kernel, sizeof(e.key.kernel), "6.1.0-57-amd64");
+	snprintf(e.key.build, sizeof(e.key.build), "0123456789abcdef");
+	snprintf(e.key.cpu_model, sizeof(e.key.cpu_model), "QEMU TCG CPU version 2.5+");
+	snprintf(e.key.driver, sizeof(e.key.driver), "%s", driver);
+	snprintf(e.key.module, sizeof(e.key.module), "virtio_crypto");
+	snprintf(e.key.srcversion, sizeof(e.key.srcversion), "%s", srcversion);
+	e.point = (struct cp_point){
+	    .size = size, .depth = 1, .verdict = CP_VERDICT_MEASURED, .max_in_flight = 1};
+	e.point.mbps =
+	    (struct cp_stat){.n = 3, .median = 18.7, .min = 18.1, .max = 19.0, .mad = 0.3};
+	e.point.ns_per_request =
+	    (struct cp_stat){.n = 3, .median = 219000, .min = 215000, .max = 226000, .mad = 4000};
+	e.point.cpu_ns_per_byte = (struct cp_stat){.n = 3, .median = 60, .min = 58, .max = 61};
+	return e;
+}
+
+static void test_cache_round_trip(void)
+{
+	struct cp_cache cache = {}, loaded = {};
+	struct cp_cache_entry a = entry("virtio_crypto_aes_cbc", "ABC123", 4096), key_only;
+	const struct cp_cache_entry *found;
+	_cleanup_free_ char *text = NULL;
+
+	is_int(cp_cache_put(&cache, &a), 0, "entry stored");
+	a.point.mbps.median = 18.8;
+	is_int(cp_cache_put(&cache, &a), 0, "same key and point replaced");
+	is_int(cache.n_entries, 1, "still one entry");
+	a = entry("virtio_crypto_aes_cbc", "ABC123", 65536);
+	is_int(cp_cache_put(&cache, &a), 0, "another point of the same driver");
+	is_int(cp_cache_format(&cache, &text), 0, "formatted");
+	is_int(cp_cache_parse(text, &loaded), 0, "parsed back");
+	is_int(loaded.n_entries, 2, "two entries");
+	key_only = entry("virtio_crypto_aes_cbc", "ABC123", 4096);
+	found = cp_cache_find(&loaded, &key_only.key, 4096, 1);
+	ok(found && fabs(found->point.mbps.median - 18.8) < 1e-9 && found->point.cached,
+	   "the replaced figure comes back, marked cached");
+	ok(cp_cache_find(&loaded, &key_only.key, 4096, 8) == NULL, "another depth is not cached");
+	key_only = entry("virtio_crypto_aes_cbc", "DEF456", 4096);
+	ok(cp_cache_find(&loaded, &key_only.key, 4096, 1) == NULL,
+	   "a rebuilt module (other srcversion) invalidates the entry");
+	key_only = entry("virtio_crypto_aes_cbc", "ABC123", 4096);
+	snprintf(key_only.key.kernel, sizeof(key_only.key.kernel), "7.2.13+deb14-amd64");
+	ok(cp_cache_find(&loaded, &key_only.key, 4096, 1) == NULL,
+	   "another kernel release invalidates the entry");
+	key_only = entry("virtio_crypto_aes_cbc", "ABC123", 4096);
+	snprintf(key_only.key.cpu_model, sizeof(key_only.key.cpu_model), "AMD EPYC");
+	ok(cp_cache_find(&loaded, &key_only.key, 4096, 1) == NULL, "another CPU model too");
+	cp_cache_free(&loaded);
+	cp_cache_free(&cache);
+}
+
+static void test_cache_corrupt(void)
+{
+	static const char *const bad[] = {
+	    "",
+	    "{\"version\":1}",
+	    "{\"version\":2,\"entries\":[]}",
+	    "{\"version\":1,\"entries\":[{}]}",
+	    "{\"version\":1,\"entries\":[]} {}",
+	    "{\"version\":1,\"entries\":{}}",
+	};
+	struct cp_cache cache;
+	struct cp_cache_entry e = entry("x", "", 4096);
+	_cleanup_free_ char *text = NULL;
+	char *p;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		is_int(cp_cache_parse(bad[i], &cache), -EBADMSG, "corrupt cache %zu refused", i);
+
+	/* A valid file with one bad value is refused whole. */
+	cache = (struct cp_cache){};
+	(void) cp_cache_put(&cache, &e);
+	(void) cp_cache_format(&cache, &text);
+	cp_cache_free(&cache);
+	p = strstr(text, "\"size\":4096");
+	ok(p != NULL, "fixture has the size");
+	if (p)
+		memcpy(p, "\"size\":-409", 11);
+	is_int(cp_cache_parse(text, &cache), -EBADMSG, "a negative size refuses the whole file");
+	is_int(cache.n_entries, 0, "nothing half-trusted");
+}
+
+static void add(struct cp_inventory *inv, const char *name, const char *driver, const char *type,
+		uint32_t priority, uint32_t flags)
+{
+	struct cp_alg alg = {.priority = priority, .flags = flags | CP_ALG_TESTED};
+
+	snprintf(alg.name, sizeof(alg.name), "%s", name);
+	snprintf(alg.driver, sizeof(alg.driver), "%s", driver);
+	snprintf(alg.type, sizeof(alg.type), "%s", type);
+	snprintf(alg.module, sizeof(alg.module), "kernel");
+	(void) cp_inventory_add(inv, &alg);
+}
+
+static void test_reference_and_skips(void)
+{
+	struct cp_inventory inv = {};
+	char ref[CP_NAME_MAX];
+
+	add(&inv, "aes", "aes-generic", "cipher", 100, 0);
+	add(&inv, "aes", "aes-aesni", "cipher", 300, 0);
+	add(&inv, "aes", "aes-engine", "cipher", 50, CP_ALG_KERN_DRIVER_ONLY);
+	add(&inv, "sha256", "sha256-generic", "shash", 100, 0);
+	add(&inv, "sha256", "sha256-avx2", "shash", 170, 0);
+	add(&inv, "sha256", "sha256-engine", "ahash", 10, CP_ALG_ASYNC);
+	add(&inv, "cbc(aes)", "cbc-aes-aesni", "skcipher", 400, 0);
+	add(&inv, "cbc(aes)", "cbc(aes-generic)", "skcipher", 100, 0);
+
+	is_int(cp_reference_name(&inv, "cbc(aes)", ref, sizeof(ref)), 0, "reference for cbc(aes)");
+	is_str(ref, "cbc(aes-generic)", "the template over the lowest synchronous CPU cipher");
+	is_int(cp_reference_name(&inv, "authenc(hmac(sha256),cbc(aes))", ref, sizeof(ref)), 0,
+	       "nested templates");
+	is_str(ref, "authenc(hmac(sha256-generic),cbc(aes-generic))", "every leaf replaced");
+	is_int(cp_reference_name(&inv, "cbc(des)", ref, sizeof(ref)), -ENOENT,
+	       "no reference without a leaf implementation");
+	is_int(cp_reference_name(&inv, "cbc(aes", ref, sizeof(ref)), -EINVAL, "unbalanced name");
+
+	ok(cp_calibration_skip_reason(&inv.algs[0]) != NULL,
+	   "a single-block cipher is not calibrated");
+	ok(cp_calibration_skip_reason(&inv.algs[6]) == NULL, "a skcipher is");
+	ok(cp_calibration_skip_reason(&inv.algs[5]) == NULL, "an ahash is");
+	ok(strstr(cp_calibration_skip_reason(&inv.algs[7]), "template") != NULL,
+	   "a template instance follows its parts");
+	cp_inventory_free(&inv);
+}
+
+int main(void)
+{
+	test_stats();
+	test_cpustat();
+	test_cache_round_trip();
+	test_cache_corrupt();
+	test_reference_and_skips();
+	return done_testing();
+}
