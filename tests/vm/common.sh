@@ -1,0 +1,42 @@
+# shellcheck shell=bash disable=SC2034
+# Shared helpers for the tests/vm host-side scripts (sourced, not run).
+
+CP_VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CP_REPO_ROOT=$(cd "$CP_VM_DIR/../.." && pwd)
+CP_VM_CACHE=${CRYPTOPRIO_VM_CACHE:-/var/tmp/cryptoprio-vm}
+CP_VM_KERNELS_ALL=(6.1 7.2)
+# Which sid kernel series "7.2" means (newest linux-image-<series>.*-amd64).
+CP_VM_SID_SERIES=${CRYPTOPRIO_VM_SID_SERIES:-7.2}
+CP_VM_MIRROR=${CRYPTOPRIO_VM_MIRROR:-http://deb.debian.org/debian}
+CP_VM_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+
+msg() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+die() { msg "error: $*"; exit 1; }
+
+valid_kalias() {
+	case $1 in 6.1|7.2) return 0 ;; *) return 1 ;; esac
+}
+
+# Directory of one kernel in the cache.
+kdir_of() { printf '%s/%s\n' "$CP_VM_CACHE" "$1"; }
+
+# Kernel release (uname -r) of a fetched kernel.
+kver_of() {
+	local f
+	f="$(kdir_of "$1")/kver"
+	[[ -s $f ]] || die "kernel $1 not fetched (run tests/vm/fetch-kernels $1)"
+	cat "$f"
+}
+
+# Private apt options for sid.
+sid_apt_opts() {
+	local d="$CP_VM_CACHE/sid-apt"
+	printf '%s\n' \
+		-o "Dir::Etc::SourceList=$d/sources.list" \
+		-o "Dir::Etc::SourceParts=/dev/null" \
+		-o "Dir::Etc::Preferences=/dev/null" \
+		-o "Dir::Etc::PreferencesParts=/dev/null" \
+		-o "Dir::State::Lists=$d/lists" \
+		-o "Dir::Cache=$d/cache" \
+		-o "APT::Sandbox::User=root"
+}

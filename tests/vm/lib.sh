@@ -1,0 +1,112 @@
+# shellcheck shell=bash
+# Helpers for VM scenarios. Sourced (by guest-run.sh) before the scenario's
+# test.sh, which runs as root under "bash -eu" inside the VM with:
+#   CP_SRC         absolute path of the repository (read-only lower layer,
+#                  writes go to a tmpfs and are lost)
+#   CP_BUILD       absolute path of the build directory
+#   CP_KMOD        directory with the project's .ko files for this kernel
+#                  (may be empty)
+#   CP_KVER_ALIAS  6.1 or 7.2
+#   CP_RESULTS     writable directory that is copied back to the host
+#   CP_SCENARIO    scenario name; CP_SCENARIO_DIR its directory
+
+CP_CHECKS_FAILED=0
+CP_CHECKS_PASSED=0
+
+# log MSG...: print a line to the scenario output.
+log() { printf '%s\n' "$*"; }
+
+# fail MSG: the scenario fails now.
+fail() {
+	printf 'FAIL: %s\n' "$*"
+	exit 1
+}
+
+# skip MSG: the scenario is skipped (exit code 77).
+skip() {
+	printf 'SKIP: %s\n' "$*"
+	CP_CHECKS_FAILED=0
+	exit 77
+}
+
+# modprobe_q MOD...: load modules quietly; on failure say which one and
+# return non-zero (which ends the scenario under "bash -e").
+modprobe_q() {
+	local m rc=0
+	for m in "$@"; do
+		if ! modprobe -q "$m"; then
+			printf 'modprobe %s failed\n' "$m" >&2
+			rc=1
+		fi
+	done
+	return "$rc"
+}
+
+# check DESC CMD...: run CMD, record "PASS: DESC" or "FAIL: DESC" (also in
+# $CP_RESULTS/checks.txt). A failed check does not stop the scenario, but the
+# scenario fails at its end.
+check() {
+	local desc=$1 rc=0 out
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	if [[ $rc -eq 0 ]]; then
+		CP_CHECKS_PASSED=$((CP_CHECKS_PASSED + 1))
+		printf 'PASS: %s\n' "$desc" | tee -a "${CP_RESULTS:-/tmp}/checks.txt"
+	else
+		CP_CHECKS_FAILED=$((CP_CHECKS_FAILED + 1))
+		printf 'FAIL: %s (exit %d)\n' "$desc" "$rc" | tee -a "${CP_RESULTS:-/tmp}/checks.txt"
+		[[ -z $out ]] || printf '%s\n' "$out" | sed 's/^/    /'
+	fi
+	return 0
+}
+
+# proc_crypto_field DRIVER FIELD: print FIELD (e.g. priority, selftest,
+# name, type) of DRIVER's first entry in /proc/crypto; non-zero if absent.
+proc_crypto_field() {
+	awk -v drv="$1" -v fld="$2" '
+		function val(l) { sub(/^[^:]*:[ \t]*/, "", l); return l }
+		/^$/ { ind = 0; next }
+		$1 == "driver" { ind = (val($0) == drv) }
+		ind && $1 == fld { print val($0); found = 1; exit }
+		END { exit !found }' /proc/crypto
+}
+
+# proc_crypto_prio DRIVER: print the priority of DRIVER from /proc/crypto.
+proc_crypto_prio() { proc_crypto_field "$1" priority; }
+
+# has_driver DRIVER: true if DRIVER is in /proc/crypto.
+has_driver() { proc_crypto_field "$1" driver >/dev/null; }
+
+# wait_for_driver DRIVER [TIMEOUT]: wait (default 30 s) until DRIVER is
+# registered in /proc/crypto with its self-test passed.
+wait_for_driver() {
+	local drv=$1 timeout=${2:-30} end
+	end=$((SECONDS + timeout))
+	while :; do
+		[[ $(proc_crypto_field "$drv" selftest 2>/dev/null) == passed ]] && return 0
+		((SECONDS < end)) || break
+		sleep 0.2
+	done
+	printf 'driver %s not registered (or self-test not passed) after %s s\n' "$drv" "$timeout" >&2
+	return 1
+}
+
+# coldplug: load the modules for the devices and the CPU present, as udev
+# would at boot (there is no udev in the VM). Slow under TCG: prefer
+# modprobe_q of the modules a scenario needs.
+coldplug() {
+	find /sys/devices -name modalias -type f -print0 | xargs -0 cat 2>/dev/null |
+		sort -u | xargs -r modprobe -qab 2>/dev/null || true
+}
+
+# At the end: failed checks make the scenario fail.
+_cp_on_exit() {
+	local rc=$?
+	if [[ $rc -eq 0 && $CP_CHECKS_FAILED -gt 0 ]]; then
+		printf 'FAIL: %d of %d checks failed\n' "$CP_CHECKS_FAILED" \
+			"$((CP_CHECKS_FAILED + CP_CHECKS_PASSED))"
+		exit 1
+	fi
+	exit "$rc"
+}
+trap _cp_on_exit EXIT
