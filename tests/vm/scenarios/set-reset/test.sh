@@ -1,0 +1,47 @@
+# set and reset change what a real kernel user gets: an IPsec SA added after
+# `set virtio_crypto_aes_cbc 3000` is built on virtio-crypto, after `reset`
+# on aesni again; the original is recorded once in /run/cryptoprio/state.json.
+ctl=$CP_BUILD/cli/cryptoprioctl
+modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user xfrm_user esp4
+wait_for_driver virtio_crypto_aes_cbc
+wait_for_driver cbc-aes-aesni
+# What an SA is built from, loaded up front: autoloading these while the SA
+# is created races under TCG ("unable to initialize cryptographic operations").
+modprobe_q authenc echainiv
+modprobe -q crypto-hmac || true
+modprobe -q crypto-sha256 || true
+
+key16=0x000102030405060708090a0b0c0d0e0f
+key32=0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f
+add_sa() {
+	ip xfrm state add src 127.0.0.1 dst 127.0.0.2 proto esp spi "$1" \
+		enc 'cbc(aes)' "$key16" auth 'hmac(sha256)' "$key32"
+}
+# authenc instances built on DRIVER that are registered now
+# (hmac(sha256-generic) on 6.1, hmac-sha256-lib on 7.2)
+authenc_on() { grep -cE "^driver +: authenc\((hmac\([^)]*\)|[^(),]+),$1\)$" /proc/crypto || true; }
+
+check "no SA on virtio-crypto before set" test "$(authenc_on virtio_crypto_aes_cbc)" = 0
+check "set virtio_crypto_aes_cbc 3000" "$ctl" set virtio_crypto_aes_cbc 3000
+check "/proc/crypto shows 3000" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 3000
+check "original 150 recorded" grep -qE '"priority": ?150' /run/cryptoprio/state.json
+check "set again to 2000" "$ctl" set virtio_crypto_aes_cbc 2000
+check "the first original is kept" python3 -c '
+import json
+s = json.load(open("/run/cryptoprio/state.json"))
+[o] = [o for o in s["originals"] if o["driver"] == "virtio_crypto_aes_cbc"]
+assert o["priority"] == 150 and o["module"] == "virtio_crypto", o'
+
+check "SA added after set" add_sa 0x100
+check "the SA is built on virtio-crypto" test "$(authenc_on virtio_crypto_aes_cbc)" -ge 1
+check "and not on aesni" test "$(authenc_on cbc-aes-aesni)" = 0
+
+out=$("$ctl" --json reset)
+printf '%s\n' "$out"
+check "reset reports the restore" grep -q '"result": "restored"' <<<"$out"
+check "reset brings back 150" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 150
+check "state file no longer holds the driver" \
+	bash -c '! grep -q virtio_crypto_aes_cbc /run/cryptoprio/state.json'
+check "next SA added" add_sa 0x101
+check "the next SA is built on aesni" test "$(authenc_on cbc-aes-aesni)" -ge 1
+check "a second reset has nothing to do" bash -c '"$1" reset | grep -q "Nothing to reset"' _ "$ctl"
