@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cryptoprio: AEAD requests. Buffer layout: associated data (16 bytes),
+ * text, tag (16 bytes or the algorithm's maximum if smaller). Encryption
+ * works in place; decryption reads a valid ciphertext from src and writes
+ * dst, so every request authenticates.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/aead.h>
+#include <crypto/authenc.h>
+#include <linux/err.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "cryptoprio.h"
+
+static int cp_aead_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
+{
+	struct crypto_aead *tfm = crypto_alloc_aead(name, type, mask);
+	unsigned int authsize;
+	int r;
+
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	authsize = min_t(unsigned int, CP_AEAD_TAG_LEN, crypto_aead_maxauthsize(tfm));
+	r = crypto_aead_setauthsize(tfm, authsize);
+	if (r) {
+		crypto_free_aead(tfm);
+		return r;
+	}
+	t->aead = tfm;
+	return 0;
+}
+
+static void cp_aead_free(struct cp_tfm *t)
+{
+	crypto_free_aead(t->aead);
+}
+
+static const char *cp_aead_driver_name(struct cp_tfm *t)
+{
+	return crypto_tfm_alg_driver_name(crypto_aead_tfm(t->aead));
+}
+
+static const char *cp_aead_alg_name(struct cp_tfm *t)
+{
+	return crypto_tfm_alg_name(crypto_aead_tfm(t->aead));
+}
+
+static bool cp_name_has(struct cp_tfm *t, const char *what)
+{
+	return strstr(cp_aead_alg_name(t), what);
+}
+
+static void cp_aead_geometry(struct cp_tfm *t, struct cp_geometry *g)
+{
+	g->ivsize = crypto_aead_ivsize(t->aead);
+	g->blocksize = crypto_aead_blocksize(t->aead);
+	g->out_extra = crypto_aead_authsize(t->aead);
+	g->assoclen = CP_AEAD_ASSOC_LEN;
+	g->key_default = cp_name_has(t, "chacha") ? 32 : 16;
+}
+
+/*
+ * @len is the cipher key size. Nonce-salted modes take their salt after the
+ * key (rfc4106/rfc4543: 4 bytes, rfc4309: 3); authenc takes the kernel's
+ * authenc key format with a CP_HMAC_KEY_LEN authentication key.
+ */
+static int cp_aead_setkey(struct cp_tfm *t, const u8 *key, unsigned int len)
+{
+	struct crypto_authenc_key_param *param;
+	struct rtattr *rta;
+	unsigned int blob_len;
+	u8 *blob;
+	int r;
+
+	if (!cp_name_has(t, "authenc")) {
+		if (cp_name_has(t, "rfc4106") || cp_name_has(t, "rfc4543"))
+			len += 4;
+		else if (cp_name_has(t, "rfc4309"))
+			len += 3;
+		if (len > CRYPTOPRIO_MAX_KEY_SIZE)
+			return -EINVAL;
+		return crypto_aead_setkey(t->aead, key, len);
+	}
+
+	if (len + CP_HMAC_KEY_LEN > CRYPTOPRIO_MAX_KEY_SIZE)
+		return -EINVAL;
+	blob_len = RTA_SPACE(sizeof(*param)) + CP_HMAC_KEY_LEN + len;
+	blob = kzalloc(blob_len, GFP_KERNEL);
+	if (!blob)
+		return -ENOMEM;
+	rta = (struct rtattr *)blob;
+	rta->rta_type = CRYPTO_AUTHENC_KEYA_PARAM;
+	rta->rta_len = RTA_LENGTH(sizeof(*param));
+	param = RTA_DATA(rta);
+	param->enckeylen = cpu_to_be32(len);
+	/* authentication key, then encryption key, from the same random bytes */
+	memcpy(blob + RTA_SPACE(sizeof(*param)), key + len, CP_HMAC_KEY_LEN);
+	memcpy(blob + RTA_SPACE(sizeof(*param)) + CP_HMAC_KEY_LEN, key, len);
+	r = crypto_aead_setkey(t->aead, blob, blob_len);
+	kfree_sensitive(blob);
+	return r;
+}
+
+static void *cp_aead_req_alloc(struct cp_tfm *t)
+{
+	return aead_request_alloc(t->aead, GFP_KERNEL);
+}
+
+static void cp_aead_req_free(void *req)
+{
+	aead_request_free(req);
+}
+
+static void cp_aead_req_prepare(struct cp_tfm *t, struct cp_slot *slot,
+				u32 req_size, const struct cp_geometry *g,
+				bool decrypt, crypto_completion_t cb, void *data)
+{
+	struct aead_request *req = slot->req;
+
+	aead_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG, cb, data);
+	aead_request_set_ad(req, g->assoclen);
+	if (decrypt)
+		aead_request_set_crypt(req, slot->src.sgt.sgl, slot->dst.sgt.sgl,
+				       req_size + g->out_extra, slot->iv);
+	else
+		aead_request_set_crypt(req, slot->src.sgt.sgl, slot->src.sgt.sgl,
+				       req_size, slot->iv);
+}
+
+static int cp_aead_submit(void *req, bool decrypt)
+{
+	return decrypt ? crypto_aead_decrypt(req) : crypto_aead_encrypt(req);
+}
+
+const struct cp_type_ops cp_aead_ops = {
+	.alloc = cp_aead_alloc,
+	.free = cp_aead_free,
+	.driver_name = cp_aead_driver_name,
+	.alg_name = cp_aead_alg_name,
+	.geometry = cp_aead_geometry,
+	.setkey = cp_aead_setkey,
+	.req_alloc = cp_aead_req_alloc,
+	.req_free = cp_aead_req_free,
+	.req_prepare = cp_aead_req_prepare,
+	.submit = cp_aead_submit,
+};

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cryptoprio: every kernel-version difference between 6.1 and 7.x in one place.
+ */
+#ifndef CRYPTOPRIO_COMPAT_H
+#define CRYPTOPRIO_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/crypto.h>
+#include <net/netlink.h>
+#include <net/genetlink.h>
+
+/*
+ * 6.3 changed crypto_completion_t from (struct crypto_async_request *, int)
+ * to (void *data, int). CP_COMPLETION_PARAMS declares the parameters,
+ * cp_completion_data() recovers the data pointer given to *_set_callback().
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define CP_COMPLETION_PARAMS void *cp_data, int err
+#define cp_completion_data() (cp_data)
+#else
+#define CP_COMPLETION_PARAMS struct crypto_async_request *cp_areq, int err
+#define cp_completion_data() (cp_areq->data)
+#endif
+
+/* NL_SET_ERR_MSG_FMT appeared in 6.2; older kernels get the plain message. */
+#ifdef NL_SET_ERR_MSG_FMT
+#define CP_ERR_FMT(extack, plain, fmt, ...) \
+	NL_SET_ERR_MSG_FMT(extack, fmt, ##__VA_ARGS__)
+#else
+#define CP_ERR_FMT(extack, plain, fmt, ...) NL_SET_ERR_MSG(extack, plain)
+#endif
+
+/*
+ * The algorithm list and its semaphore live in crypto/internal.h, which is
+ * not installed with the headers; both are EXPORT_SYMBOL_GPL since 2.6.
+ */
+extern struct list_head crypto_alg_list;
+extern struct rw_semaphore crypto_alg_sem;
+
+/* CRYPTO_ALG_DYING exists since 2.6; DEAD and LARVAL too. Kept for clarity. */
+#define CP_ALG_UNUSABLE (CRYPTO_ALG_LARVAL | CRYPTO_ALG_DEAD | CRYPTO_ALG_DYING)
+
+#endif /* CRYPTOPRIO_COMPAT_H */

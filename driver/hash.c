@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cryptoprio: hash requests through the ahash interface, which serves shash
+ * implementations too. One digest() per request.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/hash.h>
+#include <linux/err.h>
+
+#include "cryptoprio.h"
+
+static int cp_hash_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
+{
+	struct crypto_ahash *tfm = crypto_alloc_ahash(name, type, mask);
+
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	t->ahash = tfm;
+	return 0;
+}
+
+static void cp_hash_free(struct cp_tfm *t)
+{
+	crypto_free_ahash(t->ahash);
+}
+
+static const char *cp_hash_driver_name(struct cp_tfm *t)
+{
+	return crypto_tfm_alg_driver_name(crypto_ahash_tfm(t->ahash));
+}
+
+static const char *cp_hash_alg_name(struct cp_tfm *t)
+{
+	return crypto_tfm_alg_name(crypto_ahash_tfm(t->ahash));
+}
+
+static void cp_hash_geometry(struct cp_tfm *t, struct cp_geometry *g)
+{
+	g->digestsize = crypto_ahash_digestsize(t->ahash);
+	g->blocksize = 1;
+	/* keyed hashes (hmac, cmac...) say so before their key is set */
+	g->key_default = (crypto_ahash_get_flags(t->ahash) &
+			  CRYPTO_TFM_NEED_KEY) ? CP_HMAC_KEY_LEN : 0;
+}
+
+static int cp_hash_setkey(struct cp_tfm *t, const u8 *key, unsigned int len)
+{
+	return crypto_ahash_setkey(t->ahash, key, len);
+}
+
+static void *cp_hash_req_alloc(struct cp_tfm *t)
+{
+	return ahash_request_alloc(t->ahash, GFP_KERNEL);
+}
+
+static void cp_hash_req_free(void *req)
+{
+	ahash_request_free(req);
+}
+
+static void cp_hash_req_prepare(struct cp_tfm *t, struct cp_slot *slot,
+				u32 req_size, const struct cp_geometry *g,
+				bool decrypt, crypto_completion_t cb, void *data)
+{
+	struct ahash_request *req = slot->req;
+
+	ahash_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG, cb, data);
+	ahash_request_set_crypt(req, slot->src.sgt.sgl, slot->out, req_size);
+}
+
+static int cp_hash_submit(void *req, bool decrypt)
+{
+	return crypto_ahash_digest(req);
+}
+
+const struct cp_type_ops cp_hash_ops = {
+	.alloc = cp_hash_alloc,
+	.free = cp_hash_free,
+	.driver_name = cp_hash_driver_name,
+	.alg_name = cp_hash_alg_name,
+	.geometry = cp_hash_geometry,
+	.setkey = cp_hash_setkey,
+	.req_alloc = cp_hash_req_alloc,
+	.req_free = cp_hash_req_free,
+	.req_prepare = cp_hash_req_prepare,
+	.submit = cp_hash_submit,
+};

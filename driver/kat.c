@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cryptoprio: the known-answer reference.
+ *
+ * Rule: the reference for an algorithm name is the same name with every
+ * leaf algorithm (the innermost names: "aes" in "cbc(aes)", "sha256" in
+ * "hmac(sha256)") replaced by the driver name of that leaf's reference: the
+ * lowest-priority registered implementation of the leaf that is tested, not
+ * internal, not asynchronous and not kernel-driver-only (ties: the first
+ * registered). That is the portable C implementation ("aes-generic",
+ * "sha256-generic", or "*-lib" where newer kernels register the library):
+ * drivers and architecture code register above it. Templates ("cbc",
+ * "gcm", "hmac"...) are the kernel's generic code, so "cbc(aes)" becomes
+ * "cbc(aes-generic)", instantiated if needed, allocated with mask ASYNC |
+ * KERN_DRIVER_ONLY. No driver name is written in this module.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/crypto.h>
+#include <linux/list.h>
+#include <linux/rwsem.h>
+#include <linux/string.h>
+
+#include "cryptoprio.h"
+
+#define CP_REF_EXCLUDE (CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY | \
+			CRYPTO_ALG_INTERNAL | CP_ALG_UNUSABLE)
+
+static int cp_leaf_reference(const char *leaf, char *out, size_t len)
+{
+	struct crypto_alg *alg, *best = NULL;
+	int r = -ENOENT;
+
+	/* load the modules that provide @leaf, as a first user would */
+	crypto_has_alg(leaf, 0, 0);
+
+	down_read(&crypto_alg_sem);
+	list_for_each_entry(alg, &crypto_alg_list, cra_list) {
+		if (strcmp(alg->cra_name, leaf))
+			continue;
+		if (alg->cra_flags & CP_REF_EXCLUDE)
+			continue;
+		if (!(alg->cra_flags & CRYPTO_ALG_TESTED))
+			continue;
+		/* the list has the newest first: <= keeps the oldest on ties */
+		if (!best || alg->cra_priority <= best->cra_priority)
+			best = alg;
+	}
+	if (best && strscpy(out, best->cra_driver_name, len) > 0)
+		r = 0;
+	up_read(&crypto_alg_sem);
+	return r;
+}
+
+/* Append @s to @out (of @len, holding *@pos bytes). */
+static int cp_append(char *out, size_t len, size_t *pos, const char *s,
+		     size_t n)
+{
+	if (*pos + n >= len)
+		return -ENAMETOOLONG;
+	memcpy(out + *pos, s, n);
+	*pos += n;
+	out[*pos] = '\0';
+	return 0;
+}
+
+/* Rewrite name[0..n) into @out at *@pos; @depth bounds the recursion. */
+static int cp_rewrite(const char *name, size_t n, char *out, size_t len,
+		      size_t *pos, int depth)
+{
+	const char *open = memchr(name, '(', n);
+	char leaf[CRYPTO_MAX_ALG_NAME], ref[CRYPTO_MAX_ALG_NAME];
+	size_t i, start, level = 0;
+	int r;
+
+	if (depth > 8)
+		return -EINVAL;
+	if (!open) {
+		if (n == 0 || n >= sizeof(leaf))
+			return -EINVAL;
+		memcpy(leaf, name, n);
+		leaf[n] = '\0';
+		r = cp_leaf_reference(leaf, ref, sizeof(ref));
+		if (r)
+			return r;
+		return cp_append(out, len, pos, ref, strlen(ref));
+	}
+	if (name[n - 1] != ')')
+		return -EINVAL;
+	start = open - name + 1;
+	r = cp_append(out, len, pos, name, start);
+	if (r)
+		return r;
+	for (i = start; i < n - 1; i++) {
+		if (name[i] == '(') {
+			level++;
+		} else if (name[i] == ')') {
+			if (!level)
+				return -EINVAL;
+			level--;
+		} else if (name[i] == ',' && !level) {
+			r = cp_rewrite(name + start, i - start, out, len, pos,
+				       depth + 1);
+			if (!r)
+				r = cp_append(out, len, pos, ",", 1);
+			if (r)
+				return r;
+			start = i + 1;
+		}
+	}
+	if (level)
+		return -EINVAL;
+	r = cp_rewrite(name + start, n - 1 - start, out, len, pos, depth + 1);
+	if (r)
+		return r;
+	return cp_append(out, len, pos, ")", 1);
+}
+
+/* The reference driver (or template over references) for algorithm @name. */
+int cp_reference_driver(const char *name, char *out, size_t len)
+{
+	size_t pos = 0;
+
+	out[0] = '\0';
+	return cp_rewrite(name, strlen(name), out, len, &pos, 0);
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cryptoprio: skcipher requests.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/skcipher.h>
+#include <linux/err.h>
+
+#include "cryptoprio.h"
+
+static int cp_sk_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
+{
+	struct crypto_skcipher *tfm = crypto_alloc_skcipher(name, type, mask);
+
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	t->skcipher = tfm;
+	return 0;
+}
+
+static void cp_sk_free(struct cp_tfm *t)
+{
+	crypto_free_skcipher(t->skcipher);
+}
+
+static const char *cp_sk_driver_name(struct cp_tfm *t)
+{
+	return crypto_tfm_alg_driver_name(crypto_skcipher_tfm(t->skcipher));
+}
+
+static const char *cp_sk_alg_name(struct cp_tfm *t)
+{
+	return crypto_tfm_alg_name(crypto_skcipher_tfm(t->skcipher));
+}
+
+static void cp_sk_geometry(struct cp_tfm *t, struct cp_geometry *g)
+{
+	g->ivsize = crypto_skcipher_ivsize(t->skcipher);
+	g->blocksize = crypto_skcipher_blocksize(t->skcipher);
+	/* AES-128 where the algorithm allows it, else its minimum. */
+	g->key_default = crypto_skcipher_min_keysize(t->skcipher);
+	if (g->key_default < 16 &&
+	    crypto_skcipher_max_keysize(t->skcipher) >= 16)
+		g->key_default = 16;
+}
+
+static int cp_sk_setkey(struct cp_tfm *t, const u8 *key, unsigned int len)
+{
+	return crypto_skcipher_setkey(t->skcipher, key, len);
+}
+
+static void *cp_sk_req_alloc(struct cp_tfm *t)
+{
+	return skcipher_request_alloc(t->skcipher, GFP_KERNEL);
+}
+
+static void cp_sk_req_free(void *req)
+{
+	skcipher_request_free(req);
+}
+
+static void cp_sk_req_prepare(struct cp_tfm *t, struct cp_slot *slot,
+			      u32 req_size, const struct cp_geometry *g,
+			      bool decrypt, crypto_completion_t cb, void *data)
+{
+	struct skcipher_request *req = slot->req;
+
+	skcipher_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG, cb, data);
+	skcipher_request_set_crypt(req, slot->src.sgt.sgl, slot->src.sgt.sgl,
+				   req_size, slot->iv);
+}
+
+static int cp_sk_submit(void *req, bool decrypt)
+{
+	return decrypt ? crypto_skcipher_decrypt(req) :
+			 crypto_skcipher_encrypt(req);
+}
+
+const struct cp_type_ops cp_skcipher_ops = {
+	.alloc = cp_sk_alloc,
+	.free = cp_sk_free,
+	.driver_name = cp_sk_driver_name,
+	.alg_name = cp_sk_alg_name,
+	.geometry = cp_sk_geometry,
+	.setkey = cp_sk_setkey,
+	.req_alloc = cp_sk_req_alloc,
+	.req_free = cp_sk_req_free,
+	.req_prepare = cp_sk_req_prepare,
+	.submit = cp_sk_submit,
+};

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR LGPL-2.1-or-later */
+/*
+ * cryptoprio generic netlink family: in-kernel calibration of crypto
+ * implementations. Shared by driver/cryptoprio.ko and lib/cpmod.c.
+ * See cryptoprio(4).
+ */
+#ifndef _UAPI_LINUX_CRYPTOPRIO_H
+#define _UAPI_LINUX_CRYPTOPRIO_H
+
+#include <linux/types.h>
+
+#define CRYPTOPRIO_GENL_NAME	"cryptoprio"
+#define CRYPTOPRIO_GENL_VERSION	1
+
+/* Limits enforced by the module (refused with EINVAL and an extack message). */
+#define CRYPTOPRIO_MAX_REQ_SIZE	(1U << 20)		/* bytes per request */
+#define CRYPTOPRIO_MAX_DEPTH	64U			/* requests in flight */
+#define CRYPTOPRIO_MAX_BUDGET_NS 1000000000ULL		/* one run: 1 s */
+#define CRYPTOPRIO_MAX_KEY_SIZE	256U			/* bytes */
+/*
+ * A run whose requests have not all completed GRACE after its budget (or,
+ * for the single known-answer request, GRACE after it was sent) ends with
+ * ETIMEDOUT.
+ */
+#define CRYPTOPRIO_GRACE_NS	2000000000ULL
+
+enum cryptoprio_cmd {
+	CRYPTOPRIO_CMD_UNSPEC,
+	CRYPTOPRIO_CMD_CALIBRATE,	/* DRIVER TYPE REQ_SIZE [DEPTH BUDGET_NS KEY_SIZE DECRYPT] */
+	CRYPTOPRIO_CMD_RESOLVE,		/* NAME TYPE [MASK] -> RESOLVED_DRIVER */
+
+	__CRYPTOPRIO_CMD_MAX,
+};
+#define CRYPTOPRIO_CMD_MAX (__CRYPTOPRIO_CMD_MAX - 1)
+
+enum cryptoprio_type {
+	CRYPTOPRIO_TYPE_UNSPEC,
+	CRYPTOPRIO_TYPE_SKCIPHER,
+	CRYPTOPRIO_TYPE_AEAD,
+	CRYPTOPRIO_TYPE_HASH,		/* ahash or shash */
+
+	__CRYPTOPRIO_TYPE_MAX,
+};
+#define CRYPTOPRIO_TYPE_MAX (__CRYPTOPRIO_TYPE_MAX - 1)
+
+enum cryptoprio_kat {
+	CRYPTOPRIO_KAT_OK,		/* same output as the reference */
+	CRYPTOPRIO_KAT_MISMATCH,	/* different output: a faulty driver */
+	CRYPTOPRIO_KAT_UNSUPPORTED,	/* no reference implementation found */
+};
+
+/* Bits accepted in CRYPTOPRIO_ATTR_MASK (the kernel's CRYPTO_ALG_* values). */
+#define CRYPTOPRIO_ALG_ASYNC			0x00000080
+#define CRYPTOPRIO_ALG_KERN_DRIVER_ONLY		0x00001000
+#define CRYPTOPRIO_ALG_ALLOCATES_MEMORY		0x00010000
+#define CRYPTOPRIO_MASK_VALID	(CRYPTOPRIO_ALG_ASYNC | \
+				 CRYPTOPRIO_ALG_KERN_DRIVER_ONLY | \
+				 CRYPTOPRIO_ALG_ALLOCATES_MEMORY)
+
+enum cryptoprio_attr {
+	CRYPTOPRIO_ATTR_UNSPEC,
+	CRYPTOPRIO_ATTR_PAD,
+	/* requests */
+	CRYPTOPRIO_ATTR_DRIVER,		/* string: cra_driver_name */
+	CRYPTOPRIO_ATTR_NAME,		/* string: cra_name (RESOLVE) */
+	CRYPTOPRIO_ATTR_TYPE,		/* u32: enum cryptoprio_type */
+	CRYPTOPRIO_ATTR_DECRYPT,	/* flag: decrypt instead of encrypt */
+	CRYPTOPRIO_ATTR_KEY_SIZE,	/* u32: bytes (0 or absent: default) */
+	CRYPTOPRIO_ATTR_REQ_SIZE,	/* u32: bytes per request */
+	CRYPTOPRIO_ATTR_DEPTH,		/* u32: requests in flight (default 1) */
+	CRYPTOPRIO_ATTR_BUDGET_NS,	/* u64: run time (default 100 ms) */
+	CRYPTOPRIO_ATTR_MASK,		/* u32: CRYPTOPRIO_ALG_* mask (RESOLVE) */
+	/* results */
+	CRYPTOPRIO_ATTR_REQUESTS,	/* u64: requests completed */
+	CRYPTOPRIO_ATTR_BYTES,		/* u64: bytes processed */
+	CRYPTOPRIO_ATTR_WALL_NS,	/* u64: first submit to last completion */
+	CRYPTOPRIO_ATTR_CPU_NS,		/* u64: busy time of all CPUs meanwhile */
+	CRYPTOPRIO_ATTR_KAT,		/* u32: enum cryptoprio_kat */
+	CRYPTOPRIO_ATTR_MAX_IN_FLIGHT,	/* u32: most requests outstanding at once */
+	CRYPTOPRIO_ATTR_RESOLVED_DRIVER, /* string: driver crypto_alloc_*() gave */
+	CRYPTOPRIO_ATTR_REFERENCE,	/* string: driver of the known-answer reference */
+	CRYPTOPRIO_ATTR_USED_KEY_SIZE,	/* u32: key bytes actually used */
+
+	__CRYPTOPRIO_ATTR_MAX,
+};
+#define CRYPTOPRIO_ATTR_MAX (__CRYPTOPRIO_ATTR_MAX - 1)
+
+#endif /* _UAPI_LINUX_CRYPTOPRIO_H */

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Client of the companion kernel module's generic netlink family
+ * "cryptoprio" (driver/uapi/cryptoprio.h, cryptoprio(4)): in-kernel
+ * calibration with a known-answer check, and RESOLVE.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cryptoprio.h>
+
+#include "inventory.h"
+#include "netlink.h"
+
+/* Enough for any request or reply of the family. */
+#define CP_MOD_MSG_SIZE 1024
+
+struct cp_mod_calib_req {
+	const char *driver;	   /* NULL: attribute left out */
+	enum cryptoprio_type type; /* UNSPEC: left out */
+	bool decrypt;
+	uint32_t key_size;  /* 0: left out (the module's default) */
+	uint32_t req_size;  /* 0: left out (the module refuses that) */
+	uint32_t depth;	    /* 0: left out (1) */
+	uint64_t budget_ns; /* 0: left out (100 ms) */
+};
+
+struct cp_mod_calib_result {
+	char driver[CP_NAME_MAX];
+	char reference[CP_NAME_MAX]; /* "" if there is none */
+	enum cryptoprio_type type;
+	bool decrypt;
+	uint32_t req_size;
+	uint32_t depth;
+	uint32_t key_size;
+	uint32_t max_in_flight;
+	enum cryptoprio_kat kat;
+	uint64_t budget_ns;
+	uint64_t requests;
+	uint64_t bytes;
+	uint64_t wall_ns;
+	uint64_t cpu_ns;
+};
+
+struct cp_mod_resolve_result {
+	char name[CP_NAME_MAX];
+	char driver[CP_NAME_MAX];
+	enum cryptoprio_type type;
+	uint32_t mask;
+};
+
+/*
+ * The family's id, looked up once per process and cached. -ENOENT when the
+ * module is not loaded; -EPROTO if its version is older than this client's.
+ */
+int cp_mod_family(struct cp_nl *nl, uint16_t *family);
+/* Forget the cached id (after the module was reloaded). */
+void cp_mod_family_reset(void);
+
+/*
+ * Run one calibration. @nl is a NETLINK_GENERIC socket. Returns 0 or a
+ * negative errno; the kernel's reason is left in nl->extack.
+ */
+int cp_mod_calibrate(struct cp_nl *nl, const struct cp_mod_calib_req *req,
+		     struct cp_mod_calib_result *res);
+/* The driver crypto_alloc_*(@name, 0, @mask) gives right now. */
+int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type, uint32_t mask,
+		   struct cp_mod_resolve_result *res);
+
+/* Message builders and reply parsers, split out for tests on recorded messages. */
+struct nlmsghdr *cp_mod_build_getfamily(void *buf);
+int cp_mod_parse_getfamily(const struct nlmsghdr *nlh, uint16_t *family, uint32_t *version);
+struct nlmsghdr *cp_mod_build_calibrate(void *buf, uint16_t family,
+					const struct cp_mod_calib_req *req);
+int cp_mod_parse_calibrate(const struct nlmsghdr *nlh, struct cp_mod_calib_result *res);
+struct nlmsghdr *cp_mod_build_resolve(void *buf, uint16_t family, const char *name,
+				      enum cryptoprio_type type, uint32_t mask);
+int cp_mod_parse_resolve(const struct nlmsghdr *nlh, struct cp_mod_resolve_result *res);
+
+/* Derived figures; 0 where the divisor is 0. */
+double cp_mod_mb_per_s(const struct cp_mod_calib_result *res);
+double cp_mod_ns_per_request(const struct cp_mod_calib_result *res);
+double cp_mod_cpu_ns_per_byte(const struct cp_mod_calib_result *res);
+
+/* "skcipher", "aead", "hash"; NULL for UNSPEC. */
+const char *cp_mod_type_to_string(enum cryptoprio_type type);
+/* From an inventory type ("skcipher", "aead", "shash", "ahash"); UNSPEC otherwise. */
+enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type);
+/* "ok", "mismatch", "unsupported". */
+const char *cp_mod_kat_to_string(enum cryptoprio_kat kat);
