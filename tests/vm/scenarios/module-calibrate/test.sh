@@ -1,0 +1,110 @@
+# The companion module measures a CPU implementation and the virtio-crypto
+# engine at 16 B, 4 KiB and 64 KiB with a known-answer check, really keeps
+# 8 requests in flight, and RESOLVE names the driver each kind of caller
+# gets. On 7.2 AF_ALG cannot even bind the engine: only the module reaches it.
+ctl=$CP_BUILD/cli/cryptoprioctl
+py=/usr/bin/python3
+modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
+wait_for_driver virtio_crypto_aes_cbc 60
+wait_for_driver cbc-aes-aesni
+
+# jq is not assumed: small JSON queries in python.
+# jget FILE EXPR: print EXPR evaluated with d = the document.
+jget() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+expect_fail() {  # expect_fail PATTERN CMD...: exit 1 and stderr matching PATTERN
+	local pattern=$1 rc=0 err
+	shift
+	err=$("$@" 2>&1 >/dev/null) || rc=$?
+	printf '%s -> %d: %s\n' "$*" "$rc" "$err"
+	[[ $rc -eq 1 ]] && grep -qE "$pattern" <<<"$err"
+}
+
+check "without the module: calibrate says it is not loaded" \
+	expect_fail 'cryptoprio kernel module not loaded \(modprobe cryptoprio\)' \
+	"$ctl" calibrate cbc-aes-aesni
+base=$(dmesg | wc -l)
+check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
+check "family registered" grep -q '^cryptoprio ' /proc/modules
+
+out=$CP_RESULTS/calibrate.json
+check "calibrate cbc-aes-aesni and virtio_crypto_aes_cbc at 16,4096,65536" \
+	sh -c "'$ctl' calibrate --json cbc-aes-aesni virtio_crypto_aes_cbc --size 16,4096,65536 >'$out'"
+"$ctl" calibrate cbc-aes-aesni virtio_crypto_aes_cbc --size 16,4096,65536 || true
+
+for drv in cbc-aes-aesni virtio_crypto_aes_cbc; do
+	for size in 16 4096 65536; do
+		sel="[r for r in d['results'] if r['driver']=='$drv' and r['size']==$size]"
+		check "$drv at $size: one result" test "$(jget "$out" "len($sel)")" = 1
+		check "$drv at $size: requests and bytes measured" \
+			test "$(jget "$out" "$sel[0]['requests'] > 0 and $sel[0]['bytes'] == $sel[0]['requests'] * $size and $sel[0]['wall_ns'] > 0 and $sel[0]['mb_per_s'] > 0")" = True
+		check "$drv at $size: known answer ok against a generic reference" \
+			test "$(jget "$out" "$sel[0]['known_answer'] + ' ' + str($sel[0]['reference'])")" = \
+			"ok $(jget "$out" "$sel[0]['reference']")"
+		check "$drv at $size: reference is not the driver itself" \
+			test "$(jget "$out" "$sel[0]['reference'] not in (None, '$drv')")" = True
+		check "$drv at $size: CPU time counted" test "$(jget "$out" "$sel[0]['cpu_ns'] > 0")" = True
+	done
+done
+log "reference for cbc(aes): $(jget "$out" "d['results'][0]['reference']")"
+
+# Depth: the module's own counter of requests outstanding at once.
+d8=$CP_RESULTS/depth8.json
+check "virtio_crypto_aes_cbc at depth 8" \
+	sh -c "'$ctl' calibrate --json virtio_crypto_aes_cbc --size 65536 --depth 8 >'$d8'"
+check "depth 8: 8 requests in flight at once" test "$(jget "$d8" "d['results'][0]['max_in_flight']")" = 8
+d1=$CP_RESULTS/depth1.json
+check "virtio_crypto_aes_cbc at depth 1" \
+	sh -c "'$ctl' calibrate --json virtio_crypto_aes_cbc --size 65536 --depth 1 >'$d1'"
+check "depth 1: 1 request in flight" test "$(jget "$d1" "d['results'][0]['max_in_flight']")" = 1
+log "virtio 64K depth 1: $(jget "$d1" "d['results'][0]['mb_per_s']") MB/s, depth 8: $(jget "$d8" "d['results'][0]['mb_per_s']") MB/s"
+
+# AF_ALG and the engine: refused on 7.2, allowed on 6.1.
+afalg() {
+	"$py" -c 'import socket
+s = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)
+s.bind(("skcipher", "virtio_crypto_aes_cbc"))'
+}
+modprobe_q af_alg algif_skcipher
+if [[ $CP_KVER_ALIAS == 7.2 ]]; then
+	check "7.2: AF_ALG cannot bind virtio_crypto_aes_cbc" sh -c '! "$0" -c "$1"' "$py" \
+		'import socket; s = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0); s.bind(("skcipher", "virtio_crypto_aes_cbc"))'
+	check "7.2: the module measured it all the same" \
+		test "$(jget "$out" "[r['known_answer'] for r in d['results'] if r['driver']=='virtio_crypto_aes_cbc' and r['size']==65536][0]")" = ok
+else
+	afalg && log "6.1: AF_ALG binds virtio_crypto_aes_cbc" || log "6.1: AF_ALG bind failed"
+fi
+
+# RESOLVE: the four kinds of caller; cross-checked with /proc/crypto.
+res=$CP_RESULTS/resolve.json
+check "resolve cbc(aes)" sh -c "'$ctl' resolve --json 'cbc(aes)' >'$res'"
+"$ctl" resolve 'cbc(aes)' || true
+any=$(jget "$res" "[c['driver'] for c in d['callers'] if c['caller']=='any'][0]")
+sync=$(jget "$res" "[c['driver'] for c in d['callers'] if c['caller']=='synchronous'][0]")
+nonalloc=$(jget "$res" "[c['driver'] for c in d['callers'] if c['caller']=='non-allocating'][0]")
+both=$(jget "$res" "[c['driver'] for c in d['callers'] if c['caller']=='both'][0]")
+log "any=$any synchronous=$sync non-allocating=$nonalloc both=$both"
+check "any caller gets cbc-aes-aesni (priority $(proc_crypto_prio cbc-aes-aesni) > $(proc_crypto_prio virtio_crypto_aes_cbc))" \
+	test "$any" = cbc-aes-aesni
+check "synchronous caller gets a synchronous driver" \
+	test "$(proc_crypto_field "$sync" async)" = no
+check "both-masks caller gets a synchronous driver" \
+	test "$(proc_crypto_field "$both" async)" = no
+check "non-allocating caller gets a driver" test -n "$nonalloc" -a "$nonalloc" != None
+# After raising the engine, the kernel hands it to "any" but not to synchronous callers.
+check "set virtio_crypto_aes_cbc 3000" "$ctl" set virtio_crypto_aes_cbc 3000
+check "resolve after the change" sh -c "'$ctl' resolve --json 'cbc(aes)' >'$res.2'"
+check "any caller now gets virtio_crypto_aes_cbc" \
+	test "$(jget "$res.2" "[c['driver'] for c in d['callers'] if c['caller']=='any'][0]")" = virtio_crypto_aes_cbc
+check "synchronous caller still does not get the engine" \
+	test "$(jget "$res.2" "[c['driver'] for c in d['callers'] if c['caller']=='synchronous'][0]")" = "$sync"
+"$ctl" reset virtio_crypto_aes_cbc >/dev/null 2>&1 || "$ctl" set virtio_crypto_aes_cbc 150 || true
+
+check "hash: sha256 drivers calibrate with a known answer" \
+	sh -c "'$ctl' calibrate --json 'sha256' --size 4096 >'$CP_RESULTS/sha256.json'"
+"$ctl" calibrate sha256 --size 4096 || true
+check "hash: every sha256 driver ok" \
+	test "$(jget "$CP_RESULTS/sha256.json" "all(r['known_answer']=='ok' for r in d['results']) and len(d['results']) > 0")" = True
+
+dmesg | tail -n +"$((base + 1))" >"$CP_RESULTS/dmesg.txt"
+check "kernel log since insmod: no oops, BUG or warning" sh -c '! grep -E "Oops|BUG:|WARNING:|Call Trace" "$0"' "$CP_RESULTS/dmesg.txt"

@@ -1,0 +1,101 @@
+# Faulty engines on purpose (tests/kmod/cp_test_engine.ko): a wrong engine
+# is reported "mismatch", a hanging one ends the run with ETIMEDOUT within
+# budget + 4 s (cryptoprio(4)), pins cryptoprio.ko while its requests are
+# outstanding, does not oops or warn, and does not stop other calibrations.
+ctl=$CP_BUILD/cli/cryptoprioctl
+py=/usr/bin/python3
+param=/sys/module/cp_test_engine/parameters/mode
+modprobe_q aesni_intel crypto_user
+jget() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+base=$(dmesg | wc -l)
+check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
+check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
+check "cp_test_engine_cbc_aes passed its self-test" wait_for_driver cp_test_engine_cbc_aes
+check "cp_test_engine_sha256 passed its self-test" wait_for_driver cp_test_engine_sha256
+
+kat() {  # kat DRIVER FILE [ARGS]: calibrate, print the known-answer result
+	local drv=$1 f=$2
+	shift 2
+	"$ctl" calibrate --json "$drv" "$@" >"$f" || true
+	jget "$f" "d['results'][0]['known_answer'] if d['results'] else 'none'"
+}
+
+r=$CP_RESULTS
+check "mode ok: cbc(aes) known answer ok" test "$(kat cp_test_engine_cbc_aes "$r/ok.json" --size 4096 --depth 4)" = ok
+check "mode ok: async engine has 4 requests in flight" test "$(jget "$r/ok.json" "d['results'][0]['max_in_flight']")" = 4
+check "mode ok: sha256 known answer ok" test "$(kat cp_test_engine_sha256 "$r/ok-sha.json" --size 4096)" = ok
+
+echo wrong >"$param"
+check "mode wrong: cbc(aes) mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong.json" --size 4096)" = mismatch
+check "mode wrong: cbc(aes) decrypt mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong-dec.json" --size 4096 --decrypt)" = mismatch
+check "mode wrong: sha256 mismatch" test "$(kat cp_test_engine_sha256 "$r/wrong-sha.json" --size 4096)" = mismatch
+"$ctl" calibrate cp_test_engine_cbc_aes cp_test_engine_sha256 --size 4096 || true
+
+echo slow >"$param"
+check "mode slow: still ok" test "$(kat cp_test_engine_cbc_aes "$r/slow.json" --size 16)" = ok
+echo ok >"$param"
+kat cp_test_engine_cbc_aes "$r/fast.json" --size 16 >/dev/null
+slow_ns=$(jget "$r/slow.json" "int(d['results'][0]['ns_per_request'])")
+fast_ns=$(jget "$r/fast.json" "int(d['results'][0]['ns_per_request'])")
+log "ns/request at 16 B: ok $fast_ns, slow $slow_ns"
+check "mode slow: at least 200 us more per request" test "$slow_ns" -ge $((fast_ns + 200000))
+
+# Hang: budget 200 ms, so ETIMEDOUT must come within 0.2 + 4 s (+1 s slack for TCG).
+echo hang >"$param"
+t0=$(date +%s%N)
+rc=0
+err=$("$ctl" calibrate cp_test_engine_cbc_aes --size 4096 --depth 4 --budget 200 2>&1 >/dev/null) || rc=$?
+t1=$(date +%s%N)
+ms=$(((t1 - t0) / 1000000))
+log "hang: exit $rc after $ms ms: $err"
+check "mode hang: calibrate fails (exit 1)" test "$rc" = 1
+check "mode hang: ETIMEDOUT with the module's reason" \
+	grep -qE 'Connection timed out.*kernel: .*did not complete within' <<<"$err"
+check "mode hang: answered within budget + 4 s (+1 s slack)" test "$ms" -le 5200
+check "kernel log says requests are outstanding and the module pinned" \
+	sh -c 'dmesg | grep -q "cp_test_engine_cbc_aes: .* not completed .*module pinned"'
+rc=0
+out=$(rmmod cryptoprio 2>&1) || rc=$?
+log "rmmod cryptoprio while hung: exit $rc: $out"
+check "rmmod cryptoprio refused while requests are outstanding" test "$rc" -ne 0
+check "rmmod says in use" grep -qi 'in use' <<<"$out"
+check "cryptoprio still loaded" grep -q '^cryptoprio ' /proc/modules
+check "engine module cannot be unloaded either" sh -c '! rmmod cp_test_engine'
+
+# The VM and the module keep working: another driver calibrates meanwhile.
+check "cbc-aes-aesni calibrates while the engine hangs" \
+	test "$(kat cbc-aes-aesni "$r/after.json" --size 4096)" = ok
+check "a second hanging run also times out" \
+	sh -c '! "$0" calibrate cp_test_engine_sha256 --size 64 --budget 50 2>/dev/null' "$ctl"
+
+# A hang in the middle of the timed run (after the known answer passed).
+echo ok >"$param"
+"$ctl" calibrate cp_test_engine_cbc_aes --size 4096 --depth 4 --budget 1000 \
+	>/dev/null 2>"$r/midrun.err" &
+pid=$!
+sleep 0.5
+echo hang >"$param"
+rc=0
+wait "$pid" || rc=$?
+log "hang during the timed run: exit $rc: $(cat "$r/midrun.err")"
+check "hang during the timed run: ETIMEDOUT after the budget" \
+	grep -q 'did not complete within the budget plus the grace period' "$r/midrun.err"
+
+# Releasing the engine frees the zombie runs and the module reference.
+echo ok >"$param"
+released=0
+for _ in $(seq 50); do
+	if [[ $(dmesg | grep -c "late requests completed, memory released") -ge 3 ]]; then
+		released=1
+		break
+	fi
+	sleep 0.2
+done
+check "late completions release all three runs' memory" test "$released" = 1
+check "rmmod cryptoprio works once released" rmmod cryptoprio
+check "rmmod cp_test_engine works" rmmod cp_test_engine
+
+dmesg | tail -n +"$((base + 1))" >"$r/dmesg.txt"
+check "kernel log since insmod: no oops, BUG or warning" \
+	sh -c '! grep -E "Oops|BUG:|WARNING:|Call Trace|refcount_t|use-after-free" "$0"' "$r/dmesg.txt"

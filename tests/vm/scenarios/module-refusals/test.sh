@@ -1,0 +1,110 @@
+# What the module refuses, each with its reason shown by the CLI: an
+# unprivileged caller (EPERM), a 2 MiB request, depth 65, a budget over 1 s,
+# an unknown driver, missing attributes; and one run at a time (EBUSY).
+ctl=$CP_BUILD/cli/cryptoprioctl
+py=/usr/bin/python3
+modprobe_q aesni_intel crypto_user
+check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
+
+expect_fail() {  # expect_fail PATTERN CMD...: exit 1 and stderr matching PATTERN
+	local pattern=$1 rc=0 err
+	shift
+	err=$("$@" 2>&1 >/dev/null) || rc=$?
+	printf '%s -> %d: %s\n' "$*" "$rc" "$err"
+	[[ $rc -eq 1 ]] || { echo "exit $rc, want 1"; return 1; }
+	grep -qE "$pattern" <<<"$err" || { echo "no match for: $pattern"; return 1; }
+}
+
+check "a valid request works (control)" "$ctl" calibrate cbc-aes-aesni --size 16 --budget 20
+check "unprivileged CALIBRATE: EPERM and the CAP_NET_ADMIN hint" \
+	expect_fail 'Operation not permitted.*CAP_NET_ADMIN' \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" calibrate cbc-aes-aesni --size 16
+check "unprivileged RESOLVE: EPERM" \
+	expect_fail 'Operation not permitted' \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" resolve 'cbc(aes)'
+check "size 2 MiB refused by the kernel" \
+	expect_fail 'Invalid argument \(kernel: request size must be 1\.\.1048576 bytes' \
+	"$ctl" calibrate cbc-aes-aesni --size 2M
+check "depth 65 refused by the kernel" \
+	expect_fail 'Invalid argument \(kernel: depth must be 1\.\.64' \
+	"$ctl" calibrate cbc-aes-aesni --size 16 --depth 65
+check "budget 1001 ms refused by the kernel" \
+	expect_fail 'Invalid argument \(kernel: budget must be 1 ns\.\.1 s' \
+	"$ctl" calibrate cbc-aes-aesni --size 16 --budget 1001
+check "unknown driver refused by the kernel" \
+	expect_fail 'No such file or directory \(kernel: no such driver of this type' \
+	"$ctl" calibrate no-such-driver --size 16
+check "size not a multiple of the block size" \
+	expect_fail 'kernel: request size is not a multiple of the block size' \
+	"$ctl" calibrate cbc-aes-aesni --size 17
+check "missing REQ_SIZE (size 0 is left out)" \
+	expect_fail 'kernel: missing attribute REQ_SIZE' \
+	"$ctl" calibrate cbc-aes-aesni --size 0
+check "an algorithm name is not a driver" \
+	expect_fail 'kernel: (an algorithm name, not a driver name|no such driver of this type)' \
+	"$ctl" calibrate 'pcbc(aes)' --size 16
+
+# Missing DRIVER and TYPE: a raw generic netlink request without them.
+cat >"$CP_RESULTS/raw.py" <<'PY'
+import socket, struct, sys
+NLMSG_ERROR, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME = 2, 16, 3, 2
+NETLINK_EXT_ACK = 11
+def attr(t, payload):
+    l = 4 + len(payload)
+    return struct.pack("HH", l, t) + payload + b"\0" * ((4 - l % 4) % 4)
+def msg(typ, cmd, attrs, seq, flags):
+    body = struct.pack("BBH", cmd, 1, 0) + attrs
+    return struct.pack("IHHII", 16 + len(body), typ, flags, seq, 0) + body
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
+s.setsockopt(270, NETLINK_EXT_ACK, 1)
+s.send(msg(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, attr(CTRL_ATTR_FAMILY_NAME, b"cryptoprio\0"), 1, 1))
+r = s.recv(65536)
+fam = None
+off = 20
+while off < len(r):
+    l, t = struct.unpack_from("HH", r, off)
+    if t == 1:
+        fam = struct.unpack_from("H", r, off + 4)[0]
+    off += (l + 3) & ~3
+attrs = b"" if sys.argv[1] == "nodriver" else attr(2, b"cbc-aes-aesni\0")  # DRIVER
+attrs += attr(7, struct.pack("I", 16))  # REQ_SIZE
+s.send(msg(fam, 1, attrs, 2, 1 | 4))
+r = s.recv(65536)
+typ = struct.unpack_from("H", r, 4)[0]
+err = struct.unpack_from("i", r, 16)[0]
+flags = struct.unpack_from("H", r, 6)[0]
+orig_len = struct.unpack_from("I", r, 20)[0]
+off = 20 + (16 if flags & 0x100 else (orig_len + 3) & ~3)  # NLM_F_CAPPED or the whole request
+text = ""
+while off + 4 <= len(r):
+    l, t = struct.unpack_from("HH", r, off)
+    if l < 4:
+        break
+    if t == 1:
+        text = r[off + 4:off + l].rstrip(b"\0").decode()
+    off += (l + 3) & ~3
+print(err, text)
+PY
+out=$("$py" "$CP_RESULTS/raw.py" nodriver)
+log "no DRIVER: $out"
+check "missing DRIVER: EINVAL with a message" test "$out" = "-22 missing attribute DRIVER (driver name)"
+out=$("$py" "$CP_RESULTS/raw.py" notype)
+log "no TYPE: $out"
+check "missing TYPE: EINVAL with a message" test "$out" = "-22 missing attribute TYPE (skcipher, aead or hash)"
+
+# One run at a time.
+"$ctl" calibrate cbc-aes-aesni --size 65536 --budget 1000 >/dev/null 2>&1 &
+pid=$!
+# try while the first one lasts (its start under TCG takes a moment)
+busy() {
+	local i
+	for i in $(seq 30); do
+		expect_fail 'Device or resource busy \(kernel: another calibration is running' \
+			"$ctl" calibrate cbc-aes-aesni --size 16 --budget 1 && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+check "a second run while one is going: EBUSY" busy
+wait "$pid" || true
