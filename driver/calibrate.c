@@ -93,7 +93,8 @@ static void cp_copy_src(struct cp_slot *from, struct cp_slot *to, u8 *tmp)
  * (-ETIMEDOUT: @run is a zombie now).
  */
 static int cp_known_answer(struct cp_run *run, const u8 *key,
-			   unsigned int key_size, struct cp_result *res,
+			   unsigned int key_size, u64 grace_ns,
+			   struct cp_result *res,
 			   struct netlink_ext_ack *extack)
 {
 	const struct cp_type_ops *ops = run->ops;
@@ -184,9 +185,9 @@ no_reference:
 	/* the candidate's answer; timed out: the run is a zombie now */
 	for (i = 0; i < run->depth; i++)
 		memcpy(run->slots[i].iv, iv, run->geo.ivsize);
-	r = cp_run_go(run, true, 0, &wall);
+	r = cp_run_go(run, true, 0, grace_ns, &wall);
 	if (r == -ETIMEDOUT) {
-		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period (2 s)");
+		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period");
 		goto out;
 	}
 	if (r) {
@@ -264,17 +265,17 @@ int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 		goto free_tfm;
 	}
 
-	r = cp_known_answer(run, key, res->key_size, res, extack);
+	r = cp_known_answer(run, key, res->key_size, p->grace_ns, res, extack);
 	if (r == -ETIMEDOUT)
 		goto out_key;		/* the run is a zombie now */
 	if (r)
 		goto free_run;
 
 	cpu0 = cp_cpu_busy_ns();
-	r = cp_run_go(run, false, p->budget_ns, &res->wall_ns);
+	r = cp_run_go(run, false, p->budget_ns, p->grace_ns, &res->wall_ns);
 	cpu1 = cp_cpu_busy_ns();
 	if (r == -ETIMEDOUT) {
-		NL_SET_ERR_MSG(extack, "requests did not complete within the budget plus the grace period (2 s)");
+		NL_SET_ERR_MSG(extack, "requests did not complete within the budget plus the grace period");
 		goto out_key;
 	}
 	if (r) {

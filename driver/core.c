@@ -25,6 +25,7 @@ static const struct nla_policy cp_policy[CRYPTOPRIO_ATTR_MAX + 1] = {
 	[CRYPTOPRIO_ATTR_REQ_SIZE] = { .type = NLA_U32 },
 	[CRYPTOPRIO_ATTR_DEPTH] = { .type = NLA_U32 },
 	[CRYPTOPRIO_ATTR_BUDGET_NS] = { .type = NLA_U64 },
+	[CRYPTOPRIO_ATTR_GRACE_NS] = { .type = NLA_U64 },
 	[CRYPTOPRIO_ATTR_MASK] = { .type = NLA_U32 },
 };
 
@@ -89,6 +90,15 @@ static int cp_parse_calibrate(struct genl_info *info, struct cp_params *p)
 	if (p->budget_ns < 1 || p->budget_ns > CRYPTOPRIO_MAX_BUDGET_NS) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_BUDGET_NS],
 				    "budget must be 1 ns..1 s");
+		return -EINVAL;
+	}
+	p->grace_ns = tb[CRYPTOPRIO_ATTR_GRACE_NS] ?
+		      nla_get_u64(tb[CRYPTOPRIO_ATTR_GRACE_NS]) :
+		      CRYPTOPRIO_GRACE_NS;
+	if (p->grace_ns < CRYPTOPRIO_MIN_GRACE_NS ||
+	    p->grace_ns > CRYPTOPRIO_GRACE_NS) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_GRACE_NS],
+				    "grace must be 100 ms..2 s");
 		return -EINVAL;
 	}
 	p->key_size = tb[CRYPTOPRIO_ATTR_KEY_SIZE] ?

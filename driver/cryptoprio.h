@@ -81,6 +81,7 @@ struct cp_params {
 	u32 req_size;
 	u32 depth;
 	u64 budget_ns;
+	u64 grace_ns;			/* after the budget, for stragglers */
 };
 
 struct cp_result {
@@ -155,7 +156,8 @@ void cp_run_free(struct cp_run *run);
  * for @budget_ns. Returns 0, a driver's error, or -ETIMEDOUT: then @run
  * belongs to the zombie list and the caller must forget it.
  */
-int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 *wall_ns);
+int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
+	      u64 *wall_ns);
 u64 cp_cpu_busy_ns(void);
 void cp_zombies_exit(void);
 

@@ -249,7 +249,8 @@ u64 cp_cpu_busy_ns(void)
 	return sum;
 }
 
-int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 *wall_ns)
+int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
+	      u64 *wall_ns)
 {
 	u32 n = once ? 1 : run->depth, i;
 	unsigned long flags;
@@ -273,8 +274,7 @@ int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 *wall_ns)
 	cp_slot_retire(run);
 
 	/* give up GRACE after the deadline, however long submitting took */
-	left = ktime_to_ns(ktime_sub(ktime_add_ns(run->deadline,
-						  CRYPTOPRIO_GRACE_NS),
+	left = ktime_to_ns(ktime_sub(ktime_add_ns(run->deadline, grace_ns),
 				     ktime_get()));
 	if (left < NSEC_PER_MSEC)
 		left = NSEC_PER_MSEC;
@@ -292,7 +292,7 @@ int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 *wall_ns)
 			pr_warn("%s: %d request(s) not completed %llu ms after the budget; keeping their memory until the driver completes them, module pinned\n",
 				run->ops->driver_name(&run->tfm),
 				atomic_read(&run->outstanding),
-				CRYPTOPRIO_GRACE_NS / NSEC_PER_MSEC);
+				grace_ns / NSEC_PER_MSEC);
 			/* a completion may have come in between: look again */
 			schedule_work(&cp_reaper);
 			return -ETIMEDOUT;

@@ -354,6 +354,21 @@ static void record_sample(struct samples *s, const struct cp_mod_calib_result *r
 	s->n++;
 }
 
+/*
+ * How long the module waits for a request that does not come back: what is
+ * left of the budget, but never less than CRYPTOPRIO_MIN_GRACE_NS, so a
+ * hanging driver costs the calibration at most that beyond its budget, once
+ * (it is not run again), and a slow but working one is not mistaken for it.
+ */
+static uint64_t grace_ns(const struct engine *e)
+{
+	uint64_t now = cp_now_ns(), left = e->deadline_ns > now ? e->deadline_ns - now : 0;
+
+	if (left < CRYPTOPRIO_MIN_GRACE_NS)
+		return CRYPTOPRIO_MIN_GRACE_NS;
+	return left > CRYPTOPRIO_GRACE_NS ? CRYPTOPRIO_GRACE_NS : left;
+}
+
 static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_point *p,
 		       uint64_t budget_ns, struct cp_mod_calib_result *res)
 {
@@ -363,6 +378,7 @@ static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_
 	    .req_size = p->size,
 	    .depth = p->depth,
 	    .budget_ns = budget_ns,
+	    .grace_ns = grace_ns(e),
 	};
 
 	if (e->backend.kind == CP_BACKEND_MODULE)
@@ -620,7 +636,7 @@ int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_optio
 		if (!opts->force)
 			use_cache(cal, inv, &cache);
 	}
-	if (r >= 0)
+	if (r >= 0 && !opts->cache_only)
 		r = measure(&e);
 	backend_close(&e.backend);
 	free(e.samples);

@@ -130,6 +130,8 @@ struct nlmsghdr *cp_mod_build_calibrate(void *buf, uint16_t family,
 		mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_DEPTH, req->depth);
 	if (req->budget_ns)
 		mnl_attr_put_u64(nlh, CRYPTOPRIO_ATTR_BUDGET_NS, req->budget_ns);
+	if (req->grace_ns)
+		mnl_attr_put_u64(nlh, CRYPTOPRIO_ATTR_GRACE_NS, req->grace_ns);
 	return nlh;
 }
 

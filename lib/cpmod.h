@@ -26,6 +26,7 @@ struct cp_mod_calib_req {
 	uint32_t req_size;  /* 0: left out (the module refuses that) */
 	uint32_t depth;	    /* 0: left out (1) */
 	uint64_t budget_ns; /* 0: left out (100 ms) */
+	uint64_t grace_ns;  /* 0: left out (CRYPTOPRIO_GRACE_NS) */
 };
 
 struct cp_mod_calib_result {

@@ -22,7 +22,8 @@
  * for the single known-answer request, GRACE after it was sent) ends with
  * ETIMEDOUT.
  */
-#define CRYPTOPRIO_GRACE_NS	2000000000ULL
+#define CRYPTOPRIO_GRACE_NS	2000000000ULL		/* default and maximum */
+#define CRYPTOPRIO_MIN_GRACE_NS	100000000ULL		/* 100 ms */
 
 enum cryptoprio_cmd {
 	CRYPTOPRIO_CMD_UNSPEC,
@@ -80,6 +81,7 @@ enum cryptoprio_attr {
 	CRYPTOPRIO_ATTR_RESOLVED_DRIVER, /* string: driver crypto_alloc_*() gave */
 	CRYPTOPRIO_ATTR_REFERENCE,	/* string: driver of the known-answer reference */
 	CRYPTOPRIO_ATTR_USED_KEY_SIZE,	/* u32: key bytes actually used */
+	CRYPTOPRIO_ATTR_GRACE_NS,	/* u64: wait this long for stragglers (100 ms..GRACE) */
 
 	__CRYPTOPRIO_ATTR_MAX,
 };
