@@ -15,12 +15,14 @@ void cp_state_init(struct cp_state *state)
 void cp_state_free(struct cp_state *state)
 {
 	free(state->originals);
+	if (state->last_apply)
+		cp_state_apply_free(state->last_apply);
 	if (state->doc)
 		json_object_put(state->doc);
 	cp_state_init(state);
 }
 
-static int copy_string(char dst[CP_NAME_MAX], json_object *obj, const char *key)
+static int copy_string_sized(char *dst, size_t size, json_object *obj, const char *key)
 {
 	json_object *value;
 	const char *s;
@@ -29,10 +31,27 @@ static int copy_string(char dst[CP_NAME_MAX], json_object *obj, const char *key)
 	    !json_object_is_type(value, json_type_string))
 		return -EBADMSG;
 	s = json_object_get_string(value);
-	if (strlen(s) >= CP_NAME_MAX)
+	if (strlen(s) >= size)
 		return -EBADMSG;
 	strcpy(dst, s);
 	return 0;
+}
+
+static int copy_string(char dst[CP_NAME_MAX], json_object *obj, const char *key)
+{
+	return copy_string_sized(dst, CP_NAME_MAX, obj, key);
+}
+
+/* An integer member in min..max. */
+static int get_int(json_object *obj, const char *key, int64_t min, int64_t max, int64_t *ret)
+{
+	json_object *value;
+
+	if (!json_object_object_get_ex(obj, key, &value) ||
+	    !json_object_is_type(value, json_type_int))
+		return -EBADMSG;
+	*ret = json_object_get_int64(value);
+	return *ret < min || *ret > max ? -EBADMSG : 0;
 }
 
 static int parse_original(json_object *obj, struct cp_original *original)
@@ -74,6 +93,108 @@ static int parse_originals(json_object *array, struct cp_state *state)
 	return 0;
 }
 
+static int parse_action(json_object *obj, enum cp_step_action *ret)
+{
+	char s[16];
+
+	if (copy_string_sized(s, sizeof(s), obj, "action") < 0)
+		return -EBADMSG;
+	if (strcmp(s, cp_step_action_to_string(CP_STEP_SET)) == 0)
+		*ret = CP_STEP_SET;
+	else if (strcmp(s, cp_step_action_to_string(CP_STEP_TOUCH)) == 0)
+		*ret = CP_STEP_TOUCH;
+	else
+		return -EBADMSG;
+	return 0;
+}
+
+static int parse_step(json_object *obj, struct cp_state_step *step)
+{
+	char result[16];
+	int64_t old, new, error;
+
+	if (!json_object_is_type(obj, json_type_object))
+		return -EBADMSG;
+	if (copy_string(step->driver, obj, "driver") < 0 || !step->driver[0] ||
+	    copy_string(step->name, obj, "algorithm") < 0 || parse_action(obj, &step->action) < 0 ||
+	    get_int(obj, "old_priority", 0, INT_MAX, &old) < 0 ||
+	    get_int(obj, "new_priority", 0, INT_MAX, &new) < 0 ||
+	    copy_string_sized(step->why, sizeof(step->why), obj, "why") < 0 ||
+	    copy_string_sized(result, sizeof(result), obj, "result") < 0 ||
+	    cp_step_result_from_string(result, &step->result) < 0 ||
+	    get_int(obj, "errno", 0, 4095, &error) < 0 ||
+	    copy_string_sized(step->message, sizeof(step->message), obj, "message") < 0)
+		return -EBADMSG;
+	step->old_priority = (uint32_t) old;
+	step->new_priority = (uint32_t) new;
+	step->error = (int) -error;
+	return 0;
+}
+
+static int parse_apply_arrays(json_object *obj, struct cp_state_apply *apply)
+{
+	json_object *files, *steps;
+
+	if (!json_object_object_get_ex(obj, "policy_files", &files) ||
+	    !json_object_is_type(files, json_type_array) ||
+	    !json_object_object_get_ex(obj, "steps", &steps) ||
+	    !json_object_is_type(steps, json_type_array))
+		return -EBADMSG;
+	for (size_t i = 0; i < json_object_array_length(files); i++) {
+		json_object *f = json_object_array_get_idx(files, i);
+
+		if (!json_object_is_type(f, json_type_string))
+			return -EBADMSG;
+		if (cp_state_apply_add_policy_file(apply, json_object_get_string(f)) < 0)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < json_object_array_length(steps); i++) {
+		struct cp_state_step step = {};
+
+		if (parse_step(json_object_array_get_idx(steps, i), &step) < 0)
+			return -EBADMSG;
+		if (cp_state_apply_add_step(apply, &step) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int parse_apply(json_object *obj, struct cp_state_apply **ret)
+{
+	_cleanup_(cp_state_apply_freep) struct cp_state_apply *apply = cp_state_apply_new();
+	int64_t pid;
+	int r;
+
+	if (!apply)
+		return -ENOMEM;
+	if (!json_object_is_type(obj, json_type_object) ||
+	    get_int(obj, "started_at", 0, INT64_MAX, &apply->started_at) < 0 ||
+	    get_int(obj, "finished_at", 0, INT64_MAX, &apply->finished_at) < 0 ||
+	    get_int(obj, "pid", 0, INT32_MAX, &pid) < 0 ||
+	    copy_string_sized(apply->agent, sizeof(apply->agent), obj, "agent") < 0 ||
+	    copy_string_sized(apply->backend, sizeof(apply->backend), obj, "backend") < 0)
+		return -EBADMSG;
+	apply->pid = (int32_t) pid;
+	r = parse_apply_arrays(obj, apply);
+	if (r < 0)
+		return r;
+	*ret = steal_pointer(&apply);
+	return 0;
+}
+
+/* The optional members: "last_apply" and "checked_at". */
+static int parse_apply_members(struct cp_state *state)
+{
+	json_object *value;
+
+	if (json_object_object_get_ex(state->doc, "checked_at", &value) &&
+	    get_int(state->doc, "checked_at", 0, INT64_MAX, &state->checked_at) < 0)
+		return -EBADMSG;
+	if (json_object_object_get_ex(state->doc, "last_apply", &value))
+		return parse_apply(value, &state->last_apply);
+	return 0;
+}
+
 int cp_state_parse(const char *text, struct cp_state *state)
 {
 	json_object *version, *originals;
@@ -101,6 +222,8 @@ int cp_state_parse(const char *text, struct cp_state *state)
 	    !json_object_is_type(originals, json_type_array))
 		goto bad;
 	r = parse_originals(originals, state);
+	if (r >= 0)
+		r = parse_apply_members(state);
 	if (r < 0) {
 		cp_state_free(state);
 		return r;
@@ -127,6 +250,43 @@ static json_object *format_originals(const struct cp_state *state)
 	return array;
 }
 
+static json_object *format_step(const struct cp_state_step *step)
+{
+	json_object *obj = json_object_new_object();
+
+	json_object_object_add(obj, "driver", json_object_new_string(step->driver));
+	json_object_object_add(obj, "algorithm", json_object_new_string(step->name));
+	json_object_object_add(obj, "action",
+			       json_object_new_string(cp_step_action_to_string(step->action)));
+	json_object_object_add(obj, "old_priority", json_object_new_int64(step->old_priority));
+	json_object_object_add(obj, "new_priority", json_object_new_int64(step->new_priority));
+	json_object_object_add(obj, "why", json_object_new_string(step->why));
+	json_object_object_add(obj, "result",
+			       json_object_new_string(cp_step_result_to_string(step->result)));
+	json_object_object_add(obj, "errno", json_object_new_int(-step->error));
+	json_object_object_add(obj, "message", json_object_new_string(step->message));
+	return obj;
+}
+
+static json_object *format_apply(const struct cp_state_apply *apply)
+{
+	json_object *obj = json_object_new_object(), *files = json_object_new_array(),
+		    *steps = json_object_new_array();
+
+	json_object_object_add(obj, "started_at", json_object_new_int64(apply->started_at));
+	json_object_object_add(obj, "finished_at", json_object_new_int64(apply->finished_at));
+	json_object_object_add(obj, "pid", json_object_new_int64(apply->pid));
+	json_object_object_add(obj, "agent", json_object_new_string(apply->agent));
+	json_object_object_add(obj, "backend", json_object_new_string(apply->backend));
+	for (size_t i = 0; i < apply->n_policy_files; i++)
+		json_object_array_add(files, json_object_new_string(apply->policy_files[i]));
+	json_object_object_add(obj, "policy_files", files);
+	for (size_t i = 0; i < apply->n_steps; i++)
+		json_object_array_add(steps, format_step(&apply->steps[i]));
+	json_object_object_add(obj, "steps", steps);
+	return obj;
+}
+
 int cp_state_format(const struct cp_state *state, char **ret_text)
 {
 	json_object *doc = state->doc ? json_object_get(state->doc) : json_object_new_object();
@@ -136,6 +296,14 @@ int cp_state_format(const struct cp_state *state, char **ret_text)
 		return -ENOMEM;
 	json_object_object_add(doc, "version", json_object_new_int(CP_STATE_VERSION));
 	json_object_object_add(doc, "originals", format_originals(state));
+	if (state->last_apply)
+		json_object_object_add(doc, "last_apply", format_apply(state->last_apply));
+	else
+		json_object_object_del(doc, "last_apply");
+	if (state->checked_at)
+		json_object_object_add(doc, "checked_at", json_object_new_int64(state->checked_at));
+	else
+		json_object_object_del(doc, "checked_at");
 	text = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 							      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(doc);
@@ -206,4 +374,72 @@ int cp_state_forget(struct cp_state *state, const char *driver)
 		return 1;
 	}
 	return 0;
+}
+
+struct cp_state_apply *cp_state_apply_new(void)
+{
+	return calloc(1, sizeof(struct cp_state_apply));
+}
+
+void cp_state_apply_free(struct cp_state_apply *apply)
+{
+	for (size_t i = 0; i < apply->n_policy_files; i++)
+		free(apply->policy_files[i]);
+	free(apply->policy_files);
+	free(apply->steps);
+	free(apply);
+}
+
+int cp_state_apply_add_step(struct cp_state_apply *apply, const struct cp_state_step *step)
+{
+	struct cp_state_step *steps =
+	    reallocarray(apply->steps, apply->n_steps + 1, sizeof(*steps));
+
+	if (!steps)
+		return -ENOMEM;
+	apply->steps = steps;
+	steps[apply->n_steps++] = *step;
+	return 0;
+}
+
+int cp_state_apply_add_policy_file(struct cp_state_apply *apply, const char *file)
+{
+	char **files = reallocarray(apply->policy_files, apply->n_policy_files + 1, sizeof(*files));
+
+	if (!files)
+		return -ENOMEM;
+	apply->policy_files = files;
+	files[apply->n_policy_files] = strdup(file);
+	if (!files[apply->n_policy_files])
+		return -ENOMEM;
+	apply->n_policy_files++;
+	return 0;
+}
+
+void cp_state_set_last_apply(struct cp_state *state, struct cp_state_apply *apply)
+{
+	if (state->last_apply && state->last_apply != apply)
+		cp_state_apply_free(state->last_apply);
+	state->last_apply = apply;
+}
+
+static const char *const step_results[] = {
+    [CP_STEP_PENDING] = "pending",
+    [CP_STEP_DONE] = "done",
+    [CP_STEP_FAILED] = "failed",
+};
+
+const char *cp_step_result_to_string(enum cp_step_result result)
+{
+	return (size_t) result < ARRAY_SIZE(step_results) ? step_results[result] : "unknown";
+}
+
+int cp_step_result_from_string(const char *s, enum cp_step_result *ret)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(step_results); i++)
+		if (strcmp(s, step_results[i]) == 0) {
+			*ret = (enum cp_step_result) i;
+			return 0;
+		}
+	return -EINVAL;
 }

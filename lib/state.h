@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "inventory.h"
+#include "planner.h"
 
 #define CP_STATE_VERSION  1
 #define CP_STATE_MAX_SIZE (4u << 20)
@@ -17,9 +18,43 @@ struct cp_original {
 	uint32_t priority;
 };
 
+/* What became of one step of an applied plan. */
+enum cp_step_result {
+	CP_STEP_PENDING, /* recorded before the change; still so after a crash */
+	CP_STEP_DONE,
+	CP_STEP_FAILED,
+};
+
+/* One UPDATEALG of an applied plan, as recorded. */
+struct cp_state_step {
+	char driver[CP_NAME_MAX];
+	char name[CP_NAME_MAX]; /* the algorithm it was planned under */
+	enum cp_step_action action;
+	uint32_t old_priority, new_priority;
+	char why[192];
+	enum cp_step_result result;
+	int error;	   /* negative errno with CP_STEP_FAILED, else 0 */
+	char message[256]; /* the kernel's extended ack, or "" */
+};
+
+/* The last plan that changed something: recorded before its first change. */
+struct cp_state_apply {
+	int64_t started_at;  /* seconds since the epoch: the plan recorded */
+	int64_t finished_at; /* 0: interrupted (or still running) */
+	int32_t pid;
+	char agent[32];	  /* "cryptoprioctl" or "cryptoprio-daemon" */
+	char backend[16]; /* calibration backend: "module", "afalg", "none" */
+	char **policy_files;
+	size_t n_policy_files;
+	struct cp_state_step *steps;
+	size_t n_steps;
+};
+
 struct cp_state {
 	struct cp_original *originals;
 	size_t n_originals;
+	struct cp_state_apply *last_apply; /* NULL: no plan applied yet */
+	int64_t checked_at; /* the last apply run, even one with nothing to change; 0: never */
 	/* The whole document as read: keys this version does not know are kept on save. */
 	json_object *doc;
 };
@@ -42,3 +77,20 @@ const struct cp_original *cp_state_find(const struct cp_state *state, const char
 int cp_state_record(struct cp_state *state, const struct cp_alg *alg);
 /* Forget @driver's original (after it was restored). Returns 1 if there was one. */
 int cp_state_forget(struct cp_state *state, const char *driver);
+
+/* An empty record of an apply run; NULL on ENOMEM. */
+struct cp_state_apply *cp_state_apply_new(void);
+void cp_state_apply_free(struct cp_state_apply *apply);
+static inline void cp_state_apply_freep(struct cp_state_apply **p)
+{
+	if (*p)
+		cp_state_apply_free(*p);
+}
+/* Append a copy of @step / of @file. Return 0 or -ENOMEM. */
+int cp_state_apply_add_step(struct cp_state_apply *apply, const struct cp_state_step *step);
+int cp_state_apply_add_policy_file(struct cp_state_apply *apply, const char *file);
+/* Replace state->last_apply with @apply (owned by the state from now on). */
+void cp_state_set_last_apply(struct cp_state *state, struct cp_state_apply *apply);
+
+const char *cp_step_result_to_string(enum cp_step_result result);
+int cp_step_result_from_string(const char *s, enum cp_step_result *ret);

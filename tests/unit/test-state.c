@@ -105,6 +105,109 @@ static void test_atomic_write(const char *dir)
 	is_int(cp_read_file(path, 3, &data, &size), -EFBIG, "a file over the limit is refused");
 }
 
+static struct cp_state_apply *make_apply(void)
+{
+	struct cp_state_apply *a = cp_state_apply_new();
+	struct cp_state_step step = {
+	    .driver = "virtio_crypto_aes_cbc",
+	    .name = "cbc(aes)",
+	    .action = CP_STEP_SET,
+	    .old_priority = 3000,
+	    .new_priority = 399,
+	    .why = "second gear (offload)",
+	    .result = CP_STEP_DONE,
+	};
+
+	a->started_at = 1700000000;
+	a->finished_at = 1700000001;
+	a->pid = 1234;
+	snprintf(a->agent, sizeof(a->agent), "cryptoprio-daemon");
+	snprintf(a->backend, sizeof(a->backend), "module");
+	(void) cp_state_apply_add_policy_file(a, "/etc/cryptoprio.conf");
+	(void) cp_state_apply_add_step(a, &step);
+	step = (struct cp_state_step){.driver = "cbc-aes-aesni",
+				      .name = "cbc(aes)",
+				      .action = CP_STEP_TOUCH,
+				      .old_priority = 400,
+				      .new_priority = 400,
+				      .result = CP_STEP_FAILED,
+				      .error = -EPERM,
+				      .message = "denied"};
+	(void) cp_state_apply_add_step(a, &step);
+	return a;
+}
+
+static void test_last_apply(const char *dir)
+{
+	struct cp_state state, loaded;
+	const struct cp_state_apply *a;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/apply/state.json", dir);
+	cp_state_init(&state);
+	cp_state_set_last_apply(&state, make_apply());
+	state.checked_at = 1700000005;
+	is_int(cp_state_save(path, &state), 0, "state with a plan saved");
+	is_int(cp_state_load(path, &loaded), 0, "and loaded back");
+	a = loaded.last_apply;
+	ok(a != NULL, "the plan is there");
+	if (!a)
+		return;
+	is_int(loaded.checked_at, 1700000005, "checked_at kept");
+	ok(a->started_at == 1700000000 && a->finished_at == 1700000001 && a->pid == 1234,
+	   "times and pid kept");
+	is_str(a->agent, "cryptoprio-daemon", "agent kept");
+	is_str(a->backend, "module", "backend kept");
+	ok(a->n_policy_files == 1 && strcmp(a->policy_files[0], "/etc/cryptoprio.conf") == 0,
+	   "policy files kept");
+	is_int(a->n_steps, 2, "both steps");
+	ok(a->steps[0].action == CP_STEP_SET && a->steps[0].old_priority == 3000 &&
+	       a->steps[0].new_priority == 399 && a->steps[0].result == CP_STEP_DONE,
+	   "first step whole");
+	is_str(a->steps[0].why, "second gear (offload)", "why kept");
+	ok(a->steps[1].action == CP_STEP_TOUCH && a->steps[1].result == CP_STEP_FAILED &&
+	       a->steps[1].error == -EPERM,
+	   "failed touch with its errno");
+	is_str(a->steps[1].message, "denied", "kernel message kept");
+
+	cp_state_set_last_apply(&loaded, NULL);
+	loaded.checked_at = 0;
+	{
+		_cleanup_free_ char *text = NULL;
+
+		is_int(cp_state_format(&loaded, &text), 0, "formatted without a plan");
+		ok(text && !strstr(text, "last_apply") && !strstr(text, "checked_at"),
+		   "a plan forgotten is not written back from the old document");
+	}
+	cp_state_free(&loaded);
+	cp_state_free(&state);
+}
+
+static void test_last_apply_corrupt(void)
+{
+	static const char *const bad[] = {
+	    "{\"version\":1,\"originals\":[],\"last_apply\":[]}",
+	    "{\"version\":1,\"originals\":[],\"checked_at\":\"now\"}",
+	    "{\"version\":1,\"originals\":[],\"last_apply\":{\"started_at\":1,"
+	    "\"finished_at\":0,\"pid\":1,\"agent\":\"a\",\"backend\":\"b\","
+	    "\"policy_files\":[],\"steps\":[{\"driver\":\"d\"}]}}",
+	    "{\"version\":1,\"originals\":[],\"last_apply\":{\"started_at\":1,"
+	    "\"finished_at\":0,\"pid\":1,\"agent\":\"a\",\"backend\":\"b\","
+	    "\"policy_files\":[],\"steps\":[{\"driver\":\"d\",\"algorithm\":\"n\","
+	    "\"action\":\"jump\",\"old_priority\":1,\"new_priority\":2,\"why\":\"\","
+	    "\"result\":\"done\",\"errno\":0,\"message\":\"\"}]}}",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct cp_state state;
+
+		is_int(cp_state_parse(bad[i], &state), -EBADMSG, "corrupt plan record %zu refused",
+		       i);
+		ok(state.last_apply == NULL && state.doc == NULL, "nothing half-trusted from %zu",
+		   i);
+	}
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	return remove(path);
@@ -125,6 +228,8 @@ int main(void)
 	test_unknown_keys_kept();
 	test_corrupt();
 	test_atomic_write(dir);
+	test_last_apply(dir);
+	test_last_apply_corrupt();
 	remove_tree(dir);
 	return done_testing();
 }

@@ -1,0 +1,593 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * policy -> inventory -> calibration -> plan -> UPDATEALG, shared by
+ * `cryptoprioctl plan|apply` and cryptoprio-daemon (DESIGN.md "Planner").
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+
+#include "apply.h"
+#include "crypto-user.h"
+#include "fileio.h"
+#include "macro.h"
+#include "paths.h"
+
+#ifndef NETLINK_CRYPTO
+#define NETLINK_CRYPTO 21
+#endif
+
+/* ---- which points to calibrate ---- */
+
+/* A name as an fnmatch pattern that matches only itself. */
+static char *escape_pattern(const char *name)
+{
+	char *out = malloc(2 * strlen(name) + 1), *p = out;
+
+	if (!out)
+		return NULL;
+	for (const char *s = name; *s; s++) {
+		if (strchr("*?[]\\", *s))
+			*p++ = '\\';
+		*p++ = *s;
+	}
+	*p = '\0';
+	return out;
+}
+
+static bool planned_name_competes(const struct cp_alg *alg)
+{
+	return cp_alg_competes(alg) && !cp_driver_is_template_instance(alg->driver);
+}
+
+static size_t competitors(const struct cp_inventory *inv, const char *name)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < inv->n_algs; i++)
+		n += strcmp(inv->algs[i].name, name) == 0 && planned_name_competes(&inv->algs[i]);
+	return n;
+}
+
+bool cp_apply_name_selected(const struct cp_inventory *inv, const char *name,
+			    char *const *only_drivers, size_t n_only_drivers)
+{
+	if (n_only_drivers == 0)
+		return true;
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		if (strcmp(inv->algs[i].name, name) != 0)
+			continue;
+		for (size_t k = 0; k < n_only_drivers; k++)
+			if (fnmatch(only_drivers[k], inv->algs[i].driver, 0) == 0)
+				return true;
+	}
+	return false;
+}
+
+void cp_workloads_free(struct cp_workload *w, size_t n)
+{
+	for (size_t i = 0; w && i < n; i++) {
+		for (size_t k = 0; k < w[i].n_names; k++)
+			free(w[i].names[k]);
+		free(w[i].names);
+	}
+	free(w);
+}
+
+static bool name_seen(const struct cp_workload *w, size_t n, const char *pattern)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < w[i].n_names; k++)
+			if (strcmp(w[i].names[k], pattern) == 0)
+				return true;
+	return false;
+}
+
+/* The group for (@size, @depth), added if new; NULL on ENOMEM. */
+static struct cp_workload *workload_for(struct cp_workload **w, size_t *n, uint32_t size,
+					uint32_t depth)
+{
+	struct cp_workload *all;
+
+	for (size_t i = 0; i < *n; i++)
+		if ((*w)[i].size == size && (*w)[i].depth == depth)
+			return &(*w)[i];
+	all = reallocarray(*w, *n + 1, sizeof(*all));
+	if (!all)
+		return NULL;
+	*w = all;
+	all[*n] = (struct cp_workload){.size = size, .depth = depth};
+	return &all[(*n)++];
+}
+
+static int add_name(struct cp_workload *w, char *pattern)
+{
+	char **names = reallocarray(w->names, w->n_names + 1, sizeof(*names));
+
+	if (!names)
+		return -ENOMEM;
+	w->names = names;
+	names[w->n_names++] = pattern;
+	return 0;
+}
+
+int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *policy,
+		       char *const *only_drivers, size_t n_only_drivers, struct cp_workload **ret)
+{
+	struct cp_workload *w = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+		_cleanup_free_ char *pattern = NULL;
+		struct cp_settings s;
+		struct cp_workload *group;
+
+		if (!planned_name_competes(alg) || competitors(inv, alg->name) < 2 ||
+		    !cp_apply_name_selected(inv, alg->name, only_drivers, n_only_drivers))
+			continue;
+		pattern = escape_pattern(alg->name);
+		if (!pattern)
+			goto oom;
+		if (name_seen(w, n, pattern))
+			continue;
+		cp_policy_algorithm(policy, alg->name, &s);
+		group = workload_for(&w, &n, s.request_size, s.in_flight);
+		if (!group || add_name(group, pattern) < 0)
+			goto oom;
+		pattern = NULL;
+	}
+	*ret = w;
+	return (int) n;
+oom:
+	cp_workloads_free(w, n);
+	return -ENOMEM;
+}
+
+/* ---- calibration results ---- */
+
+static int merge_points(struct cp_measured *into, struct cp_measured *from)
+{
+	struct cp_point *points =
+	    reallocarray(into->points, into->n_points + from->n_points, sizeof(*points));
+
+	if (!points)
+		return -ENOMEM;
+	memcpy(points + into->n_points, from->points, from->n_points * sizeof(*points));
+	into->points = points;
+	into->n_points += from->n_points;
+	if (from->kat == CRYPTOPRIO_KAT_MISMATCH || into->kat == CRYPTOPRIO_KAT_UNSUPPORTED)
+		into->kat = from->kat;
+	if (into->backend == CP_BACKEND_NONE)
+		into->backend = from->backend;
+	free(from->points);
+	from->points = NULL;
+	from->n_points = 0;
+	return 0;
+}
+
+static int merge_measured(struct cp_calibration *into, struct cp_calibration *from)
+{
+	for (size_t i = 0; i < from->n_measured; i++) {
+		struct cp_measured *m =
+		    (struct cp_measured *) cp_calibration_find(into, from->measured[i].driver);
+		struct cp_measured *all;
+
+		if (m) {
+			if (merge_points(m, &from->measured[i]) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		all = reallocarray(into->measured, into->n_measured + 1, sizeof(*all));
+		if (!all)
+			return -ENOMEM;
+		into->measured = all;
+		all[into->n_measured++] = from->measured[i];
+		from->measured[i] = (struct cp_measured){};
+	}
+	return 0;
+}
+
+static int merge_skipped(struct cp_calibration *into, struct cp_calibration *from)
+{
+	struct cp_skipped *all;
+
+	if (from->n_skipped == 0)
+		return 0;
+	all = reallocarray(into->skipped, into->n_skipped + from->n_skipped, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	into->skipped = all;
+	for (size_t i = 0; i < from->n_skipped; i++) {
+		bool dup = false;
+
+		for (size_t k = 0; k < into->n_skipped && !dup; k++)
+			dup = strcmp(all[k].driver, from->skipped[i].driver) == 0;
+		if (!dup)
+			all[into->n_skipped++] = from->skipped[i];
+	}
+	return 0;
+}
+
+static void merge_summary(struct cp_calibration *into, const struct cp_calibration *from)
+{
+	if (from->backend != CP_BACKEND_NONE)
+		into->backend = from->backend;
+	if (from->module_error)
+		into->module_error = from->module_error;
+	into->elapsed_ns += from->elapsed_ns;
+	into->n_from_cache += from->n_from_cache;
+	into->n_run += from->n_run;
+	into->n_unmeasured += from->n_unmeasured;
+	if (from->cache_warning[0])
+		memcpy(into->cache_warning, from->cache_warning, sizeof(into->cache_warning));
+	if (from->cache_oldest && (!into->cache_oldest || from->cache_oldest < into->cache_oldest))
+		into->cache_oldest = from->cache_oldest;
+}
+
+int cp_calibration_merge(struct cp_calibration *into, struct cp_calibration *from)
+{
+	int r;
+
+	r = merge_measured(into, from);
+	if (r >= 0)
+		r = merge_skipped(into, from);
+	merge_summary(into, from);
+	cp_calibration_free(from);
+	memset(from, 0, sizeof(*from));
+	return r;
+}
+
+static struct cp_metric metric_of(const struct cp_stat *s)
+{
+	double noise = fmax(s->median - s->min, s->max - s->median);
+
+	return (struct cp_metric){
+	    .value = s->median,
+	    .noise = fmax(noise, fabs(s->median) * CP_STAT_NOISE_FLOOR / 2),
+	};
+}
+
+static enum cp_measurement_state state_of(enum cp_verdict verdict)
+{
+	switch (verdict) {
+	case CP_VERDICT_MEASURED:
+		return CP_MEASUREMENT_MEASURED;
+	case CP_VERDICT_FAULTY:
+		return CP_MEASUREMENT_FAULTY;
+	case CP_VERDICT_TIMEOUT:
+		return CP_MEASUREMENT_TIMEOUT;
+	case CP_VERDICT_UNREACHABLE:
+		return CP_MEASUREMENT_UNREACHABLE;
+	case CP_VERDICT_UNMEASURED:
+	case CP_VERDICT_ERROR:
+		return CP_MEASUREMENT_NOT_MEASURED;
+	}
+	return CP_MEASUREMENT_NOT_MEASURED;
+}
+
+int cp_apply_measurements(const struct cp_calibration *cal, struct cp_measurement **ret)
+{
+	struct cp_measurement *ms;
+	size_t n = 0;
+
+	for (size_t i = 0; i < cal->n_measured; i++)
+		n += cal->measured[i].n_points;
+	ms = calloc(n ? n : 1, sizeof(*ms));
+	if (!ms)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < cal->n_measured; i++) {
+		const struct cp_measured *m = &cal->measured[i];
+
+		for (size_t k = 0; k < m->n_points; k++, n++) {
+			const struct cp_point *p = &m->points[k];
+
+			snprintf(ms[n].driver, sizeof(ms[n].driver), "%s", m->driver);
+			ms[n].request_size = p->size;
+			ms[n].in_flight = p->depth;
+			ms[n].state = state_of(p->verdict);
+			if (ms[n].state != CP_MEASUREMENT_MEASURED)
+				continue;
+			ms[n].throughput = metric_of(&p->mbps);
+			ms[n].latency = metric_of(&p->ns_per_request);
+			ms[n].cpu_cost = metric_of(&p->cpu_ns_per_byte);
+		}
+	}
+	*ret = ms;
+	return (int) n;
+}
+
+/* ---- the state record ---- */
+
+struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *result,
+					     const char *agent, int64_t now, int32_t pid)
+{
+	_cleanup_(cp_state_apply_freep) struct cp_state_apply *rec = cp_state_apply_new();
+
+	if (!rec)
+		return NULL;
+	rec->started_at = now;
+	rec->pid = pid;
+	snprintf(rec->agent, sizeof(rec->agent), "%s", agent ? agent : "cryptoprioctl");
+	snprintf(rec->backend, sizeof(rec->backend), "%s",
+		 cp_backend_to_string(result->calibration.backend));
+	for (size_t i = 0; result->policy && i < result->policy->n_files; i++)
+		if (cp_state_apply_add_policy_file(rec, result->policy->files[i]) < 0)
+			return NULL;
+	for (size_t i = 0; i < result->n_steps; i++) {
+		const struct cp_apply_step_result *s = &result->steps[i];
+		struct cp_state_step step = {
+		    .action = s->action,
+		    .old_priority = s->old_priority,
+		    .new_priority = s->new_priority,
+		    .result = CP_STEP_PENDING,
+		};
+
+		snprintf(step.driver, sizeof(step.driver), "%s", s->driver);
+		snprintf(step.name, sizeof(step.name), "%s", s->name);
+		snprintf(step.why, sizeof(step.why), "%s", s->why);
+		if (cp_state_apply_add_step(rec, &step) < 0)
+			return NULL;
+	}
+	return steal_pointer(&rec);
+}
+
+/* ---- the pipeline ---- */
+
+static int load_policy(const struct cp_apply_options *opts, struct cp_apply_result *result,
+		       const struct cp_policy **ret)
+{
+	int r;
+
+	if (opts->policy) {
+		*ret = opts->policy;
+		return cp_policy_is_valid(opts->policy) ? 0 : -EBADMSG;
+	}
+	r = cp_policy_load(opts->root, opts->config_file, &result->policy);
+	*ret = result->policy;
+	if (r < 0)
+		return r;
+	return cp_policy_is_valid(result->policy) ? 0 : -EBADMSG;
+}
+
+/* NULL: the default; "": no cache. */
+static const char *cache_path(const struct cp_apply_options *opts)
+{
+	if (!opts->cache_path)
+		return CP_CACHE_PATH;
+	return opts->cache_path[0] ? opts->cache_path : NULL;
+}
+
+/* One engine call per workload point, the budget shared by the number of names. */
+static int calibrate_workloads(const struct cp_apply_options *opts, const struct cp_settings *g,
+			       struct cp_apply_result *result, struct cp_workload *w, size_t n)
+{
+	uint64_t left_ns = g->calibration_budget_usec * UINT64_C(1000);
+	size_t names_left = 0;
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		names_left += w[i].n_names;
+	for (size_t i = 0; i < n; i++) {
+		struct cp_calibration cal = {};
+		struct cp_calibrate_options co = {
+		    .patterns = w[i].names,
+		    .n_patterns = w[i].n_names,
+		    .sizes = &w[i].size,
+		    .n_sizes = 1,
+		    .workload_size = w[i].size,
+		    .depth = w[i].depth,
+		    .budget_ns = left_ns / names_left * w[i].n_names,
+		    .force = opts->force_calibration,
+		    .cache_only = g->calibrate == CP_CALIBRATE_CACHED,
+		    .cache_path = cache_path(opts),
+		    .backend = result->unprivileged ? CP_BACKEND_AFALG : CP_BACKEND_NONE,
+		    .progress = opts->progress,
+		    .userdata = opts->userdata,
+		};
+
+		r = cp_calibrate(&result->inventory, &co, &cal);
+		left_ns = cal.elapsed_ns < left_ns ? left_ns - cal.elapsed_ns : 0;
+		names_left -= w[i].n_names;
+		if (r >= 0)
+			r = cp_calibration_merge(&result->calibration, &cal);
+		cp_calibration_free(&cal);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int calibrate(const struct cp_apply_options *opts, const struct cp_policy *policy,
+		     struct cp_apply_result *result)
+{
+	struct cp_workload *w = NULL;
+	struct cp_settings g;
+	int n, r;
+
+	cp_policy_global(policy, &g);
+	result->calibrate = g.calibrate;
+	if (g.calibrate == CP_CALIBRATE_NEVER)
+		return 0;
+	n = cp_apply_workloads(&result->inventory, policy, opts->only_drivers, opts->n_only_drivers,
+			       &w);
+	if (n < 0)
+		return n;
+	r = calibrate_workloads(opts, &g, result, w, (size_t) n);
+	cp_workloads_free(w, (size_t) n);
+	return r;
+}
+
+static int plan(const struct cp_apply_options *opts, const struct cp_policy *policy,
+		struct cp_apply_result *result)
+{
+	_cleanup_free_ struct cp_measurement *ms = NULL;
+	int n, r;
+
+	n = cp_apply_measurements(&result->calibration, &ms);
+	if (n < 0)
+		return n;
+	r = cp_plan_build(&result->inventory, ms, (size_t) n, policy, &result->plan);
+	if (r < 0)
+		return r;
+	result->steps = calloc(result->plan->n_steps + 1, sizeof(*result->steps));
+	if (!result->steps)
+		return -ENOMEM;
+	for (size_t i = 0; i < result->plan->n_steps; i++) {
+		const struct cp_plan_step *p = &result->plan->steps[i];
+		struct cp_apply_step_result *s = &result->steps[result->n_steps];
+
+		if (!cp_apply_name_selected(&result->inventory, p->name, opts->only_drivers,
+					    opts->n_only_drivers))
+			continue;
+		memcpy(s->driver, p->driver, sizeof(s->driver));
+		memcpy(s->name, p->name, sizeof(s->name));
+		memcpy(s->why, p->why, sizeof(s->why));
+		s->class = p->class;
+		s->action = p->action;
+		s->old_priority = p->old_priority;
+		s->new_priority = p->new_priority;
+		result->n_steps++;
+	}
+	return 0;
+}
+
+/* Originals and the pending plan on disk before the first change. */
+static int record_before(const struct cp_apply_options *opts, struct cp_apply_result *result,
+			 struct cp_state *state, const char *state_path)
+{
+	struct cp_state_apply *rec;
+	int r;
+
+	for (size_t i = 0; i < result->n_steps; i++) {
+		const struct cp_alg *alg =
+		    cp_inventory_find_driver(&result->inventory, result->steps[i].driver);
+
+		if (alg && cp_state_record(state, alg) < 0)
+			return -ENOMEM;
+	}
+	rec = cp_apply_state_record(result, opts->agent, (int64_t) result->applied_at,
+				    (int32_t) getpid());
+	if (!rec)
+		return -ENOMEM;
+	cp_state_set_last_apply(state, rec);
+	state->checked_at = (int64_t) result->applied_at;
+	r = cp_state_save(state_path, state);
+	return r;
+}
+
+static void run_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp_state_step *rec)
+{
+	nl->extack[0] = '\0';
+	s->error = cp_cu_set_priority(nl, s->driver, s->new_priority);
+	s->applied = true;
+	snprintf(s->extack, sizeof(s->extack), "%s", s->error < 0 ? nl->extack : "");
+	rec->result = s->error < 0 ? CP_STEP_FAILED : CP_STEP_DONE;
+	rec->error = s->error;
+	memcpy(rec->message, s->extack, sizeof(rec->message));
+}
+
+static int apply_steps(struct cp_apply_result *result, struct cp_state *state,
+		       const char *state_path)
+{
+	struct cp_nl nl = {};
+	int r;
+
+	r = cp_nl_open(&nl, NETLINK_CRYPTO);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < result->n_steps; i++) {
+		struct cp_apply_step_result *s = &result->steps[i];
+
+		run_step(&nl, s, &state->last_apply->steps[i]);
+		if (s->error < 0)
+			result->n_failed++;
+		else if (s->action == CP_STEP_SET)
+			result->n_changed++;
+		r = cp_state_save(state_path, state);
+		if (r < 0 && !result->state_error)
+			result->state_error = r;
+	}
+	cp_nl_close(&nl);
+	state->last_apply->finished_at = (int64_t) time(NULL);
+	r = cp_state_save(state_path, state);
+	if (r < 0 && !result->state_error)
+		result->state_error = r;
+	return result->n_failed ? -EIO : 0;
+}
+
+/* Under the lock: the state file, then the changes. */
+static int apply_locked(const struct cp_apply_options *opts, struct cp_apply_result *result)
+{
+	const char *state_path = opts->state_path ? opts->state_path : CP_STATE_PATH;
+	_cleanup_(cp_state_free) struct cp_state state = {};
+	int r;
+
+	r = cp_state_load(state_path, &state);
+	if (r < 0)
+		return r;
+	result->applied_at = time(NULL);
+	if (result->n_steps == 0) {
+		state.checked_at = (int64_t) result->applied_at;
+		return cp_state_save(state_path, &state);
+	}
+	r = record_before(opts, result, &state, state_path);
+	if (r < 0)
+		return r; /* nothing changed yet */
+	return apply_steps(result, &state, state_path);
+}
+
+static int open_lock(const struct cp_apply_options *opts, int *ret_fd)
+{
+	if (!cp_have_net_admin())
+		return -EPERM;
+	*ret_fd = cp_lock_acquire(opts->lock_path ? opts->lock_path : CP_LOCK_PATH);
+	return *ret_fd < 0 ? *ret_fd : 0;
+}
+
+int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *result)
+{
+	_cleanup_close_ int lock_fd = -1;
+	const struct cp_policy *policy = NULL;
+	int r;
+
+	memset(result, 0, sizeof(*result));
+	r = load_policy(opts, result, &policy);
+	if (r < 0)
+		return r;
+	result->unprivileged = !cp_have_net_admin();
+	if (!opts->dry_run) {
+		r = open_lock(opts, &lock_fd);
+		if (r < 0)
+			return r;
+	}
+	/* Inventory after the lock: nobody changes a priority under us. */
+	r = cp_inventory_load(&result->inventory);
+	if (r < 0)
+		return r;
+	if (!opts->dry_run && result->inventory.source != CP_SOURCE_CRYPTO_USER)
+		return result->inventory.crypto_user_error ?: -EOPNOTSUPP;
+	r = calibrate(opts, policy, result);
+	if (r < 0)
+		return r;
+	r = plan(opts, policy, result);
+	if (r < 0 || opts->dry_run)
+		return r;
+	return apply_locked(opts, result);
+}
+
+void cp_apply_result_free(struct cp_apply_result *result)
+{
+	if (result->policy)
+		cp_policy_free(result->policy);
+	cp_inventory_free(&result->inventory);
+	cp_calibration_free(&result->calibration);
+	if (result->plan)
+		cp_plan_free(result->plan);
+	free(result->steps);
+	memset(result, 0, sizeof(*result));
+}

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The pure parts of the apply pipeline: which points are calibrated,
+ * calibrations merged, calibration -> planner measurements, and the
+ * plan's record in the state file.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "apply.h"
+#include "macro.h"
+#include "tap.h"
+
+static void add_alg(struct cp_inventory *inv, const char *name, const char *driver,
+		    const char *type, uint32_t priority)
+{
+	struct cp_alg alg = {.priority = priority, .flags = CP_ALG_TESTED};
+
+	snprintf(alg.name, sizeof(alg.name), "%s", name);
+	snprintf(alg.driver, sizeof(alg.driver), "%s", driver);
+	snprintf(alg.type, sizeof(alg.type), "%s", type);
+	snprintf(alg.module, sizeof(alg.module), "kernel");
+	(void) cp_inventory_add(inv, &alg);
+}
+
+/* cbc(aes): aesni + virtio; sha256: generic + avx2; ecb(aes): one only; a template instance. */
+static void make_inventory(struct cp_inventory *inv)
+{
+	memset(inv, 0, sizeof(*inv));
+	add_alg(inv, "cbc(aes)", "cbc-aes-aesni", "skcipher", 400);
+	add_alg(inv, "cbc(aes)", "virtio_crypto_aes_cbc", "skcipher", 150);
+	add_alg(inv, "cbc(aes)", "cbc(aes-generic)", "skcipher", 100);
+	add_alg(inv, "sha256", "sha256-generic", "shash", 100);
+	add_alg(inv, "sha256", "sha256-avx2", "shash", 170);
+	add_alg(inv, "ecb(aes)", "ecb-aes-aesni", "skcipher", 400);
+	add_alg(inv, "ab[c]*", "odd-1", "skcipher", 1);
+	add_alg(inv, "ab[c]*", "odd-2", "skcipher", 2);
+}
+
+static struct cp_policy *policy_from(const char *text)
+{
+	struct cp_policy *p = cp_policy_new();
+	FILE *f = fmemopen((void *) text, strlen(text), "r");
+
+	(void) cp_policy_parse_stream(p, f, "test.conf");
+	fclose(f);
+	return p;
+}
+
+static const struct cp_workload *find_workload(const struct cp_workload *w, size_t n, uint32_t size,
+					       uint32_t depth)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i].size == size && w[i].depth == depth)
+			return &w[i];
+	return NULL;
+}
+
+static void test_workloads(void)
+{
+	struct cp_inventory inv;
+	_cleanup_(cp_policy_freep) struct cp_policy *p =
+	    policy_from("[Algorithm cbc(aes)]\nRequestSize = 64K\nInFlight = 8\n");
+	struct cp_workload *w = NULL;
+	const struct cp_workload *big, *dflt;
+	char *only[] = {"virtio_*"};
+	int n;
+
+	make_inventory(&inv);
+	is_int(p->n_errors, 0, "test policy valid");
+	n = cp_apply_workloads(&inv, p, NULL, 0, &w);
+	is_int(n, 2, "two workload points: 64 KiB x 8 and the default 4 KiB x 1");
+	big = find_workload(w, (size_t) n, 65536, 8);
+	dflt = find_workload(w, (size_t) n, 4096, 1);
+	ok(big && big->n_names == 1 && strcmp(big->names[0], "cbc(aes)") == 0,
+	   "cbc(aes) alone at its own point");
+	ok(dflt && dflt->n_names == 2, "sha256 and the odd name at the default (ecb(aes) has one "
+				       "implementation: not calibrated)");
+	if (dflt && dflt->n_names == 2)
+		is_str(dflt->names[1], "ab\\[c\\]\\*", "names are escaped into exact patterns");
+	cp_workloads_free(w, (size_t) n);
+
+	n = cp_apply_workloads(&inv, p, only, 1, &w);
+	is_int(n, 1, "only_drivers: only the names of matching drivers");
+	ok(n == 1 && w[0].size == 65536 && w[0].n_names == 1, "that is cbc(aes) at 64 KiB");
+	cp_workloads_free(w, (size_t) n);
+	ok(cp_apply_name_selected(&inv, "cbc(aes)", only, 1), "cbc(aes) selected by virtio_*");
+	ok(!cp_apply_name_selected(&inv, "sha256", only, 1), "sha256 not selected by virtio_*");
+	ok(cp_apply_name_selected(&inv, "sha256", NULL, 0), "no only_drivers: every name");
+	cp_inventory_free(&inv);
+}
+
+static void set_point(struct cp_point *pt, uint32_t size, uint32_t depth, enum cp_verdict v,
+		      double median, double min, double max)
+{
+	*pt = (struct cp_point){.size = size, .depth = depth, .verdict = v};
+	pt->mbps = (struct cp_stat){.n = 3, .median = median, .min = min, .max = max};
+	pt->ns_per_request = (struct cp_stat){.n = 3, .median = 1000, .min = 900, .max = 1300};
+	pt->cpu_ns_per_byte = (struct cp_stat){.n = 3, .median = 2, .min = 2, .max = 2};
+}
+
+/* A calibration of one driver with one point. */
+static void one_point(struct cp_calibration *cal, const char *driver, uint32_t size,
+		      enum cp_verdict v, double median, double min, double max)
+{
+	memset(cal, 0, sizeof(*cal));
+	cal->measured = calloc(1, sizeof(*cal->measured));
+	cal->n_measured = 1;
+	snprintf(cal->measured[0].driver, CP_NAME_MAX, "%s", driver);
+	snprintf(cal->measured[0].name, CP_NAME_MAX, "cbc(aes)");
+	cal->measured[0].points = calloc(1, sizeof(struct cp_point));
+	cal->measured[0].n_points = 1;
+	set_point(&cal->measured[0].points[0], size, 1, v, median, min, max);
+	cal->n_run = 1;
+	cal->elapsed_ns = 100;
+}
+
+static void test_merge(void)
+{
+	struct cp_calibration all = {}, a, b, c;
+
+	one_point(&a, "cbc-aes-aesni", 4096, CP_VERDICT_MEASURED, 44.5, 44, 46);
+	one_point(&b, "cbc-aes-aesni", 65536, CP_VERDICT_MEASURED, 66.8, 60, 70);
+	one_point(&c, "virtio_crypto_aes_cbc", 65536, CP_VERDICT_UNREACHABLE, 0, 0, 0);
+	c.backend = CP_BACKEND_AFALG;
+	is_int(cp_calibration_merge(&all, &a), 0, "merge a");
+	is_int(cp_calibration_merge(&all, &b), 0, "merge b");
+	is_int(cp_calibration_merge(&all, &c), 0, "merge c");
+	is_int(all.n_measured, 2, "one entry per driver");
+	is_int(cp_calibration_find(&all, "cbc-aes-aesni")->n_points, 2,
+	       "a driver measured at two points has both");
+	ok(cp_measured_point(cp_calibration_find(&all, "cbc-aes-aesni"), 65536, 1) != NULL,
+	   "its 64 KiB point is found");
+	is_int(all.n_run, 3, "counters add up");
+	is_int(all.elapsed_ns, 300, "elapsed adds up");
+	is_int(all.backend, CP_BACKEND_AFALG, "the backend used is kept");
+	is_int(a.n_measured, 0, "the merged calibration is left empty");
+	cp_calibration_free(&all);
+}
+
+static void test_measurements(void)
+{
+	struct cp_calibration all = {}, a, b, c;
+	_cleanup_free_ struct cp_measurement *ms = NULL;
+	int n;
+
+	one_point(&a, "cbc-aes-aesni", 4096, CP_VERDICT_MEASURED, 44.5, 40, 46);
+	one_point(&b, "virtio_crypto_aes_cbc", 4096, CP_VERDICT_FAULTY, 0, 0, 0);
+	one_point(&c, "cbc-foo", 4096, CP_VERDICT_ERROR, 0, 0, 0);
+	(void) cp_calibration_merge(&all, &a);
+	(void) cp_calibration_merge(&all, &b);
+	(void) cp_calibration_merge(&all, &c);
+	n = cp_apply_measurements(&all, &ms);
+	is_int(n, 3, "one measurement per point");
+	is_str(ms[0].driver, "cbc-aes-aesni", "driver");
+	is_int(ms[0].request_size, 4096, "size");
+	is_int(ms[0].in_flight, 1, "depth");
+	is_int(ms[0].state, CP_MEASUREMENT_MEASURED, "measured");
+	ok(ms[0].throughput.value == 44.5, "throughput is the median");
+	ok(fabs(ms[0].throughput.noise - 4.5) < 1e-9, "noise is the farthest run from the median");
+	ok(fabs(ms[0].latency.noise - 300) < 1e-9, "latency noise likewise");
+	ok(fabs(ms[0].cpu_cost.noise - 2 * CP_STAT_NOISE_FLOOR / 2) < 1e-9,
+	   "no spread: the noise floor");
+	is_int(ms[1].state, CP_MEASUREMENT_FAULTY, "faulty -> FAULTY");
+	is_int(ms[2].state, CP_MEASUREMENT_NOT_MEASURED, "error -> NOT_MEASURED");
+	cp_calibration_free(&all);
+}
+
+/* Overlapping ranges are within the planner's noise, as for the engine. */
+static void test_noise_consistent(void)
+{
+	struct cp_calibration all = {}, a, b;
+	_cleanup_free_ struct cp_measurement *ms = NULL;
+
+	one_point(&a, "x", 4096, CP_VERDICT_MEASURED, 100, 90, 101);
+	one_point(&b, "y", 4096, CP_VERDICT_MEASURED, 92, 91, 120);
+	(void) cp_calibration_merge(&all, &a);
+	(void) cp_calibration_merge(&all, &b);
+	is_int(cp_apply_measurements(&all, &ms), 2, "two measurements");
+	ok(cp_stat_within_noise(&all.measured[0].points[0].mbps, &all.measured[1].points[0].mbps),
+	   "the engine calls them within noise");
+	ok(fabs(ms[0].throughput.value - ms[1].throughput.value) <=
+	       ms[0].throughput.noise + ms[1].throughput.noise,
+	   "so does the planner's rule");
+	cp_calibration_free(&all);
+}
+
+static void test_state_record(void)
+{
+	struct cp_apply_result res = {};
+	struct cp_apply_step_result steps[2] = {
+	    {.driver = "virtio_crypto_aes_cbc",
+	     .old_priority = 3000,
+	     .new_priority = 399,
+	     .action = CP_STEP_SET,
+	     .name = "cbc(aes)",
+	     .why = "second gear"},
+	    {.driver = "cbc-aes-aesni",
+	     .old_priority = 400,
+	     .new_priority = 400,
+	     .action = CP_STEP_TOUCH,
+	     .name = "cbc(aes)"},
+	};
+	char *files[] = {"/etc/cryptoprio.conf"};
+	struct cp_policy policy = {.files = files, .n_files = 1};
+	struct cp_state_apply *rec;
+
+	res.steps = steps;
+	res.n_steps = 2;
+	res.policy = &policy;
+	res.calibration.backend = CP_BACKEND_MODULE;
+	rec = cp_apply_state_record(&res, NULL, 1700000000, 42);
+	ok(rec != NULL, "record built");
+	if (!rec)
+		return;
+	is_int(rec->started_at, 1700000000, "time");
+	is_int(rec->finished_at, 0, "not finished yet");
+	is_int(rec->pid, 42, "pid");
+	is_str(rec->agent, "cryptoprioctl", "default agent");
+	is_str(rec->backend, "module", "backend");
+	is_int(rec->n_policy_files, 1, "policy file");
+	is_int(rec->n_steps, 2, "both steps");
+	ok(rec->steps[0].result == CP_STEP_PENDING && rec->steps[1].result == CP_STEP_PENDING,
+	   "every step pending before the first change");
+	is_int(rec->steps[1].action, CP_STEP_TOUCH, "touch kept");
+	is_str(rec->steps[0].why, "second gear", "why kept");
+	cp_state_apply_free(rec);
+}
+
+int main(void)
+{
+	test_workloads();
+	test_merge();
+	test_measurements();
+	test_noise_consistent();
+	test_state_record();
+	return done_testing();
+}
