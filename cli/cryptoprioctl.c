@@ -14,6 +14,13 @@ static const struct ctl_verb verbs[] = {
     {"list", "list [PATTERN...]", verb_list},
     {"set", "set DRIVER PRIORITY", verb_set},
     {"reset", "reset [DRIVER...]", verb_reset},
+    {"calibrate", "calibrate [PATTERN...] [--size N[,N...]] [--depth N] [--budget MS] [--decrypt]",
+     verb_calibrate},
+    {"resolve", "resolve NAME [--type skcipher|aead|hash]", verb_resolve},
+    {"check-policy", "check-policy [--verbose] [FILE...]", verb_check_policy},
+    {"plan", "plan [--all] [--force]", verb_plan},
+    {"apply", "apply [--dry-run] [--force] [--all]", verb_apply},
+    {"status", "status", verb_status},
 };
 
 static void vprint_error(const char *fmt, va_list ap)

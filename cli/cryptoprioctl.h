@@ -39,3 +39,11 @@ bool ctl_stdout_is_tty(void);
 int verb_list(struct ctl *ctl, int argc, char **argv);
 int verb_set(struct ctl *ctl, int argc, char **argv);
 int verb_reset(struct ctl *ctl, int argc, char **argv);
+/* The module probe behind `calibrate --raw` (ctl-calibrate-raw.c). */
+int calibrate_raw(struct ctl *ctl, int argc, char **argv);
+int verb_calibrate(struct ctl *ctl, int argc, char **argv);
+int verb_resolve(struct ctl *ctl, int argc, char **argv);
+int verb_check_policy(struct ctl *ctl, int argc, char **argv);
+int verb_plan(struct ctl *ctl, int argc, char **argv);
+int verb_apply(struct ctl *ctl, int argc, char **argv);
+int verb_status(struct ctl *ctl, int argc, char **argv);

@@ -22,15 +22,15 @@ expect_fail() {  # expect_fail PATTERN CMD...: exit 1 and stderr matching PATTER
 
 check "without the module: calibrate says it is not loaded" \
 	expect_fail 'cryptoprio kernel module not loaded \(modprobe cryptoprio\)' \
-	"$ctl" calibrate cbc-aes-aesni
+	"$ctl" calibrate --raw cbc-aes-aesni
 base=$(dmesg | wc -l)
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
 check "family registered" grep -q '^cryptoprio ' /proc/modules
 
 out=$CP_RESULTS/calibrate.json
 check "calibrate cbc-aes-aesni and virtio_crypto_aes_cbc at 16,4096,65536" \
-	sh -c "'$ctl' calibrate --json cbc-aes-aesni virtio_crypto_aes_cbc --size 16,4096,65536 >'$out'"
-"$ctl" calibrate cbc-aes-aesni virtio_crypto_aes_cbc --size 16,4096,65536 || true
+	sh -c "'$ctl' calibrate --raw --json cbc-aes-aesni virtio_crypto_aes_cbc --size 16,4096,65536 >'$out'"
+"$ctl" calibrate --raw cbc-aes-aesni virtio_crypto_aes_cbc --size 16,4096,65536 || true
 
 for drv in cbc-aes-aesni virtio_crypto_aes_cbc; do
 	for size in 16 4096 65536; do
@@ -51,11 +51,11 @@ log "reference for cbc(aes): $(jget "$out" "d['results'][0]['reference']")"
 # Depth: the module's own counter of requests outstanding at once.
 d8=$CP_RESULTS/depth8.json
 check "virtio_crypto_aes_cbc at depth 8" \
-	sh -c "'$ctl' calibrate --json virtio_crypto_aes_cbc --size 65536 --depth 8 >'$d8'"
+	sh -c "'$ctl' calibrate --raw --json virtio_crypto_aes_cbc --size 65536 --depth 8 >'$d8'"
 check "depth 8: 8 requests in flight at once" test "$(jget "$d8" "d['results'][0]['max_in_flight']")" = 8
 d1=$CP_RESULTS/depth1.json
 check "virtio_crypto_aes_cbc at depth 1" \
-	sh -c "'$ctl' calibrate --json virtio_crypto_aes_cbc --size 65536 --depth 1 >'$d1'"
+	sh -c "'$ctl' calibrate --raw --json virtio_crypto_aes_cbc --size 65536 --depth 1 >'$d1'"
 check "depth 1: 1 request in flight" test "$(jget "$d1" "d['results'][0]['max_in_flight']")" = 1
 log "virtio 64K depth 1: $(jget "$d1" "d['results'][0]['mb_per_s']") MB/s, depth 8: $(jget "$d8" "d['results'][0]['mb_per_s']") MB/s"
 
@@ -101,8 +101,8 @@ check "synchronous caller still does not get the engine" \
 "$ctl" reset virtio_crypto_aes_cbc >/dev/null 2>&1 || "$ctl" set virtio_crypto_aes_cbc 150 || true
 
 check "hash: sha256 drivers calibrate with a known answer" \
-	sh -c "'$ctl' calibrate --json 'sha256' --size 4096 >'$CP_RESULTS/sha256.json'"
-"$ctl" calibrate sha256 --size 4096 || true
+	sh -c "'$ctl' calibrate --raw --json 'sha256' --size 4096 >'$CP_RESULTS/sha256.json'"
+"$ctl" calibrate --raw sha256 --size 4096 || true
 check "hash: every sha256 driver ok" \
 	test "$(jget "$CP_RESULTS/sha256.json" "all(r['known_answer']=='ok' for r in d['results']) and len(d['results']) > 0")" = True
 

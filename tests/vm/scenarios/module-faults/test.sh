@@ -17,7 +17,7 @@ check "cp_test_engine_sha256 passed its self-test" wait_for_driver cp_test_engin
 kat() {  # kat DRIVER FILE [ARGS]: calibrate, print the known-answer result
 	local drv=$1 f=$2
 	shift 2
-	"$ctl" calibrate --json "$drv" "$@" >"$f" || true
+	"$ctl" calibrate --raw --json "$drv" "$@" >"$f" || true
 	jget "$f" "d['results'][0]['known_answer'] if d['results'] else 'none'"
 }
 
@@ -30,7 +30,7 @@ echo wrong >"$param"
 check "mode wrong: cbc(aes) mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong.json" --size 4096)" = mismatch
 check "mode wrong: cbc(aes) decrypt mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong-dec.json" --size 4096 --decrypt)" = mismatch
 check "mode wrong: sha256 mismatch" test "$(kat cp_test_engine_sha256 "$r/wrong-sha.json" --size 4096)" = mismatch
-"$ctl" calibrate cp_test_engine_cbc_aes cp_test_engine_sha256 --size 4096 || true
+"$ctl" calibrate --raw cp_test_engine_cbc_aes cp_test_engine_sha256 --size 4096 || true
 
 echo slow >"$param"
 check "mode slow: still ok" test "$(kat cp_test_engine_cbc_aes "$r/slow.json" --size 16)" = ok
@@ -45,7 +45,7 @@ check "mode slow: at least 200 us more per request" test "$slow_ns" -ge $((fast_
 echo hang >"$param"
 t0=$(date +%s%N)
 rc=0
-err=$("$ctl" calibrate cp_test_engine_cbc_aes --size 4096 --depth 4 --budget 200 2>&1 >/dev/null) || rc=$?
+err=$("$ctl" calibrate --raw cp_test_engine_cbc_aes --size 4096 --depth 4 --budget 200 2>&1 >/dev/null) || rc=$?
 t1=$(date +%s%N)
 ms=$(((t1 - t0) / 1000000))
 log "hang: exit $rc after $ms ms: $err"
@@ -67,11 +67,11 @@ check "engine module cannot be unloaded either" sh -c '! rmmod cp_test_engine'
 check "cbc-aes-aesni calibrates while the engine hangs" \
 	test "$(kat cbc-aes-aesni "$r/after.json" --size 4096)" = ok
 check "a second hanging run also times out" \
-	sh -c '! "$0" calibrate cp_test_engine_sha256 --size 64 --budget 50 2>/dev/null' "$ctl"
+	sh -c '! "$0" calibrate --raw cp_test_engine_sha256 --size 64 --budget 50 2>/dev/null' "$ctl"
 
 # A hang in the middle of the timed run (after the known answer passed).
 echo ok >"$param"
-"$ctl" calibrate cp_test_engine_cbc_aes --size 4096 --depth 4 --budget 1000 \
+"$ctl" calibrate --raw cp_test_engine_cbc_aes --size 4096 --depth 4 --budget 1000 \
 	>/dev/null 2>"$r/midrun.err" &
 pid=$!
 sleep 0.5

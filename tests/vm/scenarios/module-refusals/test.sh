@@ -15,34 +15,34 @@ expect_fail() {  # expect_fail PATTERN CMD...: exit 1 and stderr matching PATTER
 	grep -qE "$pattern" <<<"$err" || { echo "no match for: $pattern"; return 1; }
 }
 
-check "a valid request works (control)" "$ctl" calibrate cbc-aes-aesni --size 16 --budget 20
+check "a valid request works (control)" "$ctl" calibrate --raw cbc-aes-aesni --size 16 --budget 20
 check "unprivileged CALIBRATE: EPERM and the CAP_NET_ADMIN hint" \
 	expect_fail 'Operation not permitted.*CAP_NET_ADMIN' \
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" calibrate cbc-aes-aesni --size 16
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" calibrate --raw cbc-aes-aesni --size 16
 check "unprivileged RESOLVE: EPERM" \
 	expect_fail 'Operation not permitted' \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" resolve 'cbc(aes)'
 check "size 2 MiB refused by the kernel" \
 	expect_fail 'Invalid argument \(kernel: request size must be 1\.\.1048576 bytes' \
-	"$ctl" calibrate cbc-aes-aesni --size 2M
+	"$ctl" calibrate --raw cbc-aes-aesni --size 2M
 check "depth 65 refused by the kernel" \
 	expect_fail 'Invalid argument \(kernel: depth must be 1\.\.64' \
-	"$ctl" calibrate cbc-aes-aesni --size 16 --depth 65
+	"$ctl" calibrate --raw cbc-aes-aesni --size 16 --depth 65
 check "budget 1001 ms refused by the kernel" \
 	expect_fail 'Invalid argument \(kernel: budget must be 1 ns\.\.1 s' \
-	"$ctl" calibrate cbc-aes-aesni --size 16 --budget 1001
+	"$ctl" calibrate --raw cbc-aes-aesni --size 16 --budget 1001
 check "unknown driver refused by the kernel" \
 	expect_fail 'No such file or directory \(kernel: no such driver of this type' \
-	"$ctl" calibrate no-such-driver --size 16
+	"$ctl" calibrate --raw no-such-driver --size 16
 check "size not a multiple of the block size" \
 	expect_fail 'kernel: request size is not a multiple of the block size' \
-	"$ctl" calibrate cbc-aes-aesni --size 17
+	"$ctl" calibrate --raw cbc-aes-aesni --size 17
 check "missing REQ_SIZE (size 0 is left out)" \
 	expect_fail 'kernel: missing attribute REQ_SIZE' \
-	"$ctl" calibrate cbc-aes-aesni --size 0
+	"$ctl" calibrate --raw cbc-aes-aesni --size 0
 check "an algorithm name is not a driver" \
 	expect_fail 'kernel: (an algorithm name, not a driver name|no such driver of this type)' \
-	"$ctl" calibrate 'pcbc(aes)' --size 16
+	"$ctl" calibrate --raw 'pcbc(aes)' --size 16
 
 # Missing DRIVER and TYPE: a raw generic netlink request without them.
 cat >"$CP_RESULTS/raw.py" <<'PY'
@@ -93,14 +93,14 @@ log "no TYPE: $out"
 check "missing TYPE: EINVAL with a message" test "$out" = "-22 missing attribute TYPE (skcipher, aead or hash)"
 
 # One run at a time.
-"$ctl" calibrate cbc-aes-aesni --size 65536 --budget 1000 >/dev/null 2>&1 &
+"$ctl" calibrate --raw cbc-aes-aesni --size 65536 --budget 1000 >/dev/null 2>&1 &
 pid=$!
 # try while the first one lasts (its start under TCG takes a moment)
 busy() {
 	local i
 	for i in $(seq 30); do
 		expect_fail 'Device or resource busy \(kernel: another calibration is running' \
-			"$ctl" calibrate cbc-aes-aesni --size 16 --budget 1 && return 0
+			"$ctl" calibrate --raw cbc-aes-aesni --size 16 --budget 1 && return 0
 		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.05
 	done

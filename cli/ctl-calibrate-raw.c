@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cryptoprioctl calibrate --raw: the probe. Each matching implementation is
+ * measured once per request size by the companion module (cryptoprio(4)),
+ * which also checks its answer against the kernel's reference software;
+ * the figures are printed as the module returns them, nothing is cached.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+#include <linux/netlink.h>
+
+#include "cpmod.h"
+#include "cryptoprioctl.h"
+#include "inventory.h"
+
+#define MAX_SIZES	  16
+#define DEFAULT_BUDGET_MS 100u
+#define DEFAULT_SIZE	  4096u
+
+struct calib_opts {
+	uint32_t sizes[MAX_SIZES];
+	size_t n_sizes;
+	uint32_t depth;
+	uint32_t key_size;
+	uint64_t budget_ns;
+	bool decrypt;
+	enum cryptoprio_type type; /* for names the inventory does not list */
+};
+
+/*
+ * "4096", "4K", "4KiB", "1M", "1MiB". No range check beyond u32: the
+ * module enforces its limits and says why.
+ */
+static int parse_probe_size(const char *s, uint32_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	if (!strcmp(end, "K") || !strcmp(end, "KiB"))
+		v *= 1024;
+	else if (!strcmp(end, "M") || !strcmp(end, "MiB"))
+		v *= 1024 * 1024;
+	else if (*end)
+		return -EINVAL;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*ret = (uint32_t) v;
+	return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || v > UINT32_MAX)
+		return -ERANGE;
+	if (*end)
+		return -EINVAL;
+	*ret = (uint32_t) v;
+	return 0;
+}
+
+static int parse_sizes(const char *arg, struct calib_opts *o)
+{
+	_cleanup_free_ char *copy = strdup(arg);
+	char *save = NULL;
+
+	if (!copy)
+		return -ENOMEM;
+	o->n_sizes = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (o->n_sizes == MAX_SIZES)
+			return -E2BIG;
+		if (parse_probe_size(t, &o->sizes[o->n_sizes]) < 0)
+			return -EINVAL;
+		o->n_sizes++;
+	}
+	return o->n_sizes ? 0 : -EINVAL;
+}
+
+static bool is_glob(const char *p)
+{
+	return strpbrk(p, "*?[") != NULL;
+}
+
+struct target {
+	char driver[CP_NAME_MAX];
+	char name[CP_NAME_MAX]; /* "" if unknown */
+	enum cryptoprio_type type;
+};
+
+/* Collect the implementations to measure, in inventory order, each once. */
+static int select_targets(const struct cp_inventory *inv, char **patterns, int n_patterns,
+			  enum cryptoprio_type fallback_type, struct target **ret, size_t *ret_n)
+{
+	_cleanup_free_ struct target *t = calloc(inv->n_algs + (size_t) n_patterns + 1, sizeof(*t));
+	size_t n = 0;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *a = &inv->algs[i];
+		enum cryptoprio_type type = cp_mod_type_from_alg_type(a->type);
+		bool match = n_patterns == 0;
+
+		if (type == CRYPTOPRIO_TYPE_UNSPEC || (a->flags & CP_ALG_INTERNAL))
+			continue;
+		for (int p = 0; p < n_patterns && !match; p++)
+			match = fnmatch(patterns[p], a->name, 0) == 0 ||
+				fnmatch(patterns[p], a->driver, 0) == 0;
+		if (!match)
+			continue;
+		snprintf(t[n].driver, sizeof(t[n].driver), "%s", a->driver);
+		snprintf(t[n].name, sizeof(t[n].name), "%s", a->name);
+		t[n].type = type;
+		n++;
+	}
+	/*
+	 * A literal name the inventory does not list goes to the module as a
+	 * driver name: it may be a template instance made on demand
+	 * ("cbc(aes-generic)"), and otherwise the module says it does not exist.
+	 */
+	for (int p = 0; p < n_patterns; p++) {
+		bool seen = false;
+
+		if (is_glob(patterns[p]))
+			continue;
+		for (size_t i = 0; i < inv->n_algs && !seen; i++)
+			seen = !strcmp(inv->algs[i].name, patterns[p]) ||
+			       !strcmp(inv->algs[i].driver, patterns[p]);
+		if (seen)
+			continue;
+		snprintf(t[n].driver, sizeof(t[n].driver), "%s", patterns[p]);
+		t[n].type = fallback_type;
+		n++;
+	}
+	*ret = steal_pointer(&t);
+	*ret_n = n;
+	return 0;
+}
+
+static json_object *result_json(const struct target *t, const struct cp_mod_calib_result *r)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "driver", json_object_new_string(r->driver));
+	json_object_object_add(o, "algorithm", t->name[0] ? json_object_new_string(t->name) : NULL);
+	json_object_object_add(o, "type",
+			       json_object_new_string(cp_mod_type_to_string(r->type) ?: "unknown"));
+	json_object_object_add(o, "decrypt", json_object_new_boolean(r->decrypt));
+	json_object_object_add(o, "size", json_object_new_int64(r->req_size));
+	json_object_object_add(o, "depth", json_object_new_int64(r->depth));
+	json_object_object_add(o, "key_size", json_object_new_int64(r->key_size));
+	json_object_object_add(o, "budget_ns", json_object_new_uint64(r->budget_ns));
+	json_object_object_add(o, "requests", json_object_new_uint64(r->requests));
+	json_object_object_add(o, "bytes", json_object_new_uint64(r->bytes));
+	json_object_object_add(o, "wall_ns", json_object_new_uint64(r->wall_ns));
+	json_object_object_add(o, "cpu_ns", json_object_new_uint64(r->cpu_ns));
+	json_object_object_add(o, "mb_per_s", json_object_new_double(cp_mod_mb_per_s(r)));
+	json_object_object_add(o, "ns_per_request",
+			       json_object_new_double(cp_mod_ns_per_request(r)));
+	json_object_object_add(o, "cpu_ns_per_byte",
+			       json_object_new_double(cp_mod_cpu_ns_per_byte(r)));
+	json_object_object_add(o, "max_in_flight", json_object_new_int64(r->max_in_flight));
+	json_object_object_add(o, "known_answer",
+			       json_object_new_string(cp_mod_kat_to_string(r->kat)));
+	json_object_object_add(o, "reference",
+			       r->reference[0] ? json_object_new_string(r->reference) : NULL);
+	return o;
+}
+
+static void print_header(void)
+{
+	printf("%-32s %8s %5s %9s %12s %10s %12s %9s %9s %-11s %s\n", "DRIVER", "SIZE", "DEPTH",
+	       "REQUESTS", "BYTES", "MB/S", "NS/REQ", "CPU-NS/B", "INFLIGHT", "KAT", "REFERENCE");
+}
+
+static void print_row(const struct cp_mod_calib_result *r)
+{
+	printf("%-32s %8" PRIu32 " %5" PRIu32 " %9" PRIu64 " %12" PRIu64 " %10.2f %12.0f %9.3f "
+	       "%9" PRIu32 " %-11s %s\n",
+	       r->driver, r->req_size, r->depth, r->requests, r->bytes, cp_mod_mb_per_s(r),
+	       cp_mod_ns_per_request(r), cp_mod_cpu_ns_per_byte(r), r->max_in_flight,
+	       cp_mod_kat_to_string(r->kat), r->reference[0] ? r->reference : "-");
+}
+
+static int parse_type(const char *s, enum cryptoprio_type *ret)
+{
+	for (int t = CRYPTOPRIO_TYPE_SKCIPHER; t <= CRYPTOPRIO_TYPE_MAX; t++)
+		if (!strcmp(s, cp_mod_type_to_string((enum cryptoprio_type) t))) {
+			*ret = (enum cryptoprio_type) t;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int calibrate_raw(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option options[] = {
+	    {"size", required_argument, NULL, 's'},
+	    {"depth", required_argument, NULL, 'd'},
+	    {"budget", required_argument, NULL, 'b'},
+	    {"decrypt", no_argument, NULL, 'D'},
+	    {"key-size", required_argument, NULL, 'k'},
+	    {"type", required_argument, NULL, 't'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"raw", no_argument, NULL, 'r'},
+	    {},
+	};
+	struct calib_opts o = {
+	    .sizes = {DEFAULT_SIZE},
+	    .n_sizes = 1,
+	    .depth = 1,
+	    .budget_ns = DEFAULT_BUDGET_MS * UINT64_C(1000000),
+	    .type = CRYPTOPRIO_TYPE_SKCIPHER,
+	};
+	struct cp_inventory inv = {0};
+	_cleanup_free_ struct target *targets = NULL;
+	size_t n_targets = 0;
+	struct cp_nl nl;
+	json_object *doc = NULL, *results = NULL, *errors = NULL;
+	uint16_t family;
+	uint32_t ms;
+	int c, r, failed = 0;
+
+	while ((c = getopt_long(argc, argv, "s:d:b:Dk:t:jr", options, NULL)) >= 0) {
+		switch (c) {
+		case 's':
+			if (parse_sizes(optarg, &o) < 0)
+				return ctl_usage_error("calibrate: bad --size '%s' (N[,N...], "
+						       "N in bytes or with K, KiB, M, MiB)",
+						       optarg);
+			break;
+		case 'd':
+			if (parse_u32(optarg, &o.depth) < 0)
+				return ctl_usage_error("calibrate: bad --depth '%s'", optarg);
+			break;
+		case 'b':
+			if (parse_u32(optarg, &ms) < 0)
+				return ctl_usage_error(
+				    "calibrate: bad --budget '%s' (milliseconds)", optarg);
+			o.budget_ns = (uint64_t) ms * UINT64_C(1000000);
+			break;
+		case 'D':
+			o.decrypt = true;
+			break;
+		case 'k':
+			if (parse_u32(optarg, &o.key_size) < 0)
+				return ctl_usage_error("calibrate: bad --key-size '%s'", optarg);
+			break;
+		case 't':
+			if (parse_type(optarg, &o.type) < 0)
+				return ctl_usage_error(
+				    "calibrate: bad --type '%s' (skcipher, aead, hash)", optarg);
+			break;
+		case 'j':
+			ctl->json = true;
+			break;
+		case 'r':
+			break;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+
+	r = cp_nl_open(&nl, NETLINK_GENERIC);
+	if (r < 0)
+		return ctl_errno(r, NULL, "calibrate: cannot open a generic netlink socket");
+	r = cp_mod_family(&nl, &family);
+	if (r == -ENOENT) {
+		cp_nl_close(&nl);
+		return ctl_error(
+		    "calibrate: cryptoprio kernel module not loaded (modprobe cryptoprio)");
+	}
+	if (r < 0) {
+		cp_nl_close(&nl);
+		return ctl_errno(r, nl.extack, "calibrate: cannot use the cryptoprio module");
+	}
+
+	r = cp_inventory_load(&inv);
+	if (r < 0) {
+		cp_nl_close(&nl);
+		return ctl_errno(r, NULL, "calibrate: cannot read the kernel's implementations");
+	}
+	r = select_targets(&inv, argv + optind, argc - optind, o.type, &targets, &n_targets);
+	cp_inventory_free(&inv);
+	if (r < 0) {
+		cp_nl_close(&nl);
+		return ctl_errno(r, NULL, "calibrate");
+	}
+	if (n_targets == 0) {
+		cp_nl_close(&nl);
+		return ctl_error("calibrate: no skcipher, aead or hash implementation matches");
+	}
+
+	if (ctl->json) {
+		doc = json_object_new_object();
+		results = json_object_new_array();
+		errors = json_object_new_array();
+		json_object_object_add(doc, "backend", json_object_new_string("module"));
+		json_object_object_add(doc, "results", results);
+		json_object_object_add(doc, "errors", errors);
+	} else {
+		print_header();
+	}
+
+	for (size_t i = 0; i < n_targets; i++) {
+		for (size_t s = 0; s < o.n_sizes; s++) {
+			struct cp_mod_calib_req req = {
+			    .driver = targets[i].driver,
+			    .type = targets[i].type,
+			    .decrypt = o.decrypt && targets[i].type != CRYPTOPRIO_TYPE_HASH,
+			    .key_size = o.key_size,
+			    .req_size = o.sizes[s],
+			    .depth = o.depth,
+			    .budget_ns = o.budget_ns,
+			};
+			struct cp_mod_calib_result res;
+
+			r = cp_mod_calibrate(&nl, &req, &res);
+			if (r >= 0) {
+				if (ctl->json)
+					json_object_array_add(results,
+							      result_json(&targets[i], &res));
+				else
+					print_row(&res);
+				continue;
+			}
+			failed = 1;
+			if (ctl->json) {
+				json_object *e = json_object_new_object();
+
+				json_object_object_add(e, "driver",
+						       json_object_new_string(targets[i].driver));
+				json_object_object_add(e, "size",
+						       json_object_new_int64(o.sizes[s]));
+				json_object_object_add(e, "error",
+						       json_object_new_string(strerror(-r)));
+				json_object_object_add(e, "errno", json_object_new_int(-r));
+				json_object_object_add(
+				    e, "message",
+				    nl.extack[0] ? json_object_new_string(nl.extack) : NULL);
+				json_object_array_add(errors, e);
+			}
+			(void) ctl_errno(r, nl.extack, "calibrate %s at %" PRIu32 " bytes",
+					 targets[i].driver, o.sizes[s]);
+			if (r == -EPERM || r == -EACCES)
+				goto done; /* the same for every other one */
+		}
+	}
+done:
+	if (doc)
+		ctl_json_print(doc);
+	cp_nl_close(&nl);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cryptoprioctl calibrate: the calibration engine (lib/calibrate.h) at the
+ * policy's workload point and a ladder of sizes around it, one table per
+ * algorithm; --raw hands over to the module probe (ctl-calibrate-raw.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calibrate.h"
+#include "cryptoprioctl.h"
+#include "inventory.h"
+#include "paths.h"
+#include "policy.h"
+#include "units.h"
+
+#define MAX_SIZES 16
+
+static const uint32_t default_ladder[] = {16, 256, 4096, 65536};
+
+struct calibrate_args {
+	uint32_t sizes[MAX_SIZES + 1];
+	size_t n_sizes;
+	uint32_t workload_size, depth;
+	uint64_t budget_ns;
+	bool force, depth_set, budget_set;
+	enum cp_backend backend;
+};
+
+static int add_size(struct calibrate_args *a, uint32_t size)
+{
+	for (size_t i = 0; i < a->n_sizes; i++)
+		if (a->sizes[i] == size)
+			return 0;
+	if (a->n_sizes == ARRAY_SIZE(a->sizes))
+		return -E2BIG;
+	a->sizes[a->n_sizes++] = size;
+	return 0;
+}
+
+static int parse_size_list(const char *arg, struct calibrate_args *a)
+{
+	_cleanup_free_ char *copy = strdup(arg);
+	char *save = NULL;
+	uint32_t size;
+
+	if (!copy)
+		return -ENOMEM;
+	a->n_sizes = 0;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (cp_parse_size(t, &size) < 0 || a->n_sizes == MAX_SIZES || add_size(a, size) < 0)
+			return -EINVAL;
+	return a->n_sizes ? 0 : -EINVAL;
+}
+
+static bool wants_raw(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--raw") == 0)
+			return true;
+	return false;
+}
+
+static int parse_option(struct ctl *ctl, int c, struct calibrate_args *a)
+{
+	uint64_t value;
+
+	switch (c) {
+	case 's':
+		if (parse_size_list(optarg, a) < 0)
+			return ctl_usage_error(
+			    "calibrate: bad --size '%s' (N[,N...] of 16..1M bytes, "
+			    "at most %d; K, KiB, M, MiB)",
+			    optarg, MAX_SIZES);
+		return 0;
+	case 'd':
+		if (cp_parse_uint(optarg, CP_IN_FLIGHT_MIN, CP_IN_FLIGHT_MAX, &value) < 0)
+			return ctl_usage_error("calibrate: bad --depth '%s' (1..64)", optarg);
+		a->depth = (uint32_t) value;
+		a->depth_set = true;
+		return 0;
+	case 'b':
+		if (cp_parse_duration(optarg, &value) < 0)
+			return ctl_usage_error(
+			    "calibrate: bad --budget '%s' (1ms..60s, e.g. 500ms)", optarg);
+		a->budget_ns = value * 1000;
+		a->budget_set = true;
+		return 0;
+	case 'B':
+		if (cp_backend_from_string(optarg, &a->backend) < 0 ||
+		    a->backend == CP_BACKEND_NONE)
+			return ctl_usage_error("calibrate: bad --backend '%s' (module, af_alg)",
+					       optarg);
+		return 0;
+	case 'f':
+		a->force = true;
+		return 0;
+	case 'j':
+		ctl->json = true;
+		return 0;
+	}
+	return EXIT_USAGE; /* getopt_long has said what is wrong */
+}
+
+static int parse_args(struct ctl *ctl, int argc, char **argv, struct calibrate_args *a)
+{
+	static const struct option options[] = {
+	    {"size", required_argument, NULL, 's'},
+	    {"depth", required_argument, NULL, 'd'},
+	    {"budget", required_argument, NULL, 'b'},
+	    {"force", no_argument, NULL, 'f'},
+	    {"backend", required_argument, NULL, 'B'},
+	    {"json", no_argument, NULL, 'j'},
+	    {},
+	};
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "s:d:b:fB:j", options, NULL)) >= 0) {
+		r = parse_option(ctl, c, a);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The workload point, budget and depth from the policy unless given on the command line. */
+static int apply_policy_defaults(struct ctl *ctl, struct calibrate_args *a)
+{
+	struct cp_policy *policy = NULL;
+	struct cp_settings settings;
+	int r;
+
+	r = cp_policy_load("/", ctl->config, &policy);
+	if (r < 0 && r != -EBADMSG)
+		return ctl_errno(r, NULL, "calibrate: cannot read the policy");
+	if (r == -EBADMSG) {
+		cp_policy_free(policy);
+		return ctl_error(
+		    "calibrate: the policy is invalid (see cryptoprioctl check-policy)");
+	}
+	cp_policy_global(policy, &settings);
+	cp_policy_free(policy);
+	a->workload_size = settings.request_size;
+	if (!a->depth_set)
+		a->depth = settings.in_flight;
+	if (!a->budget_set)
+		a->budget_ns = settings.calibration_budget_usec * 1000;
+	if (a->n_sizes == 0)
+		for (size_t i = 0; i < ARRAY_SIZE(default_ladder); i++)
+			(void) add_size(a, default_ladder[i]);
+	return add_size(a, a->workload_size) < 0 ? ctl_usage_error("calibrate: too many sizes") : 0;
+}
+
+static void show_progress(const struct cp_progress *p, void *userdata)
+{
+	fprintf(stderr, "\r\033[Kcalibrating %zu/%zu: %s at %" PRIu32 " bytes", p->done + 1,
+		p->total, p->driver, p->size);
+}
+
+static const struct cp_point *workload_point(const struct cp_measured *m,
+					     const struct calibrate_args *a)
+{
+	return cp_measured_point(m, a->workload_size, a->depth);
+}
+
+/* The fastest implementation of @name at the workload point, or NULL. */
+static const struct cp_measured *winner(const struct cp_calibration *cal, const char *name,
+					const struct calibrate_args *a)
+{
+	const struct cp_measured *best = NULL;
+
+	for (size_t i = 0; i < cal->n_measured; i++) {
+		const struct cp_measured *m = &cal->measured[i];
+		const struct cp_point *p = workload_point(m, a);
+
+		if (strcmp(m->name, name) != 0 || !p || p->verdict != CP_VERDICT_MEASURED)
+			continue;
+		if (!best || p->mbps.median > workload_point(best, a)->mbps.median)
+			best = m;
+	}
+	return best;
+}
+
+static json_object *stat_json(const struct cp_stat *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "median", json_object_new_double(s->median));
+	json_object_object_add(o, "min", json_object_new_double(s->min));
+	json_object_object_add(o, "max", json_object_new_double(s->max));
+	json_object_object_add(o, "mad", json_object_new_double(s->mad));
+	json_object_object_add(o, "runs", json_object_new_int((int) s->n));
+	return o;
+}
+
+static json_object *point_json(const struct cp_point *p)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "size", json_object_new_int64(p->size));
+	json_object_object_add(o, "depth", json_object_new_int64(p->depth));
+	json_object_object_add(o, "verdict",
+			       json_object_new_string(cp_verdict_to_string(p->verdict)));
+	json_object_object_add(o, "cached", json_object_new_boolean(p->cached));
+	json_object_object_add(o, "error",
+			       p->error ? json_object_new_string(strerror(-p->error)) : NULL);
+	if (p->verdict != CP_VERDICT_MEASURED)
+		return o;
+	json_object_object_add(o, "max_in_flight", json_object_new_int64(p->max_in_flight));
+	json_object_object_add(o, "mb_per_s", stat_json(&p->mbps));
+	json_object_object_add(o, "ns_per_request", stat_json(&p->ns_per_request));
+	json_object_object_add(o, "cpu_ns_per_byte", stat_json(&p->cpu_ns_per_byte));
+	return o;
+}
+
+static json_object *measured_json(const struct cp_measured *m, const struct cp_inventory *inv)
+{
+	const struct cp_alg *alg = cp_inventory_find_driver(inv, m->driver);
+	json_object *o = json_object_new_object(), *points = json_object_new_array();
+
+	json_object_object_add(o, "driver", json_object_new_string(m->driver));
+	json_object_object_add(o, "module", json_object_new_string(m->module));
+	json_object_object_add(o, "class",
+			       alg ? json_object_new_string(cp_class_to_string(alg->class)) : NULL);
+	json_object_object_add(o, "backend",
+			       json_object_new_string(cp_backend_to_string(m->backend)));
+	json_object_object_add(o, "known_answer",
+			       json_object_new_string(cp_mod_kat_to_string(m->kat)));
+	json_object_object_add(o, "reference",
+			       m->reference[0] ? json_object_new_string(m->reference) : NULL);
+	for (size_t i = 0; i < m->n_points; i++)
+		json_object_array_add(points, point_json(&m->points[i]));
+	json_object_object_add(o, "points", points);
+	return o;
+}
+
+static size_t group_end(const struct cp_calibration *cal, size_t first)
+{
+	size_t end = first + 1;
+
+	while (end < cal->n_measured &&
+	       strcmp(cal->measured[end].name, cal->measured[first].name) == 0)
+		end++;
+	return end;
+}
+
+static json_object *summary_json(const struct cp_calibration *cal, const struct calibrate_args *a)
+{
+	json_object *o = json_object_new_object(), *workload = json_object_new_object();
+
+	json_object_object_add(o, "backend",
+			       json_object_new_string(cp_backend_to_string(cal->backend)));
+	json_object_object_add(workload, "size", json_object_new_int64(a->workload_size));
+	json_object_object_add(workload, "depth", json_object_new_int64(a->depth));
+	json_object_object_add(o, "workload", workload);
+	json_object_object_add(o, "budget_ms",
+			       json_object_new_int64((int64_t) (a->budget_ns / 1000000)));
+	json_object_object_add(o, "elapsed_ms", json_object_new_double(cal->elapsed_ns / 1e6));
+	json_object_object_add(o, "points_measured", json_object_new_int64((int64_t) cal->n_run));
+	json_object_object_add(o, "points_from_cache",
+			       json_object_new_int64((int64_t) cal->n_from_cache));
+	json_object_object_add(o, "points_unmeasured",
+			       json_object_new_int64((int64_t) cal->n_unmeasured));
+	json_object_object_add(o, "cache_measured_at",
+			       cal->cache_oldest ? json_object_new_int64(cal->cache_oldest) : NULL);
+	json_object_object_add(o, "cache_warning",
+			       cal->cache_warning[0] ? json_object_new_string(cal->cache_warning)
+						     : NULL);
+	return o;
+}
+
+static void print_json(const struct cp_calibration *cal, const struct cp_inventory *inv,
+		       const struct calibrate_args *a)
+{
+	json_object *doc = summary_json(cal, a), *algorithms = json_object_new_array(),
+		    *skipped = json_object_new_array();
+
+	for (size_t first = 0, end; first < cal->n_measured; first = end) {
+		json_object *alg = json_object_new_object(), *impls = json_object_new_array();
+		const struct cp_measured *best = winner(cal, cal->measured[first].name, a);
+
+		end = group_end(cal, first);
+		json_object_object_add(alg, "name",
+				       json_object_new_string(cal->measured[first].name));
+		json_object_object_add(alg, "winner",
+				       best ? json_object_new_string(best->driver) : NULL);
+		for (size_t i = first; i < end; i++)
+			json_object_array_add(impls, measured_json(&cal->measured[i], inv));
+		json_object_object_add(alg, "implementations", impls);
+		json_object_array_add(algorithms, alg);
+	}
+	for (size_t i = 0; i < cal->n_skipped; i++) {
+		json_object *s = json_object_new_object();
+
+		json_object_object_add(s, "name", json_object_new_string(cal->skipped[i].name));
+		json_object_object_add(s, "driver", json_object_new_string(cal->skipped[i].driver));
+		json_object_object_add(s, "reason", json_object_new_string(cal->skipped[i].reason));
+		json_object_array_add(skipped, s);
+	}
+	json_object_object_add(doc, "algorithms", algorithms);
+	json_object_object_add(doc, "not_calibrated", skipped);
+	ctl_json_print(doc);
+}
+
+/* "44.50±1.20" in MB/s, or the verdict where nothing was measured. */
+static void format_cell(const struct cp_point *p, char *buf, size_t size)
+{
+	if (p->verdict != CP_VERDICT_MEASURED)
+		snprintf(buf, size, "%s", cp_verdict_to_string(p->verdict));
+	else
+		snprintf(buf, size, "%.2f±%.2f%s", p->mbps.median, (p->mbps.max - p->mbps.min) / 2,
+			 p->cached ? "c" : "");
+}
+
+static void print_group(const struct cp_calibration *cal, const struct cp_inventory *inv,
+			size_t first, size_t end, const struct calibrate_args *a)
+{
+	const struct cp_measured *best = winner(cal, cal->measured[first].name, a);
+	char cell[48], size[32];
+
+	printf("\n%s (MB/s, median±half-range of the runs; * fastest at the workload point, "
+	       "c from the cache)\n  %-32s %-7s",
+	       cal->measured[first].name, "DRIVER", "CLASS");
+	for (size_t s = 0; s < a->n_sizes; s++)
+		printf(" %16s", cp_format_size(size, sizeof(size), a->sizes[s]));
+	printf("  %-11s %s\n", "KAT", "BACKEND");
+	for (size_t i = first; i < end; i++) {
+		const struct cp_measured *m = &cal->measured[i];
+		const struct cp_alg *alg = cp_inventory_find_driver(inv, m->driver);
+
+		printf("%c %-32s %-7s", m == best ? '*' : ' ', m->driver,
+		       alg ? cp_class_to_string(alg->class) : "-");
+		for (size_t s = 0; s < m->n_points; s++) {
+			format_cell(&m->points[s], cell, sizeof(cell));
+			printf(" %16s", cell);
+		}
+		printf("  %-11s %s\n", cp_mod_kat_to_string(m->kat),
+		       cp_backend_to_string(m->backend));
+	}
+}
+
+static void print_table(const struct cp_calibration *cal, const struct cp_inventory *inv,
+			const struct calibrate_args *a)
+{
+	char size[32];
+
+	for (size_t first = 0, end; first < cal->n_measured; first = end) {
+		end = group_end(cal, first);
+		print_group(cal, inv, first, end, a);
+	}
+	for (size_t i = 0; i < cal->n_skipped; i++)
+		printf("%snot calibrated: %s (%s): %s\n", i ? "" : "\n", cal->skipped[i].driver,
+		       cal->skipped[i].name, cal->skipped[i].reason);
+	printf("\nWorkload %s at depth %" PRIu32 "; backend %s; %zu points measured, %zu from the "
+	       "cache, %zu not measured within the %" PRIu64 " ms budget; %.0f ms.\n",
+	       cp_format_size(size, sizeof(size), a->workload_size), a->depth,
+	       cal->backend == CP_BACKEND_NONE ? "none needed" : cp_backend_to_string(cal->backend),
+	       cal->n_run, cal->n_from_cache, cal->n_unmeasured, a->budget_ns / 1000000,
+	       cal->elapsed_ns / 1e6);
+	if (cal->cache_oldest)
+		printf("Cached figures measured since %s", ctime(&cal->cache_oldest));
+}
+
+static void explain_backend(const struct cp_calibration *cal)
+{
+	if (cal->backend == CP_BACKEND_AFALG && cal->module_error)
+		fprintf(stderr,
+			"cryptoprioctl: cryptoprio module not usable (%s): measuring through "
+			"AF_ALG, which cannot reach engines on Linux >= 7.2\n",
+			strerror(-cal->module_error));
+	if (cal->cache_warning[0])
+		fprintf(stderr, "cryptoprioctl: %s\n", cal->cache_warning);
+}
+
+int verb_calibrate(struct ctl *ctl, int argc, char **argv)
+{
+	struct calibrate_args a = {};
+	struct cp_calibrate_options opts;
+	struct cp_calibration cal;
+	struct cp_inventory inv;
+	int r;
+
+	if (wants_raw(argc, argv))
+		return calibrate_raw(ctl, argc, argv);
+	r = parse_args(ctl, argc, argv, &a);
+	if (r == 0)
+		r = apply_policy_defaults(ctl, &a);
+	if (r != 0)
+		return r;
+	r = cp_inventory_load(&inv);
+	if (r < 0)
+		return ctl_errno(r, NULL, "calibrate: cannot read the kernel's implementations");
+	opts = (struct cp_calibrate_options){
+	    .patterns = argv + optind,
+	    .n_patterns = (size_t) (argc - optind),
+	    .sizes = a.sizes,
+	    .n_sizes = a.n_sizes,
+	    .workload_size = a.workload_size,
+	    .depth = a.depth,
+	    .budget_ns = a.budget_ns,
+	    .force = a.force,
+	    .cache_path = CP_CACHE_PATH,
+	    .backend = a.backend,
+	    .progress = isatty(STDERR_FILENO) ? show_progress : NULL,
+	};
+	r = cp_calibrate(&inv, &opts, &cal);
+	if (opts.progress)
+		fputs("\r\033[K", stderr);
+	if (r < 0) {
+		cp_inventory_free(&inv);
+		return ctl_errno(r, NULL, "calibrate");
+	}
+	explain_backend(&cal);
+	if (ctl->json)
+		print_json(&cal, &inv, &a);
+	else
+		print_table(&cal, &inv, &a);
+	r = cal.n_measured == 0 && cal.n_skipped == 0;
+	cp_calibration_free(&cal);
+	cp_inventory_free(&inv);
+	return r ? ctl_error("calibrate: nothing to calibrate matches") : EXIT_SUCCESS;
+}

@@ -1,0 +1,553 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cryptoprioctl plan / apply / status: the policy's order planned from
+ * measurements, applied under the lock, and what was applied last.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "apply.h"
+#include "cryptoprioctl.h"
+#include "ctl-daemon.h"
+#include "fileio.h"
+#include "paths.h"
+#include "state.h"
+#include "units.h"
+
+struct plan_opts {
+	bool dry_run, force, all;
+	const char *root;
+};
+
+/* ---- progress on a terminal ---- */
+
+static void progress_cb(const struct cp_progress *p, void *userdata)
+{
+	char size[32];
+
+	(void) userdata;
+	fprintf(stderr, "\r\033[Kcalibrating %zu/%zu: %s at %s", p->done + 1, p->total, p->driver,
+		cp_format_size(size, sizeof(size), p->size));
+	fflush(stderr);
+}
+
+static void progress_end(bool shown)
+{
+	if (shown)
+		fputs("\r\033[K", stderr);
+}
+
+/* ---- the pipeline's summary ---- */
+
+static void print_policy_files(const struct cp_policy *p)
+{
+	if (!p || p->n_files == 0) {
+		printf("Policy: built-in default\n");
+		return;
+	}
+	printf("Policy:");
+	for (size_t i = 0; i < p->n_files; i++)
+		printf(" %s", p->files[i]);
+	printf("\n");
+}
+
+static void print_calibration(const struct cp_apply_result *r, bool all)
+{
+	const struct cp_calibration *c = &r->calibration;
+
+	printf("Calibration: Calibrate=%s", cp_calibrate_to_string(r->calibrate));
+	if (r->calibrate == CP_CALIBRATE_NEVER) {
+		printf(", nothing measured: ordered by class\n");
+		return;
+	}
+	printf(", backend %s, %zu points measured now, %zu from the cache, %zu left out "
+	       "(%.1f s)\n",
+	       cp_backend_to_string(c->backend), c->n_run, c->n_from_cache, c->n_unmeasured,
+	       (double) c->elapsed_ns / 1e9);
+	if (r->unprivileged)
+		printf("  without CAP_NET_ADMIN: measured through AF_ALG only (on Linux >= 7.2 it "
+		       "cannot reach offload engines); the cache is read, not written\n");
+	else if (c->module_error && c->backend == CP_BACKEND_AFALG)
+		printf("  the cryptoprio module is not usable (%s): measured through AF_ALG\n",
+		       strerror(-c->module_error));
+	if (c->cache_warning[0])
+		printf("  cache: %s\n", c->cache_warning);
+	if (!all && c->n_skipped)
+		printf("  %zu competing implementations cannot be calibrated (--all lists them)\n",
+		       c->n_skipped);
+	for (size_t i = 0; all && i < c->n_skipped; i++)
+		printf("  not measured: %s (%s): %s\n", c->skipped[i].driver, c->skipped[i].name,
+		       c->skipped[i].reason);
+}
+
+static void print_notes(const struct cp_plan *plan)
+{
+	for (size_t i = 0; plan && i < plan->n_notes; i++)
+		printf("Note: %s\n", plan->notes[i]);
+}
+
+static void print_steps(const struct cp_apply_result *r, bool with_result)
+{
+	printf("%-24s %-32s %-8s %10s    %-10s %-6s%s %s\n", "ALGORITHM", "DRIVER", "CLASS", "OLD",
+	       "NEW", "ACTION", with_result ? " RESULT" : "", "WHY");
+	for (size_t i = 0; i < r->n_steps; i++) {
+		const struct cp_apply_step_result *s = &r->steps[i];
+		const char *result = !s->applied ? "" : s->error < 0 ? " failed" : " done  ";
+
+		printf("%-24s %-32s %-8s %10" PRIu32 " -> %-10" PRIu32 " %-6s%s %s\n", s->name,
+		       s->driver, cp_class_to_string(s->class), s->old_priority, s->new_priority,
+		       cp_step_action_to_string(s->action), with_result ? result : "", s->why);
+		if (s->error < 0)
+			fprintf(stderr, "cryptoprioctl: apply: %s: %s%s%s\n", s->driver,
+				strerror(-s->error), s->extack[0] ? ": " : "", s->extack);
+	}
+}
+
+static void print_orders(const struct cp_plan *plan)
+{
+	char size[32];
+
+	for (size_t i = 0; i < plan->n_algorithms; i++) {
+		const struct cp_plan_algorithm *a = &plan->algorithms[i];
+
+		printf("\n%s (%s): Gears = %s, Rank = %s at %s, InFlight = %" PRIu32 "\n", a->name,
+		       a->type, cp_gears_to_string(a->settings.gears),
+		       cp_rank_to_string(a->settings.rank),
+		       cp_format_size(size, sizeof(size), a->settings.request_size),
+		       a->settings.in_flight);
+		for (size_t k = 0; k < a->n_places; k++) {
+			const struct cp_plan_place *p = &a->places[k];
+
+			printf("  %zu. %-32s %-8s %10" PRIu32 " -> %-10" PRIu32 " %s\n", k + 1,
+			       p->driver, cp_class_to_string(p->class), p->old_priority,
+			       p->new_priority, p->why);
+		}
+	}
+}
+
+static size_t count_action(const struct cp_apply_result *r, enum cp_step_action action)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n_steps; i++)
+		n += r->steps[i].action == action;
+	return n;
+}
+
+static void print_text(const struct cp_apply_result *r, const struct plan_opts *o, bool apply)
+{
+	print_policy_files(r->policy);
+	print_calibration(r, o->all);
+	print_notes(r->plan);
+	if (o->all && r->plan)
+		print_orders(r->plan);
+	if (r->n_steps == 0) {
+		printf("%sNothing to change: %zu algorithms already in the planned order.\n",
+		       o->all ? "\n" : "", r->plan ? r->plan->n_algorithms : 0);
+		return;
+	}
+	if (o->all)
+		printf("\n");
+	print_steps(r, apply && !o->dry_run);
+	if (!apply || o->dry_run)
+		printf("%zu steps planned (%zu set, %zu touched)%s.\n", r->n_steps,
+		       count_action(r, CP_STEP_SET), count_action(r, CP_STEP_TOUCH),
+		       apply ? "; dry run: nothing changed" : "");
+	else
+		printf("Applied: %zu changed, %zu touched, %zu failed.\n", r->n_changed,
+		       r->n_steps - r->n_changed - r->n_failed, r->n_failed);
+}
+
+/* ---- JSON ---- */
+
+static json_object *str_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+static json_object *calibration_json(const struct cp_apply_result *r)
+{
+	const struct cp_calibration *c = &r->calibration;
+	json_object *o = json_object_new_object(), *skipped = json_object_new_array();
+
+	json_object_object_add(o, "calibrate",
+			       json_object_new_string(cp_calibrate_to_string(r->calibrate)));
+	json_object_object_add(o, "backend",
+			       json_object_new_string(cp_backend_to_string(c->backend)));
+	json_object_object_add(o, "unprivileged", json_object_new_boolean(r->unprivileged));
+	json_object_object_add(o, "module_error",
+			       c->module_error ? json_object_new_string(strerror(-c->module_error))
+					       : NULL);
+	json_object_object_add(o, "points_measured", json_object_new_int64((int64_t) c->n_run));
+	json_object_object_add(o, "points_from_cache",
+			       json_object_new_int64((int64_t) c->n_from_cache));
+	json_object_object_add(o, "points_left_out",
+			       json_object_new_int64((int64_t) c->n_unmeasured));
+	json_object_object_add(o, "elapsed_ns", json_object_new_uint64(c->elapsed_ns));
+	json_object_object_add(o, "cache_warning", str_or_null(c->cache_warning));
+	for (size_t i = 0; i < c->n_skipped; i++) {
+		json_object *s = json_object_new_object();
+
+		json_object_object_add(s, "driver", json_object_new_string(c->skipped[i].driver));
+		json_object_object_add(s, "algorithm", json_object_new_string(c->skipped[i].name));
+		json_object_object_add(s, "reason", json_object_new_string(c->skipped[i].reason));
+		json_object_array_add(skipped, s);
+	}
+	json_object_object_add(o, "not_measured", skipped);
+	return o;
+}
+
+static json_object *place_json(const struct cp_plan_place *p)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "driver", json_object_new_string(p->driver));
+	json_object_object_add(o, "class", json_object_new_string(cp_class_to_string(p->class)));
+	json_object_object_add(o, "gear", json_object_new_int((int) p->gear));
+	json_object_object_add(o, "old_priority", json_object_new_int64(p->old_priority));
+	json_object_object_add(o, "new_priority", json_object_new_int64(p->new_priority));
+	json_object_object_add(o, "reason",
+			       json_object_new_string(cp_place_reason_to_string(p->reason)));
+	json_object_object_add(o, "why", json_object_new_string(p->why));
+	return o;
+}
+
+static json_object *algorithms_json(const struct cp_plan *plan)
+{
+	json_object *array = json_object_new_array();
+
+	for (size_t i = 0; plan && i < plan->n_algorithms; i++) {
+		const struct cp_plan_algorithm *a = &plan->algorithms[i];
+		json_object *o = json_object_new_object(), *places = json_object_new_array();
+
+		json_object_object_add(o, "name", json_object_new_string(a->name));
+		json_object_object_add(o, "type", json_object_new_string(a->type));
+		json_object_object_add(
+		    o, "gears", json_object_new_string(cp_gears_to_string(a->settings.gears)));
+		json_object_object_add(o, "rank",
+				       json_object_new_string(cp_rank_to_string(a->settings.rank)));
+		json_object_object_add(o, "request_size",
+				       json_object_new_int64(a->settings.request_size));
+		json_object_object_add(o, "in_flight",
+				       json_object_new_int64(a->settings.in_flight));
+		for (size_t k = 0; k < a->n_places; k++)
+			json_object_array_add(places, place_json(&a->places[k]));
+		json_object_object_add(o, "places", places);
+		json_object_array_add(array, o);
+	}
+	return array;
+}
+
+static json_object *step_json(const struct cp_apply_step_result *s, bool with_result)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "algorithm", json_object_new_string(s->name));
+	json_object_object_add(o, "driver", json_object_new_string(s->driver));
+	json_object_object_add(o, "class", json_object_new_string(cp_class_to_string(s->class)));
+	json_object_object_add(o, "action",
+			       json_object_new_string(cp_step_action_to_string(s->action)));
+	json_object_object_add(o, "old_priority", json_object_new_int64(s->old_priority));
+	json_object_object_add(o, "new_priority", json_object_new_int64(s->new_priority));
+	json_object_object_add(o, "why", json_object_new_string(s->why));
+	if (!with_result)
+		return o;
+	json_object_object_add(o, "result",
+			       json_object_new_string(!s->applied    ? "planned"
+						      : s->error < 0 ? "failed"
+								     : "done"));
+	json_object_object_add(o, "error",
+			       s->error < 0 ? json_object_new_string(strerror(-s->error)) : NULL);
+	json_object_object_add(o, "message", str_or_null(s->extack));
+	return o;
+}
+
+static json_object *strings_json(char **v, size_t n)
+{
+	json_object *array = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(array, json_object_new_string(v[i]));
+	return array;
+}
+
+static json_object *result_json(const struct cp_apply_result *r, const struct plan_opts *o,
+				bool apply)
+{
+	json_object *doc = json_object_new_object(), *steps = json_object_new_array();
+
+	if (apply)
+		json_object_object_add(doc, "dry_run", json_object_new_boolean(o->dry_run));
+	json_object_object_add(
+	    doc, "policy_files",
+	    strings_json(r->policy ? r->policy->files : NULL, r->policy ? r->policy->n_files : 0));
+	json_object_object_add(doc, "inventory_source",
+			       json_object_new_string(cp_source_to_string(r->inventory.source)));
+	json_object_object_add(doc, "calibration", calibration_json(r));
+	json_object_object_add(doc, "algorithms", algorithms_json(r->plan));
+	for (size_t i = 0; i < r->n_steps; i++)
+		json_object_array_add(steps, step_json(&r->steps[i], apply));
+	json_object_object_add(doc, "steps", steps);
+	json_object_object_add(
+	    doc, "notes",
+	    strings_json(r->plan ? r->plan->notes : NULL, r->plan ? r->plan->n_notes : 0));
+	if (apply && !o->dry_run) {
+		json_object_object_add(doc, "applied_at", json_object_new_int64(r->applied_at));
+		json_object_object_add(doc, "changed",
+				       json_object_new_int64((int64_t) r->n_changed));
+		json_object_object_add(doc, "failed", json_object_new_int64((int64_t) r->n_failed));
+	}
+	return doc;
+}
+
+/* ---- plan and apply ---- */
+
+static void print_policy_errors(const struct cp_policy *p)
+{
+	for (size_t i = 0; p && i < p->n_errors; i++) {
+		const struct cp_policy_error *e = &p->errors[i];
+
+		if (e->line > 0)
+			fprintf(stderr, "%s:%u: %s\n", e->file, e->line, e->reason);
+		else
+			fprintf(stderr, "%s: %s\n", e->file, e->reason);
+	}
+}
+
+static int report_failure(const char *verb, int r, const struct cp_apply_result *res)
+{
+	if (r == -EBADMSG) {
+		print_policy_errors(res->policy);
+		return ctl_error("%s: the policy is invalid (%zu errors); nothing changed", verb,
+				 res->policy ? res->policy->n_errors : 0);
+	}
+	if (r == -EPERM && !cp_have_net_admin())
+		return ctl_error("%s: changing priorities needs CAP_NET_ADMIN (run as root); "
+				 "nothing changed",
+				 verb);
+	if (res->inventory.n_algs && res->inventory.source != CP_SOURCE_CRYPTO_USER)
+		return ctl_errno(r, NULL,
+				 "%s: crypto_user is unavailable, priorities cannot be "
+				 "changed; nothing changed",
+				 verb);
+	if (res->plan)
+		return ctl_errno(r, NULL, "%s: failed before the first change (see %s)", verb,
+				 CP_STATE_PATH);
+	return ctl_errno(r, NULL, "%s", verb);
+}
+
+static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
+{
+	_cleanup_(cp_apply_result_free) struct cp_apply_result res = {};
+	bool tty = isatty(STDERR_FILENO) == 1;
+	struct cp_apply_options opts = {
+	    .root = o->root,
+	    .config_file = ctl->config,
+	    .dry_run = !apply || o->dry_run,
+	    .force_calibration = o->force,
+	    .progress = tty ? progress_cb : NULL,
+	    .agent = "cryptoprioctl",
+	};
+	const char *verb = apply ? "apply" : "plan";
+	int r;
+
+	r = cp_apply_run(&opts, &res);
+	progress_end(tty);
+	if (r < 0 && r != -EIO)
+		return report_failure(verb, r, &res);
+	if (ctl->json)
+		ctl_json_print(result_json(&res, o, apply));
+	else
+		print_text(&res, o, apply);
+	if (res.state_error)
+		(void) ctl_errno(res.state_error, NULL, "%s: cannot record the results in %s", verb,
+				 CP_STATE_PATH);
+	if (r == -EIO)
+		return ctl_error("%s: %zu of %zu steps failed", verb, res.n_failed, res.n_steps);
+	return res.state_error ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct plan_opts *o,
+			      bool apply)
+{
+	enum { OPT_ROOT = 0x100 };
+	static const struct option options[] = {
+	    {"dry-run", no_argument, NULL, 'n'},
+	    {"force", no_argument, NULL, 'f'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"root", required_argument, NULL, OPT_ROOT},
+	    {},
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, apply ? "nfaj" : "faj", options, NULL)) >= 0) {
+		switch (c) {
+		case 'n':
+			if (!apply)
+				return ctl_usage_error("plan: --dry-run is implied");
+			o->dry_run = true;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'j':
+			ctl->json = true;
+			break;
+		case OPT_ROOT:
+			o->root = optarg;
+			break;
+		default:
+			return ctl_usage_error("%s: bad option", argv[0]);
+		}
+	}
+	if (optind < argc)
+		return ctl_usage_error("%s: unexpected argument '%s'", argv[0], argv[optind]);
+	return 0;
+}
+
+int verb_plan(struct ctl *ctl, int argc, char **argv)
+{
+	struct plan_opts o = {};
+	int r = parse_plan_options(ctl, argc, argv, &o, false);
+
+	return r != 0 ? r : run(ctl, &o, false);
+}
+
+int verb_apply(struct ctl *ctl, int argc, char **argv)
+{
+	struct plan_opts o = {};
+	int r = parse_plan_options(ctl, argc, argv, &o, true);
+
+	if (r != 0)
+		return r;
+	if (!o.dry_run && !cp_have_net_admin())
+		return ctl_error("apply: changing priorities needs CAP_NET_ADMIN (run as root); "
+				 "nothing changed (try --dry-run)");
+	return run(ctl, &o, true);
+}
+
+/* ---- status ---- */
+
+static const char *format_time(char *buf, size_t len, int64_t t)
+{
+	time_t tt = (time_t) t;
+	struct tm tm;
+
+	if (t <= 0 || !localtime_r(&tt, &tm) ||
+	    strftime(buf, len, "%Y-%m-%d %H:%M:%S %z", &tm) == 0)
+		snprintf(buf, len, "never");
+	return buf;
+}
+
+static void print_last_apply(const struct cp_state_apply *a)
+{
+	char t[64];
+	size_t failed = 0, pending = 0;
+
+	printf("Last plan applied: %s by %s (pid %" PRId32 "), calibration backend %s\n",
+	       format_time(t, sizeof(t), a->started_at), a->agent, a->pid, a->backend);
+	printf("Policy:");
+	for (size_t i = 0; i < a->n_policy_files; i++)
+		printf(" %s", a->policy_files[i]);
+	printf("%s\n", a->n_policy_files ? "" : " built-in default");
+	printf("%-24s %-32s %10s    %-10s %-6s %-7s %s\n", "ALGORITHM", "DRIVER", "OLD", "NEW",
+	       "ACTION", "RESULT", "WHY");
+	for (size_t i = 0; i < a->n_steps; i++) {
+		const struct cp_state_step *s = &a->steps[i];
+
+		printf("%-24s %-32s %10" PRIu32 " -> %-10" PRIu32 " %-6s %-7s %s\n", s->name,
+		       s->driver, s->old_priority, s->new_priority,
+		       cp_step_action_to_string(s->action), cp_step_result_to_string(s->result),
+		       s->why);
+		failed += s->result == CP_STEP_FAILED;
+		pending += s->result == CP_STEP_PENDING;
+	}
+	if (!a->finished_at)
+		printf("Interrupted: %zu steps never completed.\n", pending);
+	else
+		printf("Finished %s: %zu steps, %zu failed.\n",
+		       format_time(t, sizeof(t), a->finished_at), a->n_steps, failed);
+}
+
+static void print_status(const struct cp_state *state)
+{
+	char t[64];
+
+	printf("State file: %s\n", CP_STATE_PATH);
+	if (state->last_apply)
+		print_last_apply(state->last_apply);
+	else
+		printf("Last plan applied: none\n");
+	printf("Last checked: %s\n", format_time(t, sizeof(t), state->checked_at));
+	printf("Original priorities recorded: %zu (cryptoprioctl reset restores them)\n",
+	       state->n_originals);
+	ctl_daemon_print(state); /* cli/ctl-daemon.c */
+}
+
+static json_object *status_json(const struct cp_state *state)
+{
+	json_object *doc = json_object_new_object(), *originals = json_object_new_array();
+	_cleanup_free_ char *text = NULL;
+	json_object *last = NULL;
+
+	/* The state file's own serialisation of the plan: one shape in both places. */
+	if (state->last_apply && cp_state_format(state, &text) >= 0) {
+		json_object *full = json_tokener_parse(text);
+
+		if (full && json_object_object_get_ex(full, "last_apply", &last))
+			last = json_object_get(last);
+		json_object_put(full);
+	}
+	for (size_t i = 0; i < state->n_originals; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "driver",
+				       json_object_new_string(state->originals[i].driver));
+		json_object_object_add(o, "module",
+				       json_object_new_string(state->originals[i].module));
+		json_object_object_add(o, "priority",
+				       json_object_new_int64(state->originals[i].priority));
+		json_object_array_add(originals, o);
+	}
+	json_object_object_add(doc, "state_file", json_object_new_string(CP_STATE_PATH));
+	json_object_object_add(doc, "last_apply", last);
+	json_object_object_add(doc, "checked_at",
+			       state->checked_at ? json_object_new_int64(state->checked_at) : NULL);
+	json_object_object_add(doc, "originals", originals);
+	json_object_object_add(doc, "daemon", ctl_daemon_json(state));
+	return doc;
+}
+
+int verb_status(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option options[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {},
+	};
+	_cleanup_(cp_state_free) struct cp_state state = {};
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "j", options, NULL)) >= 0) {
+		if (c != 'j')
+			return ctl_usage_error("status [--json]");
+		ctl->json = true;
+	}
+	if (optind < argc)
+		return ctl_usage_error("status: unexpected argument '%s'", argv[optind]);
+	r = cp_state_load(CP_STATE_PATH, &state);
+	if (r < 0)
+		return ctl_errno(r, NULL, "status: cannot read %s", CP_STATE_PATH);
+	if (ctl->json)
+		ctl_json_print(status_json(&state));
+	else
+		print_status(&state);
+	return EXIT_SUCCESS;
+}

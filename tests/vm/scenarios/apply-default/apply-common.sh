@@ -1,0 +1,80 @@
+# shellcheck shell=bash
+# Shared by the apply-* and plan-* scenarios: modules, the cryptoprio module
+# when it was built for this kernel, IPsec SAs and what they are built on.
+ctl=$CP_BUILD/cli/cryptoprioctl
+modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user xfrm_user esp4
+wait_for_driver virtio_crypto_aes_cbc 60
+wait_for_driver cbc-aes-aesni
+# What an SA is built from, loaded up front: autoloading these while the SA
+# is created races under TCG (see set-reset).
+modprobe_q authenc echainiv
+modprobe -q crypto-hmac || true
+modprobe -q crypto-sha256 || true
+
+# load_cpmod: insmod cryptoprio.ko if it was built for this kernel; prints
+# the calibration backend apply will use ("module" or "af_alg").
+load_cpmod() {
+	if [[ -f ${CP_KMOD:-}/cryptoprio.ko ]] && insmod "$CP_KMOD/cryptoprio.ko" 2>/dev/null; then
+		echo module
+	else
+		echo af_alg
+	fi
+}
+
+key16=0x000102030405060708090a0b0c0d0e0f
+key32=0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f
+add_sa() {
+	ip xfrm state add src 127.0.0.1 dst 127.0.0.2 proto esp spi "$1" \
+		enc 'cbc(aes)' "$key16" auth 'hmac(sha256)' "$key32"
+}
+# authenc_refs DRIVER: users (refcnt) of the authenc instances built on DRIVER
+authenc_refs() {
+	awk -v drv="$1" '
+		function val(l) { sub(/^[^:]*:[ \t]*/, "", l); return l }
+		BEGIN { gsub(/[.()]/, "\\\\&", drv); re = "^authenc[(](hmac[(][^)]*[)]|[^(),]+)," drv "[)]$" }
+		$1 == "driver" { on = (val($0) ~ re) }
+		on && $1 == "refcnt" { n += val($0) }
+		END { print n + 0 }' /proc/crypto
+}
+
+# sa_built_on DRIVER SPI: a new SA (SPI) takes a reference on an authenc
+# instance built on DRIVER (a new instance or one an earlier SA made).
+sa_built_on() {
+	local before after
+	before=$(authenc_refs "$1")
+	add_sa "$2" || return 1
+	after=$(authenc_refs "$1")
+	printf 'users of authenc instances on %s: %s -> %s\n' "$1" "$before" "$after"
+	[[ $after -gt $before ]]
+}
+
+# crypto_snapshot: every driver and its priority, for "nothing changed" checks.
+crypto_snapshot() {
+	awk '/^driver/ { d = $3 } /^priority/ { print d, $3 }' /proc/crypto | sort
+}
+
+# priorities_kept SNAPSHOT: every driver of SNAPSHOT still has its priority
+# (drivers registered since, such as the template instances calibration
+# builds for its known-answer reference, do not count).
+priorities_kept() {
+	local changed
+	changed=$(comm -23 <(printf '%s\n' "$1") <(crypto_snapshot))
+	[[ -z $changed ]] && return 0
+	printf 'changed or gone:\n%s\n' "$changed"
+	return 1
+}
+
+# jget FILE EXPR: EXPR in python with d = the JSON document in FILE.
+jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+# first_of NAME: the driver a new user of NAME gets (highest priority, tested).
+first_of() {
+	awk -v n="$1" '
+		function val(l) { sub(/^[^:]*:[ \t]*/, "", l); return l }
+		/^$/ { if (name == n && st == "passed" && intl != "yes" && prio > best) { best = prio; drv = d }
+		       name = d = st = intl = ""; prio = -1; next }
+		$1 == "name" { name = val($0) } $1 == "driver" { d = val($0) }
+		$1 == "priority" { prio = val($0) + 0 } $1 == "selftest" { st = val($0) }
+		$1 == "internal" { intl = val($0) }
+		END { print drv }' /proc/crypto
+}

@@ -1,0 +1,53 @@
+# The test engine switched to wrong after its self-test is reported faulty;
+# switched to hang it is reported timeout, and neither stalls the
+# calibration beyond its budget (plus the documented minimum grace, 250 ms).
+ctl=$CP_BUILD/cli/cryptoprioctl
+param=/sys/module/cp_test_engine/parameters/mode
+modprobe_q aesni_intel crypto_user
+insmod "$CP_KMOD/cp_test_engine.ko"
+wait_for_driver cp_test_engine_cbc_aes
+insmod "$CP_KMOD/cryptoprio.ko"
+
+# verdicts FILE DRIVER: the set of verdicts of DRIVER's points, and its known answer
+verdicts() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for a in doc["algorithms"]:
+    for i in a["implementations"]:
+        if i["driver"] == sys.argv[2]:
+            print(",".join(sorted({p["verdict"] for p in i["points"]})), i["known_answer"])
+PY
+}
+field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
+
+"$ctl" --json calibrate 'cbc(aes)' --force --budget 10s >"$CP_RESULTS/ok.json"
+check "mode ok: the engine is measured" \
+	test "$(verdicts "$CP_RESULTS/ok.json" cp_test_engine_cbc_aes)" = "measured ok"
+
+echo wrong >"$param"
+"$ctl" --json calibrate 'cbc(aes)' --force --budget 10s >"$CP_RESULTS/wrong.json"
+check "mode wrong: faulty at every point, known answer mismatch" \
+	test "$(verdicts "$CP_RESULTS/wrong.json" cp_test_engine_cbc_aes)" = "faulty mismatch"
+check "mode wrong: aesni still measured" \
+	test "$(verdicts "$CP_RESULTS/wrong.json" cbc-aes-aesni)" = "measured ok"
+
+echo hang >"$param"
+start=$(date +%s%N)
+"$ctl" --json calibrate 'cbc(aes)' --force --budget 2s >"$CP_RESULTS/hang.json"
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+log "calibration with a hanging engine: $elapsed_ms ms wall, $(field "$CP_RESULTS/hang.json" elapsed_ms) ms in the engine"
+hang_verdicts=$(verdicts "$CP_RESULTS/hang.json" cp_test_engine_cbc_aes)
+check "mode hang: reported timeout ($hang_verdicts)" test "${hang_verdicts%% *}" = timeout
+check "mode hang: aesni measured at the workload point all the same" python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+[i] = [i for a in doc["algorithms"] for i in a["implementations"] if i["driver"] == "cbc-aes-aesni"]
+[p] = [p for p in i["points"] if p["size"] == 4096]
+assert p["verdict"] == "measured", p' "$CP_RESULTS/hang.json"
+check "mode hang: the calibration stays within its 2 s budget + 250 ms (+ 250 ms slack for TCG)" \
+	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["elapsed_ms"]; assert e < 2500, e' "$CP_RESULTS/hang.json"
+check "the module is pinned while the request is outstanding" bash -c '! rmmod cryptoprio 2>/dev/null'
+echo ok >"$param"
+sleep 1
+check "after the engine completes, both modules unload" bash -c 'rmmod cryptoprio && rmmod cp_test_engine'

@@ -1,0 +1,43 @@
+# plan works without privileges: the same diff as root would apply, from
+# the cache and AF_ALG (the module's netlink needs CAP_NET_ADMIN), saying
+# so, and changes nothing. apply without privileges refuses before doing
+# anything. apply --dry-run as root shows the same steps as plan.
+# shellcheck source=../apply-default/apply-common.sh
+. "$CP_SCENARIO_DIR/../apply-default/apply-common.sh"
+log "calibration backend (root): $(load_cpmod)"
+check "set virtio_crypto_aes_cbc 3000" "$ctl" set virtio_crypto_aes_cbc 3000
+printf '[Policy]\nCalibrationBudget = 10s\n' >/etc/cryptoprio.conf
+chmod 0644 /etc/cryptoprio.conf
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
+before=$(crypto_snapshot)
+rc=0
+nobody "$ctl" plan >"$CP_RESULTS/plan.txt" 2>&1 || rc=$?
+cat "$CP_RESULTS/plan.txt"
+check "plan as nobody exits 0" test "$rc" = 0
+check "plan shows the diff: virtio_crypto_aes_cbc 3000 -> lower" \
+	grep -qE '^cbc\(aes\) +virtio_crypto_aes_cbc +offload +3000 -> [0-9]+ +set +.*cbc-aes-aesni' "$CP_RESULTS/plan.txt"
+check "plan says it measured through AF_ALG only" grep -q 'without CAP_NET_ADMIN: measured through AF_ALG only' "$CP_RESULTS/plan.txt"
+nobody "$ctl" --json plan >"$CP_RESULTS/plan.json"
+check "plan --json: unprivileged, af_alg or cache, numbers as numbers" test "$(jget "$CP_RESULTS/plan.json" \
+	"d['calibration']['unprivileged'] and d['calibration']['backend'] in ('af_alg', 'none') and any(s['driver'] == 'virtio_crypto_aes_cbc' and s['old_priority'] == 3000 and type(s['new_priority']) is int for s in d['steps'])")" = True
+check "plan changed nothing" priorities_kept "$before"
+check "plan wrote no plan into the state" bash -c '! grep -q last_apply /run/cryptoprio/state.json'
+
+rc=0
+err=$(nobody "$ctl" apply 2>&1) || rc=$?
+printf '%s\n' "$err"
+check "apply as nobody: exit 1" test "$rc" = 1
+check "apply as nobody names CAP_NET_ADMIN" grep -q CAP_NET_ADMIN <<<"$err"
+check "still nothing changed" priorities_kept "$before"
+
+"$ctl" --json apply --dry-run >"$CP_RESULTS/dry-run.json"
+check "apply --dry-run as root: the same drivers and new priorities as plan" python3 - \
+	"$CP_RESULTS/plan.json" "$CP_RESULTS/dry-run.json" <<'PY'
+import json, sys
+p, d = (json.load(open(f)) for f in sys.argv[1:])
+cbc = lambda doc: [(s["driver"], s["new_priority"]) for s in doc["steps"] if s["algorithm"] == "cbc(aes)"]
+assert d["dry_run"] is True and all(s["result"] == "planned" for s in d["steps"]), d["steps"]
+assert cbc(p) == cbc(d) and cbc(p), (cbc(p), cbc(d))
+PY
+check "dry run changed nothing" priorities_kept "$before"
