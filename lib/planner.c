@@ -851,6 +851,22 @@ static int alg_name_cmp(const void *x, const void *y)
 	return *a < *b ? -1 : *a > *b;
 }
 
+/*
+ * The types cryptoprio orders: what it calibrates, and single-block ciphers
+ * (by class). Others (rng, compression, akcipher, kpp...) keep the kernel's
+ * order: nothing is measured to justify a change, and implementations that
+ * share a priority would otherwise be pulled apart for no reason.
+ */
+static bool planned_type(const char *type)
+{
+	static const char *const types[] = {"skcipher", "aead", "shash", "ahash", "cipher"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++)
+		if (strcmp(type, types[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Competing, not template instances; notes for those whose self-test has not finished. */
 static int collect(struct builder *b, const struct cp_alg ***ret, size_t *ret_n)
 {
@@ -864,7 +880,7 @@ static int collect(struct builder *b, const struct cp_alg ***ret, size_t *ret_n)
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *a = &inv->algs[i];
 
-		if (cp_driver_is_template_instance(a->driver))
+		if (cp_driver_is_template_instance(a->driver) || !planned_type(a->type))
 			continue;
 		if (cp_alg_competes(a)) {
 			algs[n++] = a;

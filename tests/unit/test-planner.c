@@ -655,8 +655,34 @@ static void test_misc(void)
 	   "drivers of their own are not");
 }
 
+/* rng, compression and public-key types keep the kernel's order: nothing measured them. */
+static void test_unplanned_types(void)
+{
+	static const struct row rows[] = {
+	    {"deflate", "deflate-generic", "compression", 0, CPU, TESTED},
+	    {"deflate", "deflate-scomp", "scomp", 0, CPU, TESTED},
+	    {"stdrng", "drbg_nopr_hmac_sha256", "rng", 221, CPU, TESTED},
+	    {"stdrng", "drbg_pr_hmac_sha256", "rng", 200, CPU, TESTED},
+	    {"rsa", "virtio-crypto-rsa", "akcipher", 150, OFF, TESTED},
+	    {"rsa", "rsa-generic", "akcipher", 100, CPU, TESTED},
+	};
+	struct cp_inventory inv;
+	struct cp_policy *p = policy_from("");
+	struct cp_plan *plan;
+
+	inventory_from(&inv, rows, ARRAY_SIZE(rows));
+	plan = plan_of(&inv, NULL, 0, p);
+	is_int(plan->n_steps, 0, "no step for rng, compression or akcipher implementations");
+	ok(!cp_plan_find_algorithm(plan, "deflate") && !cp_plan_find_algorithm(plan, "rsa"),
+	   "those names are not planned at all");
+	cp_plan_free(plan);
+	cp_policy_free(p);
+	cp_inventory_free(&inv);
+}
+
 int main(void)
 {
+	test_unplanned_types();
 	test_lx2160a();
 	test_stm32();
 	test_allwinner();
