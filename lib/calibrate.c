@@ -10,10 +10,12 @@
 #include "cpustat.h"
 #include "macro.h"
 
-#define RUNS_FIRST   3 /* short runs per point in the first pass */
-#define RUNS_REFINE  3 /* more runs where the leaders are within noise */
-#define SLICE_MIN_NS 2000000ull
-#define SLICE_MAX_NS 100000000ull
+#define RUNS_FIRST     3 /* short runs per point in the first pass */
+#define RUNS_REFINE    3 /* more runs where the leaders are within noise */
+#define SLICE_MIN_NS   2000000ull
+#define SLICE_MAX_NS   100000000ull
+#define GRACE_MIN_NS   250000000ull /* >= CRYPTOPRIO_MIN_GRACE_NS */
+#define OVERHEAD_GUESS 5000000ull   /* per run, until one was timed */
 
 static const char *const backend_names[] = {
     [CP_BACKEND_NONE] = "none",
@@ -318,6 +320,7 @@ struct engine {
 	struct backend backend;
 	struct samples *samples; /* n_measured x n_sizes */
 	uint64_t start_ns, deadline_ns;
+	uint64_t overhead_ns; /* per run beyond its slice: setup, known answer, netlink */
 	size_t done, total;
 };
 
@@ -355,18 +358,22 @@ static void record_sample(struct samples *s, const struct cp_mod_calib_result *r
 }
 
 /*
- * How long the module waits for a request that does not come back: what is
- * left of the budget, but never less than CRYPTOPRIO_MIN_GRACE_NS, so a
- * hanging driver costs the calibration at most that beyond its budget, once
- * (it is not run again), and a slow but working one is not mistaken for it.
+ * How long the module waits for a request that does not come back: four
+ * slices, at least GRACE_MIN_NS so that a slow but working engine is not
+ * taken for a hanging one, at most what is left of the budget above that
+ * and never more than the module's maximum. A hanging driver so costs the
+ * calibration about that much, once: it is not run again.
  */
-static uint64_t grace_ns(const struct engine *e)
+static uint64_t grace_ns(const struct engine *e, uint64_t slice_ns)
 {
 	uint64_t now = cp_now_ns(), left = e->deadline_ns > now ? e->deadline_ns - now : 0;
+	uint64_t grace = 4 * slice_ns;
 
-	if (left < CRYPTOPRIO_MIN_GRACE_NS)
-		return CRYPTOPRIO_MIN_GRACE_NS;
-	return left > CRYPTOPRIO_GRACE_NS ? CRYPTOPRIO_GRACE_NS : left;
+	if (grace > left)
+		grace = left;
+	if (grace < GRACE_MIN_NS)
+		grace = GRACE_MIN_NS;
+	return grace > CRYPTOPRIO_GRACE_NS ? CRYPTOPRIO_GRACE_NS : grace;
 }
 
 static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_point *p,
@@ -378,7 +385,7 @@ static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_
 	    .req_size = p->size,
 	    .depth = p->depth,
 	    .budget_ns = budget_ns,
-	    .grace_ns = grace_ns(e),
+	    .grace_ns = grace_ns(e, budget_ns),
 	};
 
 	if (e->backend.kind == CP_BACKEND_MODULE)
@@ -393,9 +400,14 @@ static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
 	struct cp_point *p = &m->points[pi];
 	struct samples *s = &e->samples[mi * e->opts->n_sizes + pi];
 	struct cp_mod_calib_result res;
+	uint64_t start, spent;
 	int r;
 
+	start = cp_now_ns();
 	r = backend_run(e, m, p, slice_ns, &res);
+	spent = cp_now_ns() - start;
+	/* A moving estimate of what a run costs beyond its slice. */
+	e->overhead_ns = (3 * e->overhead_ns + (spent > slice_ns ? spent - slice_ns : 0)) / 4;
 	m->backend = e->backend.kind;
 	if (r == -ETIMEDOUT) {
 		set_all_points(m, CP_VERDICT_TIMEOUT, r);
@@ -445,65 +457,107 @@ static size_t workload_index(const struct cp_calibrate_options *opts)
 	return 0;
 }
 
-/* Runs @runs short runs of point @pi of every driver; false once the budget is spent. */
-static bool pass_over_point(struct engine *e, size_t pi, unsigned runs, uint64_t slice_ns)
+/* Runs still planned in the first pass: RUNS_FIRST per point, less those done. */
+static size_t runs_left(const struct engine *e)
+{
+	size_t n = 0;
+
+	for (size_t mi = 0; mi < e->cal->n_measured; mi++)
+		for (size_t pi = 0; pi < e->opts->n_sizes; pi++) {
+			const struct samples *s = &e->samples[mi * e->opts->n_sizes + pi];
+
+			if (runnable(&e->cal->measured[mi].points[pi]) && s->n < RUNS_FIRST)
+				n += RUNS_FIRST - s->n;
+		}
+	return n;
+}
+
+/*
+ * The next run's slice: what is left of the budget shared among the runs
+ * still planned, less the overhead each run has shown; 0 when even the
+ * shortest run no longer fits.
+ */
+static uint64_t next_slice(const struct engine *e, unsigned scale)
+{
+	uint64_t now = cp_now_ns(), left = e->deadline_ns > now ? e->deadline_ns - now : 0;
+	size_t runs = runs_left(e);
+	uint64_t slice = scale * (left / (runs ? runs : 1));
+
+	slice = slice > e->overhead_ns ? slice - e->overhead_ns : 0;
+	if (slice < SLICE_MIN_NS)
+		slice = SLICE_MIN_NS;
+	if (slice > SLICE_MAX_NS)
+		slice = SLICE_MAX_NS;
+	return now + slice + e->overhead_ns > e->deadline_ns ? 0 : slice;
+}
+
+/* RUNS_FIRST short runs of point @pi of every driver; false once the budget is spent. */
+static bool pass_over_point(struct engine *e, size_t pi)
 {
 	for (size_t mi = 0; mi < e->cal->n_measured; mi++) {
 		struct cp_measured *m = &e->cal->measured[mi];
+		const struct samples *s = &e->samples[mi * e->opts->n_sizes + pi];
 
 		if (!runnable(&m->points[pi]))
 			continue;
 		report_progress(e, m, m->points[pi].size);
-		for (unsigned r = 0; r < runs && runnable(&m->points[pi]); r++) {
-			if (cp_now_ns() + slice_ns > e->deadline_ns)
+		while (runnable(&m->points[pi]) && s->n < RUNS_FIRST) {
+			uint64_t slice = next_slice(e, 1);
+
+			if (!slice)
 				return false;
-			run_point(e, mi, pi, slice_ns);
+			run_point(e, mi, pi, slice);
 		}
 		e->done++;
 	}
 	return true;
 }
 
+/* The two fastest measured implementations of the name of driver @first at point @pi. */
+static void two_fastest(const struct engine *e, size_t first, size_t pi, size_t *best,
+			size_t *second)
+{
+	const struct cp_measured *all = e->cal->measured;
+
+	*best = *second = SIZE_MAX;
+	for (size_t b = first; b < e->cal->n_measured && strcmp(all[b].name, all[first].name) == 0;
+	     b++) {
+		const struct cp_point *p = &all[b].points[pi];
+
+		if (p->verdict != CP_VERDICT_MEASURED)
+			continue;
+		if (*best == SIZE_MAX || p->mbps.median > all[*best].points[pi].mbps.median) {
+			*second = *best;
+			*best = b;
+		} else if (*second == SIZE_MAX ||
+			   p->mbps.median > all[*second].points[pi].mbps.median) {
+			*second = b;
+		}
+	}
+}
+
 /* Where the two fastest at the workload point are within noise, run both longer. */
-static void refine_close_calls(struct engine *e, size_t pi, uint64_t slice_ns)
+static void refine_close_calls(struct engine *e, size_t pi)
 {
 	for (size_t a = 0; a < e->cal->n_measured; a++) {
-		struct cp_measured *ma = &e->cal->measured[a];
-		size_t best = SIZE_MAX, second = SIZE_MAX;
+		size_t pair[2];
 
-		if (a > 0 && strcmp(ma->name, e->cal->measured[a - 1].name) == 0)
+		if (a > 0 && strcmp(e->cal->measured[a].name, e->cal->measured[a - 1].name) == 0)
 			continue; /* each name once, from its first driver */
-		for (size_t b = a;
-		     b < e->cal->n_measured && strcmp(e->cal->measured[b].name, ma->name) == 0;
-		     b++) {
-			const struct cp_point *p = &e->cal->measured[b].points[pi];
-
-			if (p->verdict != CP_VERDICT_MEASURED)
-				continue;
-			if (best == SIZE_MAX ||
-			    p->mbps.median > e->cal->measured[best].points[pi].mbps.median) {
-				second = best;
-				best = b;
-			} else if (second == SIZE_MAX ||
-				   p->mbps.median >
-				       e->cal->measured[second].points[pi].mbps.median) {
-				second = b;
-			}
-		}
-		if (second == SIZE_MAX ||
-		    !cp_stat_within_noise(&e->cal->measured[best].points[pi].mbps,
-					  &e->cal->measured[second].points[pi].mbps))
+		two_fastest(e, a, pi, &pair[0], &pair[1]);
+		if (pair[1] == SIZE_MAX ||
+		    !cp_stat_within_noise(&e->cal->measured[pair[0]].points[pi].mbps,
+					  &e->cal->measured[pair[1]].points[pi].mbps))
 			continue;
-		for (unsigned r = 0; r < RUNS_REFINE; r++) {
-			size_t pair[2] = {best, second};
-
+		for (unsigned r = 0; r < RUNS_REFINE; r++)
 			for (size_t k = 0; k < 2; k++) {
-				if (e->cal->measured[pair[k]].points[pi].cached ||
-				    cp_now_ns() + slice_ns > e->deadline_ns)
+				uint64_t slice = next_slice(e, 2);
+
+				if (!slice || e->cal->measured[pair[k]].points[pi].cached)
 					return;
-				run_point(e, pair[k], pi, slice_ns);
+				if (runnable(&e->cal->measured[pair[k]].points[pi]))
+					run_point(e, pair[k], pi, slice);
 			}
-		}
 	}
 }
 
@@ -590,7 +644,6 @@ static int measure(struct engine *e)
 {
 	const struct cp_calibrate_options *opts = e->opts;
 	size_t work = workload_index(opts);
-	uint64_t slice_ns;
 	int r;
 
 	for (size_t mi = 0; mi < e->cal->n_measured; mi++)
@@ -605,17 +658,13 @@ static int measure(struct engine *e)
 	e->samples = calloc(e->cal->n_measured * opts->n_sizes, sizeof(*e->samples));
 	if (!e->samples)
 		return -ENOMEM;
-	slice_ns = opts->budget_ns / (e->total * RUNS_FIRST);
-	slice_ns = slice_ns < SLICE_MIN_NS   ? SLICE_MIN_NS
-		   : slice_ns > SLICE_MAX_NS ? SLICE_MAX_NS
-					     : slice_ns;
+	e->overhead_ns = OVERHEAD_GUESS;
 	/* The workload point first: it decides the order; the ladder shows crossovers. */
-	if (pass_over_point(e, work, RUNS_FIRST, slice_ns)) {
+	if (pass_over_point(e, work))
 		for (size_t pi = 0; pi < opts->n_sizes; pi++)
-			if (pi != work && !pass_over_point(e, pi, RUNS_FIRST, slice_ns))
+			if (pi != work && !pass_over_point(e, pi))
 				break;
-	}
-	refine_close_calls(e, work, 2 * slice_ns);
+	refine_close_calls(e, work);
 	return 0;
 }
 

@@ -87,6 +87,7 @@ struct cp_calibrate_options {
 	uint32_t depth;
 	uint64_t budget_ns;
 	bool force;		 /* measure again even if cached */
+	bool cache_only;	 /* measure nothing: the cache or UNMEASURED (Calibrate=cached) */
 	const char *cache_path;	 /* NULL: no cache */
 	enum cp_backend backend; /* NONE: the module if loaded, else AF_ALG */
 	void (*progress)(const struct cp_progress *progress, void *userdata);
