@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The daemon's part of `cryptoprioctl status`: what cryptoprio-daemon
+ * recorded of itself in the state file, and its unit as systemd sees it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-daemon.h>
+
+#include "ctl-daemon.h"
+#include "daemon-state.h"
+#include "macro.h"
+#include "state.h"
+
+#define UNIT	  "cryptoprio.service"
+#define UNIT_PATH "/org/freedesktop/systemd1/unit/cryptoprio_2eservice"
+
+struct unit_info {
+	bool known; /* systemd answered */
+	char active_state[32], sub_state[32];
+	uint32_t main_pid;
+	char status_text[512];
+};
+
+static void get_string(sd_bus *bus, const char *iface, const char *prop, char *buf, size_t len)
+{
+	_cleanup_free_ char *s = NULL;
+
+	if (sd_bus_get_property_string(bus, "org.freedesktop.systemd1", UNIT_PATH, iface, prop,
+				       NULL, &s) >= 0)
+		snprintf(buf, len, "%s", s);
+}
+
+static void query_unit(struct unit_info *u)
+{
+	sd_bus *bus = NULL;
+
+	memset(u, 0, sizeof(*u));
+	if (sd_booted() <= 0 || sd_bus_open_system(&bus) < 0)
+		return;
+	get_string(bus, "org.freedesktop.systemd1.Unit", "ActiveState", u->active_state,
+		   sizeof(u->active_state));
+	get_string(bus, "org.freedesktop.systemd1.Unit", "SubState", u->sub_state,
+		   sizeof(u->sub_state));
+	get_string(bus, "org.freedesktop.systemd1.Service", "StatusText", u->status_text,
+		   sizeof(u->status_text));
+	(void) sd_bus_get_property_trivial(bus, "org.freedesktop.systemd1", UNIT_PATH,
+					   "org.freedesktop.systemd1.Service", "MainPID", NULL, 'u',
+					   &u->main_pid);
+	u->known = u->active_state[0] != '\0';
+	sd_bus_flush_close_unref(bus);
+}
+
+static bool pid_alive(int32_t pid)
+{
+	return pid > 0 && (kill((pid_t) pid, 0) == 0 || errno == EPERM);
+}
+
+/* Running: the unit says so, or (without systemd) the recorded pid still lives. */
+static bool daemon_running(const struct cp_daemon_record *rec, bool have_rec,
+			   const struct unit_info *u)
+{
+	if (u->known)
+		return u->main_pid > 0 && (strcmp(u->active_state, "active") == 0 ||
+					   strcmp(u->active_state, "reloading") == 0);
+	return have_rec && rec->stopped_at == 0 && pid_alive(rec->pid);
+}
+
+static const char *fmt_time(char *buf, size_t len, int64_t t)
+{
+	time_t tt = (time_t) t;
+	struct tm tm;
+
+	if (t <= 0 || !localtime_r(&tt, &tm) ||
+	    strftime(buf, len, "%Y-%m-%d %H:%M:%S %z", &tm) == 0)
+		snprintf(buf, len, "never");
+	return buf;
+}
+
+static json_object *unit_json(const struct unit_info *u)
+{
+	json_object *o;
+
+	if (!u->known)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "name", json_object_new_string(UNIT));
+	json_object_object_add(o, "active_state", json_object_new_string(u->active_state));
+	json_object_object_add(o, "sub_state", json_object_new_string(u->sub_state));
+	json_object_object_add(o, "main_pid", json_object_new_int64(u->main_pid));
+	json_object_object_add(o, "status_text", json_object_new_string(u->status_text));
+	return o;
+}
+
+json_object *ctl_daemon_json(const struct cp_state *state)
+{
+	const struct cp_state_apply *a = state->last_apply;
+	struct cp_daemon_record rec;
+	struct unit_info u;
+	bool have_rec = cp_daemon_record_from_state(state, &rec) >= 0;
+	json_object *o = have_rec ? cp_daemon_record_to_json(&rec) : json_object_new_object();
+
+	query_unit(&u);
+	json_object_object_add(o, "running",
+			       json_object_new_boolean(daemon_running(&rec, have_rec, &u)));
+	json_object_object_add(
+	    o, "applied_last",
+	    json_object_new_boolean(a && strcmp(a->agent, "cryptoprio-daemon") == 0));
+	json_object_object_add(o, "unit", unit_json(&u));
+	if (!have_rec)
+		json_object_object_add(o, "pid", NULL);
+	cp_daemon_record_free(&rec);
+	return o;
+}
+
+static void print_list(const char *label, char *const *v, size_t n, const char *none)
+{
+	printf("  %s:", label);
+	for (size_t i = 0; i < n; i++)
+		printf(" %s", v[i]);
+	printf("%s\n", n ? "" : none);
+}
+
+void ctl_daemon_print(const struct cp_state *state)
+{
+	struct cp_daemon_record rec;
+	struct unit_info u;
+	bool have_rec = cp_daemon_record_from_state(state, &rec) >= 0;
+	bool running;
+	char t[64];
+
+	query_unit(&u);
+	running = daemon_running(&rec, have_rec, &u);
+	printf("Daemon: %s", running ? "running" : "not running");
+	if (running && u.known)
+		printf(" (pid %" PRIu32 ", " UNIT " %s)\n", u.main_pid, u.active_state);
+	else if (running)
+		printf(" (pid %" PRId32 ", not under systemd)\n", rec.pid);
+	else if (u.known)
+		printf(" (" UNIT " %s)\n", u.active_state);
+	else
+		printf("\n");
+	if (u.known && u.status_text[0])
+		printf("  Status: %s\n", u.status_text);
+	if (!have_rec) {
+		printf("  No record of cryptoprio-daemon in the state file.\n");
+		return;
+	}
+	printf("  Started: %s", fmt_time(t, sizeof(t), rec.started_at));
+	if (rec.ready_at)
+		printf(", ready after %" PRIu64 " ms", rec.ready_usec / 1000);
+	if (rec.stopped_at)
+		printf(", stopped %s", fmt_time(t, sizeof(t), rec.stopped_at));
+	printf("\n");
+	print_list("Policy in force", rec.policy_files, rec.n_policy_files, " built-in default");
+	printf("  Last run: %s (%s): %" PRIu64 " changed, %" PRIu64 " failed; calibration %s, "
+	       "%" PRIu64 " points from the cache, %" PRIu64 " measured\n",
+	       fmt_time(t, sizeof(t), rec.last_run_at),
+	       rec.last_trigger[0] ? rec.last_trigger : "-", rec.last_changed, rec.last_failed,
+	       rec.backend[0] ? rec.backend : "-", rec.last_from_cache, rec.last_measured);
+	printf("  Runs: %" PRIu64 ", module events: %" PRIu64 ", reloads: %" PRIu64 " (%" PRIu64
+	       " refused)\n",
+	       rec.runs, rec.module_events, rec.reloads, rec.reload_failures);
+	if (rec.n_waiting)
+		print_list("Waiting for their self-test", rec.waiting, rec.n_waiting, "");
+	if (rec.cache_unsaved)
+		printf(
+		    "  Cache: measurements kept in memory until /var/lib/cryptoprio is writable\n");
+	if (rec.last_error[0])
+		printf("  Last error: %s\n", rec.last_error);
+	cp_daemon_record_free(&rec);
+}

@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <string.h>
+#include <time.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "apply.h"
+#include "daemon-state.h"
+#include "daemon.h"
+#include "log.h"
+#include "macro.h"
+#include "paths.h"
+#include "track.h"
+#include "uevent.h"
+
+struct cp_daemon {
+	struct cp_daemon_options opts;
+	sd_event *event;
+	sd_event_source *uevents;
+	sd_event_source *debounce, *retry, *cache_timer;
+	struct cp_policy *policy; /* in force */
+	struct cp_names known;	  /* tested drivers seen at the last run */
+	struct cp_names modules;  /* modules of the events not handled yet */
+	struct cp_names waiting;  /* drivers whose self-test had not finished */
+	struct cp_names late;	  /* selected, but not ready yet when the run planned */
+	unsigned retries;
+	struct cp_cache unsaved; /* measurements the cache could not take yet */
+	struct cp_daemon_record rec;
+	uint64_t started_usec;
+};
+
+static const char *state_path(const struct cp_daemon *d)
+{
+	return d->opts.state_path ? d->opts.state_path : CP_STATE_PATH;
+}
+
+static const char *lock_path(const struct cp_daemon *d)
+{
+	return d->opts.lock_path ? d->opts.lock_path : CP_LOCK_PATH;
+}
+
+/* NULL: no cache at all (cache_path ""). */
+static const char *cache_path(const struct cp_daemon *d)
+{
+	if (!d->opts.cache_path)
+		return CP_CACHE_PATH;
+	return d->opts.cache_path[0] ? d->opts.cache_path : NULL;
+}
+
+int cp_daemon_new(const struct cp_daemon_options *opts, struct cp_daemon **ret)
+{
+	struct cp_daemon *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	d->opts = *opts;
+	if (!d->opts.debounce_usec)
+		d->opts.debounce_usec = CP_DAEMON_DEBOUNCE_USEC;
+	if (!d->opts.retry_usec)
+		d->opts.retry_usec = CP_DAEMON_RETRY_USEC;
+	if (!d->opts.retry_max)
+		d->opts.retry_max = CP_DAEMON_RETRY_MAX;
+	if (!d->opts.cache_retry_usec)
+		d->opts.cache_retry_usec = CP_DAEMON_CACHE_RETRY_USEC;
+	*ret = d;
+	return 0;
+}
+
+struct cp_daemon *cp_daemon_free(struct cp_daemon *d)
+{
+	if (!d)
+		return NULL;
+	sd_event_source_disable_unref(d->debounce);
+	sd_event_source_disable_unref(d->retry);
+	sd_event_source_disable_unref(d->cache_timer);
+	sd_event_source_disable_unref(d->uevents);
+	sd_event_unref(d->event);
+	if (d->policy)
+		cp_policy_free(d->policy);
+	cp_names_clear(&d->known);
+	cp_names_clear(&d->modules);
+	cp_names_clear(&d->waiting);
+	cp_names_clear(&d->late);
+	cp_cache_free(&d->unsaved);
+	cp_daemon_record_free(&d->rec);
+	free(d);
+	return NULL;
+}
+
+static uint64_t now_usec(clockid_t clock)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(clock, &ts);
+	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static void save_record(struct cp_daemon *d)
+{
+	int r;
+
+	snprintf(d->rec.last_error, sizeof(d->rec.last_error), "%s", cp_log_last_error());
+	d->rec.cache_unsaved = d->unsaved.n_entries > 0;
+	if (cp_daemon_record_set_waiting(&d->rec, d->waiting.v, d->waiting.n) < 0)
+		return;
+	r = cp_daemon_record_save(state_path(d), lock_path(d), &d->rec);
+	if (r < 0)
+		cp_log_errno(LOG_WARNING, r, "Failed to record the daemon's state in %s",
+			     state_path(d));
+}
+
+/* ---- timers ---- */
+
+/* (Re)arm @s, created on first use, to fire once @usec from now. */
+static int arm_timer(struct cp_daemon *d, sd_event_source **s, uint64_t usec,
+		     sd_event_time_handler_t handler)
+{
+	int r;
+
+	if (!d->event)
+		return 0;
+	if (*s) {
+		r = sd_event_source_set_time_relative(*s, usec);
+		if (r >= 0)
+			r = sd_event_source_set_enabled(*s, SD_EVENT_ONESHOT);
+		return r;
+	}
+	return sd_event_add_time_relative(d->event, s, CLOCK_MONOTONIC, usec, 0, handler, d);
+}
+
+static int on_cache_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* Keep what the calibration could not write, and try again later. */
+static void keep_unsaved(struct cp_daemon *d, const struct cp_apply_result *res)
+{
+	int n;
+
+	if (!cache_path(d) || !cp_track_cache_unsaved(res))
+		return;
+	n = cp_track_cache_entries(res, time(NULL), &d->unsaved);
+	if (n < 0) {
+		cp_log_errno(LOG_WARNING, n, "Failed to keep the measurements for the cache");
+		return;
+	}
+	if (d->unsaved.n_entries == 0)
+		return;
+	cp_log(LOG_INFO, "%s: %s; keeping %zu measurements until it can be written", cache_path(d),
+	       res->calibration.cache_warning, d->unsaved.n_entries);
+	if (arm_timer(d, &d->cache_timer, d->opts.cache_retry_usec, on_cache_timer) < 0)
+		cp_log(LOG_WARNING, "Failed to arm the cache timer");
+}
+
+static void flush_unsaved(struct cp_daemon *d)
+{
+	size_t n = d->unsaved.n_entries;
+	int r;
+
+	if (n == 0 || !cache_path(d))
+		return;
+	r = cp_track_cache_flush(cache_path(d), &d->unsaved);
+	if (r < 0) {
+		cp_log(LOG_DEBUG, "%s still not writable (%s); next try in %" PRIu64 " s",
+		       cache_path(d), strerror(-r), d->opts.cache_retry_usec / 1000000);
+		(void) arm_timer(d, &d->cache_timer, d->opts.cache_retry_usec, on_cache_timer);
+		return;
+	}
+	cp_log(LOG_INFO, "Saved %zu measurements to %s", n, cache_path(d));
+}
+
+static int on_cache_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct cp_daemon *d = userdata;
+
+	flush_unsaved(d);
+	save_record(d);
+	return 0;
+}
+
+/* ---- one run of the pipeline ---- */
+
+static void log_result(const struct cp_apply_result *res, const char *trigger)
+{
+	for (size_t i = 0; i < res->n_steps; i++)
+		cp_log_step(&res->steps[i], trigger);
+	if (res->calibration.cache_warning[0] && !cp_track_cache_unsaved(res))
+		cp_log(LOG_WARNING, "Calibration cache: %s", res->calibration.cache_warning);
+	if (res->state_error)
+		cp_log_errno(LOG_WARNING, res->state_error, "Failed to record a step in %s",
+			     CP_STATE_PATH);
+	for (size_t i = 0; res->plan && i < res->plan->n_notes; i++)
+		cp_log(LOG_DEBUG, "Plan: %s", res->plan->notes[i]);
+}
+
+/*
+ * Apply the policy in force, to @only (NULL: everything). Returns 0, -EIO
+ * when some steps failed, or another negative errno when nothing was
+ * applied.
+ */
+static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct cp_names *only)
+{
+	_cleanup_(cp_names_clear) struct cp_names patterns = {};
+	struct cp_apply_result res = {};
+	struct cp_apply_options o = {
+	    .root = d->opts.root,
+	    .config_file = d->opts.config_file,
+	    .policy = d->policy,
+	    .state_path = d->opts.state_path,
+	    .lock_path = d->opts.lock_path,
+	    .cache_path = d->opts.cache_path,
+	    .agent = "cryptoprio-daemon",
+	};
+	char status[512];
+	int r;
+
+	if (only) {
+		r = cp_track_patterns(only, &patterns);
+		if (r < 0)
+			return r;
+		o.only_drivers = patterns.v;
+		o.n_only_drivers = patterns.n;
+	}
+	r = cp_apply_run(&o, &res);
+	if (r < 0 && r != -EIO) {
+		cp_log_errno(LOG_ERR, r, "Failed to apply the policy (%s)", trigger);
+		cp_apply_result_free(&res);
+		d->rec.runs++;
+		save_record(d);
+		return r;
+	}
+	log_result(&res, trigger);
+	cp_track_status_text(&res, trigger, status, sizeof(status));
+	cp_log(r < 0 ? LOG_WARNING : LOG_INFO, "%s", status);
+	(void) sd_notifyf(false, "STATUS=%s", status);
+
+	/* Bookkeeping from the inventory this run saw (taken under the lock, after ours). */
+	for (size_t i = 0; only && i < only->n; i++)
+		if (!cp_track_driver_ready(&res.inventory, only->v[i]) &&
+		    cp_names_add(&d->late, only->v[i]) < 0)
+			cp_log(LOG_WARNING, "Out of memory tracking drivers");
+	if (!only) {
+		if (cp_track_known(&res.inventory, &d->known) < 0 ||
+		    cp_track_untested(&res.inventory, &d->waiting) < 0)
+			cp_log(LOG_WARNING, "Out of memory tracking drivers");
+	}
+	keep_unsaved(d, &res);
+	flush_unsaved(d);
+
+	d->rec.runs++;
+	d->rec.last_run_at = (int64_t) (res.applied_at ? res.applied_at : time(NULL));
+	snprintf(d->rec.last_trigger, sizeof(d->rec.last_trigger), "%s", trigger);
+	d->rec.last_changed = res.n_changed;
+	d->rec.last_failed = res.n_failed;
+	d->rec.last_from_cache = res.calibration.n_from_cache;
+	d->rec.last_measured = res.calibration.n_run;
+	snprintf(d->rec.backend, sizeof(d->rec.backend), "%s",
+		 cp_backend_to_string(res.calibration.backend));
+	cp_apply_result_free(&res);
+	return r;
+}
+
+/* ---- module events ---- */
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* After module events settle (or a retry): plan what is new. */
+static void rescan(struct cp_daemon *d, const char *trigger)
+{
+	_cleanup_(cp_names_clear) struct cp_names ready = {}, waiting = {};
+	struct cp_inventory inv = {};
+	int r;
+
+	r = cp_inventory_load(&inv);
+	if (r < 0) {
+		cp_log_errno(LOG_ERR, r, "Failed to read the kernel's implementations");
+		cp_inventory_free(&inv);
+		return;
+	}
+	r = cp_track_select(&inv, &d->known, &d->modules, &ready, &waiting);
+	if (r >= 0 && ready.n > 0) {
+		for (size_t i = 0; i < ready.n; i++)
+			cp_log(LOG_DEBUG, "New or reloaded implementation: %s", ready.v[i]);
+		(void) run_pipeline(d, trigger, &ready);
+	}
+	if (r >= 0)
+		r = cp_track_known(&inv, &d->known);
+	/* Selected but not ready when the run planned: not known, looked at again. */
+	for (size_t i = 0; r >= 0 && i < d->late.n; i++) {
+		cp_log(LOG_DEBUG, "%s was not ready when planned: looking again", d->late.v[i]);
+		r = cp_names_add(&waiting, d->late.v[i]);
+		for (size_t k = 0; r >= 0 && k < d->known.n; k++)
+			if (strcmp(d->known.v[k], d->late.v[i]) == 0) {
+				free(d->known.v[k]);
+				d->known.v[k] = d->known.v[--d->known.n];
+				d->known.v[d->known.n] = NULL;
+				break;
+			}
+	}
+	cp_names_clear(&d->late);
+	cp_inventory_free(&inv);
+	if (r < 0) {
+		cp_log_errno(LOG_ERR, r, "Failed to track the implementations");
+		return;
+	}
+	cp_names_clear(&d->modules);
+	cp_names_clear(&d->waiting);
+	d->waiting = waiting;
+	waiting = (struct cp_names){};
+	if (d->waiting.n == 0) {
+		d->retries = 0;
+	} else if (d->retries++ < d->opts.retry_max) {
+		cp_log(LOG_DEBUG, "%zu implementations not self-tested yet (%s...): looking again",
+		       d->waiting.n, d->waiting.v[0]);
+		(void) arm_timer(d, &d->retry, d->opts.retry_usec, on_retry);
+	} else {
+		cp_log(LOG_WARNING,
+		       "%zu implementations still not self-tested (%s...): left until the next "
+		       "module event",
+		       d->waiting.n, d->waiting.v[0]);
+		d->retries = 0;
+	}
+	save_record(d);
+}
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	rescan(userdata, "retry");
+	return 0;
+}
+
+static int on_debounce(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	rescan(userdata, "module");
+	return 0;
+}
+
+static int on_uevent(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct cp_daemon *d = userdata;
+	char name[CP_NAME_MAX];
+	int r;
+
+	while ((r = cp_uevent_receive(fd, name, sizeof(name))) != -EAGAIN) {
+		if (r == -ENOBUFS) {
+			/* Events were lost: look at everything again. */
+			cp_log(LOG_WARNING, "Module events lost (queue overflow): rescanning all");
+			cp_names_clear(&d->known);
+		} else if (r < 0) {
+			cp_log_errno(LOG_ERR, r, "Failed to receive module events");
+			return 0;
+		} else if (r == CP_UEVENT_OTHER) {
+			continue;
+		} else {
+			cp_log(LOG_DEBUG, "Module %s %s", name,
+			       r == CP_UEVENT_MODULE_REMOVE ? "removed" : "loaded");
+			d->rec.module_events++;
+			if (cp_names_add(&d->modules, name) < 0)
+				cp_log(LOG_WARNING, "Out of memory recording module %s", name);
+		}
+		/* Debounce: every event pushes the run back. */
+		if (arm_timer(d, &d->debounce, d->opts.debounce_usec, on_debounce) < 0)
+			cp_log(LOG_WARNING, "Failed to arm the debounce timer");
+	}
+	return 0;
+}
+
+/* ---- signals ---- */
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct cp_daemon *d = userdata;
+	struct cp_policy *p = NULL;
+	int r;
+
+	(void) sd_notify(false, "RELOADING=1\nSTATUS=Reloading the policy");
+	d->rec.reloads++;
+	r = cp_policy_load(d->opts.root, d->opts.config_file, &p);
+	if (r < 0) {
+		if (r == -EBADMSG && p) {
+			cp_log_policy_errors(p);
+			cp_log(LOG_ERR, "Invalid policy: the policy in force is kept");
+		} else {
+			cp_log_errno(LOG_ERR, r,
+				     "Failed to read the policy; the policy in force "
+				     "is kept");
+		}
+		if (p)
+			cp_policy_free(p);
+		d->rec.reload_failures++;
+		(void) sd_notify(false, "READY=1\nSTATUS=Reload refused: invalid policy, the "
+					"previous one stays in force");
+		save_record(d);
+		return 0;
+	}
+	cp_policy_free(d->policy);
+	d->policy = p;
+	(void) cp_daemon_record_set_files(&d->rec, p->files, p->n_files);
+	cp_log(LOG_INFO, "Policy reloaded from %zu files", p->n_files);
+	cp_names_clear(&d->modules);
+	(void) run_pipeline(d, "reload", NULL);
+	(void) sd_notify(false, "READY=1");
+	save_record(d);
+	return 0;
+}
+
+static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	cp_log(LOG_INFO, "Exiting on %s", strsignal((int) si->ssi_signo));
+	(void) sd_notify(false, "STOPPING=1");
+	return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+/* ---- start ---- */
+
+static int load_policy(struct cp_daemon *d)
+{
+	int r = cp_policy_load(d->opts.root, d->opts.config_file, &d->policy);
+
+	if (r == -EBADMSG && d->policy) {
+		cp_log_policy_errors(d->policy);
+		cp_log(LOG_ERR, "Invalid policy: nothing applied");
+		return r;
+	}
+	if (r < 0)
+		return cp_log_errno(LOG_ERR, r, "Failed to read the policy");
+	if (d->policy->n_files == 0)
+		cp_log(LOG_INFO, "No policy file: the built-in default applies");
+	for (size_t i = 0; i < d->policy->n_files; i++)
+		cp_log(LOG_DEBUG, "Policy file: %s", d->policy->files[i]);
+	return cp_daemon_record_set_files(&d->rec, d->policy->files, d->policy->n_files);
+}
+
+static int setup_loop(struct cp_daemon *d)
+{
+	sigset_t ss;
+	int fd, r;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGHUP);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+		return negative_errno();
+	r = sd_event_default(&d->event);
+	if (r >= 0)
+		r = sd_event_add_signal(d->event, NULL, SIGHUP, on_sighup, d);
+	if (r >= 0)
+		r = sd_event_add_signal(d->event, NULL, SIGTERM, on_exit_signal, d);
+	if (r >= 0)
+		r = sd_event_add_signal(d->event, NULL, SIGINT, on_exit_signal, d);
+	if (r < 0)
+		return r;
+	/* Subscribe before the first run: a module loaded meanwhile is not missed. */
+	fd = cp_uevent_open();
+	if (fd < 0)
+		return fd;
+	r = sd_event_add_io(d->event, &d->uevents, fd, EPOLLIN, on_uevent, d);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return sd_event_source_set_io_fd_own(d->uevents, true);
+}
+
+int cp_daemon_run(struct cp_daemon *d)
+{
+	int r;
+
+	d->started_usec = now_usec(CLOCK_MONOTONIC);
+	d->rec.pid = (int32_t) getpid();
+	d->rec.started_at = (int64_t) time(NULL);
+	if (load_policy(d) < 0) {
+		(void) sd_notify(false, "STATUS=Invalid policy: nothing applied (see the journal)");
+		return EXIT_FAILURE;
+	}
+	if (!d->opts.once) {
+		r = setup_loop(d);
+		if (r < 0)
+			return cp_log_errno(LOG_ERR, r, "Failed to set up the event loop"),
+			       EXIT_FAILURE;
+	}
+	r = run_pipeline(d, "start", NULL);
+	if (r < 0 && r != -EIO) {
+		d->rec.stopped_at = (int64_t) time(NULL);
+		save_record(d);
+		return EXIT_FAILURE;
+	}
+	if (d->opts.once) {
+		d->rec.stopped_at = (int64_t) time(NULL);
+		save_record(d);
+		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	}
+	d->rec.ready_at = (int64_t) time(NULL);
+	d->rec.ready_usec = now_usec(CLOCK_MONOTONIC) - d->started_usec;
+	(void) sd_notify(false, "READY=1");
+	cp_log(LOG_DEBUG, "Ready after %" PRIu64 " ms", d->rec.ready_usec / 1000);
+	if (d->waiting.n > 0)
+		(void) arm_timer(d, &d->retry, d->opts.retry_usec, on_retry);
+	save_record(d);
+
+	r = sd_event_loop(d->event);
+	flush_unsaved(d);
+	d->rec.stopped_at = (int64_t) time(NULL);
+	save_record(d);
+	if (r < 0)
+		return cp_log_errno(LOG_ERR, r, "Event loop failed"), EXIT_FAILURE;
+	return EXIT_SUCCESS;
+}

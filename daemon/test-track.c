@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The daemon's bookkeeping: what a module event brings, untested drivers, STATUS=, patterns. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <string.h>
+
+#include "daemon-state.h"
+#include "tap.h"
+#include "track.h"
+#include "uevent.h"
+
+static void add(struct cp_inventory *inv, const char *name, const char *driver, const char *module,
+		uint32_t prio, uint32_t flags)
+{
+	struct cp_alg a = {.priority = prio, .flags = flags};
+
+	snprintf(a.name, sizeof(a.name), "%s", name);
+	snprintf(a.driver, sizeof(a.driver), "%s", driver);
+	snprintf(a.module, sizeof(a.module), "%s", module);
+	(void) cp_inventory_add(inv, &a);
+}
+
+#define T CP_ALG_TESTED
+
+static void test_select(void)
+{
+	struct cp_inventory inv = {};
+	struct cp_names known = {}, modules = {}, ready = {}, waiting = {};
+
+	add(&inv, "cbc(aes)", "cbc-aes-aesni", "aesni_intel", 400, T);
+	add(&inv, "cbc(aes)", "cbc(aes-generic)", "kernel", 100, T);
+	add(&inv, "__cbc(aes)", "__cbc-aes-aesni", "aesni_intel", 400, T | CP_ALG_INTERNAL);
+	is_int(cp_track_known(&inv, &known), 0, "known from the first run");
+	is_int(known.n, 1, "internal and template instances are not tracked");
+	ok(cp_names_contains(&known, "cbc-aes-aesni"), "aesni known");
+
+	is_int(cp_track_select(&inv, &known, &modules, &ready, &waiting), 0,
+	       "nothing new without events");
+	add(&inv, "cbc(aes)", "virtio_crypto_aes_cbc", "virtio_crypto", 150, T | CP_ALG_ASYNC);
+	add(&inv, "authenc(hmac(sha256),cbc(aes))", "authenc(hmac(sha256-avx2),cbc-aes-aesni)",
+	    "authenc", 4001, T);
+	is_int(cp_track_select(&inv, &known, &modules, &ready, &waiting), 1,
+	       "a new implementation is selected");
+	ok(ready.n == 1 && strcmp(ready.v[0], "virtio_crypto_aes_cbc") == 0, "it is virtio");
+	is_int(waiting.n, 0, "nothing waits");
+
+	/* Reloaded module: already known, but its module had an event. */
+	cp_names_clear(&ready);
+	(void) cp_track_known(&inv, &known);
+	is_int(cp_track_select(&inv, &known, &modules, &ready, &waiting), 0,
+	       "known drivers without an event: nothing");
+	(void) cp_names_add(&modules, "virtio_crypto");
+	is_int(cp_track_select(&inv, &known, &modules, &ready, &waiting), 1,
+	       "a known driver of a reloaded module is selected again");
+
+	/* Self-test still running: waits, not planned. */
+	cp_names_clear(&ready);
+	add(&inv, "ctr(aes)", "virtio_crypto_aes_ctr", "virtio_crypto", 150, CP_ALG_ASYNC);
+	is_int(cp_track_select(&inv, &known, &modules, &ready, &waiting), 1,
+	       "only the tested one is ready");
+	ok(waiting.n == 1 && strcmp(waiting.v[0], "virtio_crypto_aes_ctr") == 0,
+	   "the untested one waits");
+	is_int(cp_track_untested(&inv, &waiting), 1, "untested counted");
+	(void) cp_track_known(&inv, &known);
+	ok(!cp_names_contains(&known, "virtio_crypto_aes_ctr"), "an untested driver is not known");
+	inv.algs[inv.n_algs - 1].flags |= T;
+	cp_names_clear(&ready);
+	cp_names_clear(&modules);
+	cp_names_clear(&waiting);
+	is_int(cp_track_select(&inv, &known, &modules, &ready, &waiting), 1,
+	       "once tested it is selected without a new event");
+	ok(ready.n == 1 && strcmp(ready.v[0], "virtio_crypto_aes_ctr") == 0, "the ctr driver");
+
+	/* A larval beside the registered entry (self-test running on >= 6.12): not ready. */
+	add(&inv, "cbc(aes)", "virtio_crypto_aes_cbc", "virtio_crypto", 150, T);
+	snprintf(inv.algs[inv.n_algs - 1].type, CP_NAME_MAX, "larval");
+	ok(!cp_track_driver_ready(&inv, "virtio_crypto_aes_cbc"), "a larval makes it not ready");
+	ok(cp_track_driver_ready(&inv, "cbc-aes-aesni"), "aesni ready");
+	ok(!cp_track_driver_ready(&inv, "absent"), "an absent driver is not ready");
+	cp_names_clear(&ready);
+	cp_names_clear(&waiting);
+	(void) cp_names_add(&modules, "virtio_crypto");
+	(void) cp_track_select(&inv, &known, &modules, &ready, &waiting);
+	ok(cp_names_contains(&waiting, "virtio_crypto_aes_cbc") &&
+	       !cp_names_contains(&ready, "virtio_crypto_aes_cbc"),
+	   "the larval's driver waits");
+
+	cp_names_clear(&known);
+	cp_names_clear(&modules);
+	cp_names_clear(&ready);
+	cp_names_clear(&waiting);
+	cp_inventory_free(&inv);
+}
+
+static void test_patterns(void)
+{
+	struct cp_names d = {}, p = {};
+
+	(void) cp_names_add(&d, "cbc(aes-generic)");
+	(void) cp_names_add(&d, "weird*[x]");
+	is_int(cp_names_add(&d, "weird*[x]"), 0, "a name is added once");
+	is_int(cp_track_patterns(&d, &p), 0, "patterns");
+	ok(p.n == 2 && p.v[2] == NULL, "NULL-terminated");
+	ok(fnmatch(p.v[1], "weird*[x]", 0) == 0, "the escaped name matches itself");
+	ok(fnmatch(p.v[1], "weirdo[x]", 0) != 0 && fnmatch(p.v[1], "weird*x", 0) != 0,
+	   "and nothing else");
+	cp_names_clear(&d);
+	cp_names_clear(&p);
+}
+
+static void test_status(void)
+{
+	struct cp_apply_step_result steps[] = {
+	    {.driver = "virtio_crypto_aes_cbc",
+	     .name = "cbc(aes)",
+	     .old_priority = 3000,
+	     .new_priority = 149,
+	     .action = CP_STEP_SET},
+	    {.driver = "cbc-aes-aesni",
+	     .name = "cbc(aes)",
+	     .old_priority = 400,
+	     .new_priority = 400,
+	     .action = CP_STEP_TOUCH},
+	    {.driver = "x", .name = "y", .action = CP_STEP_SET, .error = -EPERM},
+	};
+	struct cp_apply_result r = {.steps = steps, .n_steps = 3, .n_changed = 1, .n_failed = 1};
+	char buf[256];
+
+	r.calibration.backend = CP_BACKEND_MODULE;
+	r.calibration.n_from_cache = 7;
+	cp_track_status_text(&r, "start", buf, sizeof(buf));
+	ok(strcmp(buf, "Policy applied (start): 1 changed, 1 failed: virtio_crypto_aes_cbc "
+		       "3000->149; calibration module, 7 from cache, 0 measured") == 0,
+	   "status text: %s", buf);
+	r.n_changed = r.n_failed = 0;
+	r.n_steps = 0;
+	cp_track_status_text(&r, "module", buf, sizeof(buf));
+	ok(strncmp(buf, "Policy in force (module): nothing to change;", 44) == 0, "status: %s",
+	   buf);
+	cp_track_status_text(&r, "module", buf, 10);
+	is_int(strlen(buf), 9, "truncated, terminated");
+}
+
+static void test_record(void)
+{
+	struct cp_daemon_record a = {.pid = 42, .started_at = 1000, .runs = 3}, b;
+	char *files[] = {"/etc/cryptoprio.conf"}, *wait[] = {"virtio_crypto_aes_ctr"};
+	json_object *o;
+
+	snprintf(a.last_trigger, sizeof(a.last_trigger), "module");
+	snprintf(a.backend, sizeof(a.backend), "module");
+	(void) cp_daemon_record_set_files(&a, files, 1);
+	(void) cp_daemon_record_set_waiting(&a, wait, 1);
+	o = cp_daemon_record_to_json(&a);
+	is_int(cp_daemon_record_from_json(o, &b), 0, "record round trip");
+	ok(b.pid == 42 && b.runs == 3 && b.n_policy_files == 1 && b.n_waiting == 1 &&
+	       strcmp(b.waiting[0], "virtio_crypto_aes_ctr") == 0 &&
+	       strcmp(b.last_trigger, "module") == 0,
+	   "fields kept");
+	json_object_object_add(o, "pid", json_object_new_string("x"));
+	cp_daemon_record_free(&b);
+	is_int(cp_daemon_record_from_json(o, &b), -EBADMSG, "a malformed record is refused");
+	json_object_put(o);
+	cp_daemon_record_free(&a);
+}
+
+static void test_uevent(void)
+{
+	static const char add[] = "add@/module/virtio_crypto\0ACTION=add\0DEVPATH=/module/"
+				  "virtio_crypto\0SUBSYSTEM=module\0SEQNUM=1234";
+	static const char rm[] = "remove@/module/aesni_intel\0ACTION=remove\0DEVPATH=/module/"
+				 "aesni_intel\0SUBSYSTEM=module\0SEQNUM=1";
+	static const char pci[] = "add@/devices/pci0000:00/x\0ACTION=add\0DEVPATH=/devices/"
+				  "pci0000:00/x\0SUBSYSTEM=pci\0SEQNUM=2";
+	static const char bind_[] = "bind@/module/x\0ACTION=bind\0DEVPATH=/module/x\0"
+				    "SUBSYSTEM=module\0";
+	static const char trunc[] = "add@/module/x\0ACTION=add\0SUBSYSTEM=module\0DEVPATH=/mod";
+	char name[64] = "";
+
+	is_int(cp_uevent_parse(add, sizeof(add), name, sizeof(name)), CP_UEVENT_MODULE_ADD,
+	       "module add");
+	is_str(name, "virtio_crypto", "its name");
+	is_int(cp_uevent_parse(rm, sizeof(rm), name, sizeof(name)), CP_UEVENT_MODULE_REMOVE,
+	       "module remove");
+	is_str(name, "aesni_intel", "its name");
+	is_int(cp_uevent_parse(pci, sizeof(pci), name, sizeof(name)), CP_UEVENT_OTHER,
+	       "another subsystem is ignored");
+	is_int(cp_uevent_parse(bind_, sizeof(bind_), name, sizeof(name)), CP_UEVENT_OTHER,
+	       "another action is ignored");
+	is_int(cp_uevent_parse(trunc, sizeof(trunc) - 1, name, sizeof(name)), CP_UEVENT_OTHER,
+	       "an unterminated field is not read");
+	is_int(cp_uevent_parse(add, sizeof(add), name, 5), CP_UEVENT_OTHER,
+	       "a name too long for the buffer is refused");
+}
+
+int main(void)
+{
+	test_uevent();
+	test_select();
+	test_patterns();
+	test_status();
+	test_record();
+	return done_testing();
+}

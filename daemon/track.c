@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <string.h>
+
+#include "macro.h"
+#include "planner.h"
+#include "track.h"
+
+void cp_names_clear(struct cp_names *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+bool cp_names_contains(const struct cp_names *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], name) == 0)
+			return true;
+	return false;
+}
+
+static int names_push(struct cp_names *s, char *owned)
+{
+	char **v = reallocarray(s->v, s->n + 2, sizeof(*v));
+
+	if (!v) {
+		free(owned);
+		return -ENOMEM;
+	}
+	s->v = v;
+	v[s->n++] = owned;
+	v[s->n] = NULL;
+	return 1;
+}
+
+int cp_names_add(struct cp_names *s, const char *name)
+{
+	char *copy;
+
+	if (cp_names_contains(s, name))
+		return 0;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	return names_push(s, copy);
+}
+
+bool cp_track_relevant(const struct cp_alg *alg)
+{
+	return !(alg->flags & CP_ALG_INTERNAL) && !cp_driver_is_template_instance(alg->driver);
+}
+
+bool cp_track_driver_ready(const struct cp_inventory *inv, const char *driver)
+{
+	bool seen = false;
+
+	/* Every entry of the name: a larval (self-test running, Linux >= 6.12) can sit beside it.
+	 */
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+
+		if (strcmp(alg->driver, driver) != 0)
+			continue;
+		if (!(alg->flags & CP_ALG_TESTED) || strcmp(alg->type, "larval") == 0)
+			return false;
+		seen = true;
+	}
+	return seen;
+}
+
+int cp_track_select(const struct cp_inventory *inv, const struct cp_names *known,
+		    const struct cp_names *modules, struct cp_names *ready,
+		    struct cp_names *waiting)
+{
+	int n = 0, r;
+
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+
+		if (!cp_track_relevant(alg))
+			continue;
+		if (cp_names_contains(known, alg->driver) &&
+		    !cp_names_contains(modules, alg->module))
+			continue;
+		if (!cp_track_driver_ready(inv, alg->driver)) {
+			r = cp_names_add(waiting, alg->driver);
+		} else {
+			r = cp_names_add(ready, alg->driver);
+			n += r > 0;
+		}
+		if (r < 0)
+			return r;
+	}
+	return n;
+}
+
+int cp_track_known(const struct cp_inventory *inv, struct cp_names *known)
+{
+	cp_names_clear(known);
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+
+		if (cp_track_relevant(alg) && cp_track_driver_ready(inv, alg->driver) &&
+		    cp_names_add(known, alg->driver) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int cp_track_untested(const struct cp_inventory *inv, struct cp_names *waiting)
+{
+	cp_names_clear(waiting);
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+
+		if (cp_track_relevant(alg) && !cp_track_driver_ready(inv, alg->driver) &&
+		    cp_names_add(waiting, alg->driver) < 0)
+			return -ENOMEM;
+	}
+	return (int) waiting->n;
+}
+
+int cp_track_patterns(const struct cp_names *drivers, struct cp_names *ret)
+{
+	cp_names_clear(ret);
+	for (size_t i = 0; i < drivers->n; i++) {
+		char *out = malloc(2 * strlen(drivers->v[i]) + 1), *p = out;
+
+		if (!out) {
+			cp_names_clear(ret);
+			return -ENOMEM;
+		}
+		for (const char *s = drivers->v[i]; *s; s++) {
+			if (strchr("*?[]\\", *s))
+				*p++ = '\\';
+			*p++ = *s;
+		}
+		*p = '\0';
+		if (names_push(ret, out) < 0) {
+			cp_names_clear(ret);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+const char *cp_track_status_text(const struct cp_apply_result *r, const char *trigger, char *buf,
+				 size_t len)
+{
+	const struct cp_calibration *c = &r->calibration;
+	size_t used = 0, shown = 0;
+
+#define APPEND(...)                                                                                \
+	do {                                                                                       \
+		if (used < len) {                                                                  \
+			int _n = snprintf(buf + used, len - used, __VA_ARGS__);                    \
+			used += _n > 0 ? (size_t) _n : 0;                                          \
+		}                                                                                  \
+	} while (0)
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	if (r->n_changed == 0 && r->n_failed == 0)
+		APPEND("Policy in force (%s): nothing to change", trigger);
+	else
+		APPEND("Policy applied (%s): %zu changed, %zu failed", trigger, r->n_changed,
+		       r->n_failed);
+	for (size_t i = 0; i < r->n_steps && shown < 3; i++) {
+		const struct cp_apply_step_result *s = &r->steps[i];
+
+		if (s->action != CP_STEP_SET || s->error < 0)
+			continue;
+		APPEND("%s %s %u->%u", shown ? "," : ":", s->driver, s->old_priority,
+		       s->new_priority);
+		shown++;
+	}
+	if (r->n_changed > shown)
+		APPEND(", ...");
+	APPEND("; calibration %s, %zu from cache, %zu measured", cp_backend_to_string(c->backend),
+	       c->n_from_cache, c->n_run);
+#undef APPEND
+	return buf;
+}
+
+int cp_track_cache_entries(const struct cp_apply_result *r, time_t now, struct cp_cache *pending)
+{
+	const struct cp_calibration *cal = &r->calibration;
+	int n = 0;
+
+	for (size_t i = 0; i < cal->n_measured; i++) {
+		const struct cp_measured *m = &cal->measured[i];
+		const struct cp_alg *alg = cp_inventory_find_driver(&r->inventory, m->driver);
+		struct cp_cache_entry e = {
+		    .backend = m->backend,
+		    .kat = m->kat,
+		    .measured_at = now,
+		};
+
+		if (!alg || cp_cache_key_for(alg, &e.key) < 0)
+			continue;
+		for (size_t k = 0; k < m->n_points; k++) {
+			if (m->points[k].cached || m->points[k].verdict != CP_VERDICT_MEASURED)
+				continue;
+			e.point = m->points[k];
+			if (cp_cache_put(pending, &e) < 0)
+				return -ENOMEM;
+			n++;
+		}
+	}
+	return n;
+}
+
+bool cp_track_cache_unsaved(const struct cp_apply_result *r)
+{
+	return strncmp(r->calibration.cache_warning, "cannot save", 11) == 0;
+}
+
+int cp_track_cache_flush(const char *path, struct cp_cache *pending)
+{
+	struct cp_cache cache = {};
+	int r;
+
+	r = cp_cache_load(path, &cache);
+	if (r == -EBADMSG) { /* a corrupt file is replaced, as cp_calibrate() does */
+		cp_cache_free(&cache);
+		r = 0;
+	}
+	for (size_t i = 0; r >= 0 && i < pending->n_entries; i++)
+		r = cp_cache_put(&cache, &pending->entries[i]);
+	if (r >= 0)
+		r = cp_cache_save(path, &cache);
+	cp_cache_free(&cache);
+	if (r >= 0)
+		cp_cache_free(pending);
+	return r;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <string.h>
+
+#include "daemon-state.h"
+#include "fileio.h"
+#include "macro.h"
+#include "state.h"
+
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void cp_daemon_record_free(struct cp_daemon_record *rec)
+{
+	strv_free(rec->policy_files, rec->n_policy_files);
+	strv_free(rec->waiting, rec->n_waiting);
+	memset(rec, 0, sizeof(*rec));
+}
+
+static int strv_copy(char *const *from, size_t n, char ***ret, size_t *ret_n)
+{
+	char **v = calloc(n + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = strdup(from[i]);
+		if (!v[i]) {
+			strv_free(v, i);
+			return -ENOMEM;
+		}
+	}
+	strv_free(*ret, *ret_n);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int cp_daemon_record_set_files(struct cp_daemon_record *rec, char *const *files, size_t n)
+{
+	return strv_copy(files, n, &rec->policy_files, &rec->n_policy_files);
+}
+
+int cp_daemon_record_set_waiting(struct cp_daemon_record *rec, char *const *drivers, size_t n)
+{
+	return strv_copy(drivers, n, &rec->waiting, &rec->n_waiting);
+}
+
+static json_object *strv_to_json(char *const *v, size_t n)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_object_array_add(a, json_object_new_string(v[i]));
+	return a;
+}
+
+json_object *cp_daemon_record_to_json(const struct cp_daemon_record *rec)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "pid", json_object_new_int(rec->pid));
+	json_object_object_add(o, "started_at", json_object_new_int64(rec->started_at));
+	json_object_object_add(o, "ready_at", json_object_new_int64(rec->ready_at));
+	json_object_object_add(o, "stopped_at", json_object_new_int64(rec->stopped_at));
+	json_object_object_add(o, "ready_usec", json_object_new_uint64(rec->ready_usec));
+	json_object_object_add(o, "policy_files",
+			       strv_to_json(rec->policy_files, rec->n_policy_files));
+	json_object_object_add(o, "runs", json_object_new_uint64(rec->runs));
+	json_object_object_add(o, "module_events", json_object_new_uint64(rec->module_events));
+	json_object_object_add(o, "reloads", json_object_new_uint64(rec->reloads));
+	json_object_object_add(o, "reload_failures", json_object_new_uint64(rec->reload_failures));
+	json_object_object_add(o, "last_run_at", json_object_new_int64(rec->last_run_at));
+	json_object_object_add(o, "last_trigger", json_object_new_string(rec->last_trigger));
+	json_object_object_add(o, "last_changed", json_object_new_uint64(rec->last_changed));
+	json_object_object_add(o, "last_failed", json_object_new_uint64(rec->last_failed));
+	json_object_object_add(o, "last_from_cache", json_object_new_uint64(rec->last_from_cache));
+	json_object_object_add(o, "last_measured", json_object_new_uint64(rec->last_measured));
+	json_object_object_add(o, "backend", json_object_new_string(rec->backend));
+	json_object_object_add(o, "last_error", json_object_new_string(rec->last_error));
+	json_object_object_add(o, "waiting", strv_to_json(rec->waiting, rec->n_waiting));
+	json_object_object_add(o, "cache_unsaved", json_object_new_boolean(rec->cache_unsaved));
+	return o;
+}
+
+static int get_i64(json_object *o, const char *key, int64_t min, int64_t *ret)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return -EBADMSG;
+	errno = 0;
+	*ret = json_object_get_int64(v);
+	if (errno != 0 || *ret < min)
+		return -EBADMSG;
+	return 0;
+}
+
+static int get_u64(json_object *o, const char *key, uint64_t *ret)
+{
+	int64_t v;
+	int r = get_i64(o, key, 0, &v);
+
+	if (r >= 0)
+		*ret = (uint64_t) v;
+	return r;
+}
+
+static int get_str(json_object *o, const char *key, char *buf, size_t len)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return -EBADMSG;
+	snprintf(buf, len, "%s", json_object_get_string(v));
+	return 0;
+}
+
+static int get_strv(json_object *o, const char *key, char ***ret, size_t *ret_n)
+{
+	json_object *a;
+	size_t n;
+	char **v;
+
+	if (!json_object_object_get_ex(o, key, &a) || !json_object_is_type(a, json_type_array))
+		return -EBADMSG;
+	n = json_object_array_length(a);
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *s = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(s, json_type_string) ||
+		    !(v[i] = strdup(json_object_get_string(s)))) {
+			strv_free(v, i);
+			return json_object_is_type(s, json_type_string) ? -ENOMEM : -EBADMSG;
+		}
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int cp_daemon_record_from_json(json_object *o, struct cp_daemon_record *rec)
+{
+	json_object *v;
+	int64_t pid;
+	int r = 0;
+
+	memset(rec, 0, sizeof(*rec));
+	if (!json_object_is_type(o, json_type_object))
+		return -EBADMSG;
+	if (get_i64(o, "pid", 0, &pid) < 0 || pid > INT32_MAX)
+		return -EBADMSG;
+	rec->pid = (int32_t) pid;
+	if (get_i64(o, "started_at", 0, &rec->started_at) < 0 ||
+	    get_i64(o, "ready_at", 0, &rec->ready_at) < 0 ||
+	    get_i64(o, "stopped_at", 0, &rec->stopped_at) < 0 ||
+	    get_u64(o, "ready_usec", &rec->ready_usec) < 0 || get_u64(o, "runs", &rec->runs) < 0 ||
+	    get_u64(o, "module_events", &rec->module_events) < 0 ||
+	    get_u64(o, "reloads", &rec->reloads) < 0 ||
+	    get_u64(o, "reload_failures", &rec->reload_failures) < 0 ||
+	    get_i64(o, "last_run_at", 0, &rec->last_run_at) < 0 ||
+	    get_str(o, "last_trigger", rec->last_trigger, sizeof(rec->last_trigger)) < 0 ||
+	    get_u64(o, "last_changed", &rec->last_changed) < 0 ||
+	    get_u64(o, "last_failed", &rec->last_failed) < 0 ||
+	    get_u64(o, "last_from_cache", &rec->last_from_cache) < 0 ||
+	    get_u64(o, "last_measured", &rec->last_measured) < 0 ||
+	    get_str(o, "backend", rec->backend, sizeof(rec->backend)) < 0 ||
+	    get_str(o, "last_error", rec->last_error, sizeof(rec->last_error)) < 0 ||
+	    !json_object_object_get_ex(o, "cache_unsaved", &v) ||
+	    !json_object_is_type(v, json_type_boolean))
+		return -EBADMSG;
+	rec->cache_unsaved = json_object_get_boolean(v);
+	r = get_strv(o, "policy_files", &rec->policy_files, &rec->n_policy_files);
+	if (r >= 0)
+		r = get_strv(o, "waiting", &rec->waiting, &rec->n_waiting);
+	if (r < 0)
+		cp_daemon_record_free(rec);
+	return r;
+}
+
+int cp_daemon_record_load(const char *path, struct cp_daemon_record *rec)
+{
+	_cleanup_(cp_state_free) struct cp_state state = {};
+	int r;
+
+	memset(rec, 0, sizeof(*rec));
+	r = cp_state_load(path, &state);
+	if (r < 0)
+		return r;
+	return cp_daemon_record_from_state(&state, rec);
+}
+
+int cp_daemon_record_save(const char *path, const char *lock_path,
+			  const struct cp_daemon_record *rec)
+{
+	_cleanup_(cp_state_free) struct cp_state state = {};
+	_cleanup_close_ int lock_fd = -1;
+	json_object *o;
+	int r;
+
+	lock_fd = cp_lock_acquire(lock_path);
+	if (lock_fd < 0)
+		return lock_fd;
+	r = cp_state_load(path, &state);
+	if (r < 0)
+		return r;
+	if (!state.doc) {
+		state.doc = json_object_new_object();
+		if (!state.doc)
+			return -ENOMEM;
+	}
+	o = cp_daemon_record_to_json(rec);
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(state.doc, "daemon", o);
+	return cp_state_save(path, &state);
+}
+
+int cp_daemon_record_from_state(const struct cp_state *state, struct cp_daemon_record *rec)
+{
+	json_object *o;
+
+	memset(rec, 0, sizeof(*rec));
+	if (!state->doc || !json_object_object_get_ex(state->doc, "daemon", &o))
+		return -ENOENT;
+	return cp_daemon_record_from_json(o, rec);
+}
