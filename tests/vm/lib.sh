@@ -99,6 +99,54 @@ coldplug() {
 		sort -u | xargs -r modprobe -qab 2>/dev/null || true
 }
 
+# ---- scenarios under systemd (a file "systemd" in the scenario directory) ----
+
+# install_cryptoprio_unit [DAEMON-ARG...]: in setup.sh: the built
+# cryptoprio.service into /etc/systemd/system with ExecStart pointing at the
+# built daemon, enabled (sysinit.target.wants); the cache directory as the
+# package installs it.
+install_cryptoprio_unit() {
+	local unit=$CP_BUILD/systemd/cryptoprio.service
+	[[ -f $unit ]] || fail "no $unit (build first)"
+	sed "s|^ExecStart=.*|ExecStart=$CP_BUILD/daemon/cryptoprio-daemon${*:+ $*}|" "$unit" \
+		>/etc/systemd/system/cryptoprio.service
+	mkdir -p /etc/systemd/system/sysinit.target.wants /var/lib/cryptoprio
+	ln -sfn ../cryptoprio.service /etc/systemd/system/sysinit.target.wants/cryptoprio.service
+}
+
+# install_cryptoprio_module: in setup.sh: conf/modules-load.d/cryptoprio.conf
+# installed, and the name "cryptoprio" resolved by an `install` line in
+# modprobe.d to the cryptoprio.ko built for this kernel (depmod over 9p
+# under TCG takes minutes), so systemd-modules-load loads it as on an
+# installed system. Non-zero if the module was not built for this kernel.
+install_cryptoprio_module() {
+	[[ -f ${CP_KMOD:-}/cryptoprio.ko ]] || return 1
+	echo "install cryptoprio /sbin/insmod $CP_KMOD/cryptoprio.ko" \
+		>/etc/modprobe.d/cp-test-cryptoprio.conf
+	cp "$CP_SRC/conf/modules-load.d/cryptoprio.conf" /etc/modules-load.d/
+}
+
+# unit_prop UNIT PROPERTY: one property of UNIT (systemctl show --value).
+unit_prop() { systemctl show -p "$2" --value "$1"; }
+
+# wait_for_prio DRIVER PRIORITY [TIMEOUT]: wait (default 5 s) until DRIVER
+# has PRIORITY in /proc/crypto; prints the seconds it took.
+wait_for_prio() {
+	local t0 now
+	t0=$(date +%s.%N)
+	while :; do
+		now=$(date +%s.%N)
+		if [[ $(proc_crypto_prio "$1" 2>/dev/null) == "$2" ]]; then
+			awk -v a="$t0" -v b="$now" 'BEGIN { printf "%.2f\n", b - a }'
+			return 0
+		fi
+		awk -v a="$t0" -v b="$now" -v t="${3:-5}" 'BEGIN { exit !(b - a > t) }' && break
+		sleep 0.1
+	done
+	printf '%s: priority %s, not %s, after %s s\n' "$1" "$(proc_crypto_prio "$1" || echo -)" "$2" "${3:-5}" >&2
+	return 1
+}
+
 # At the end: failed checks make the scenario fail.
 _cp_on_exit() {
 	local rc=$?

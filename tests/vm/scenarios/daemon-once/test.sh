@@ -1,0 +1,55 @@
+# cryptoprio-daemon --once (no systemd; messages to stderr): with the
+# default policy and the engine raised to 3000, aesni is first again and the
+# exit code is 0; with an invalid policy, exit 1 and nothing changed.
+ctl=$CP_BUILD/cli/cryptoprioctl
+daemon=$CP_BUILD/daemon/cryptoprio-daemon
+modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
+wait_for_driver virtio_crypto_aes_cbc 60
+wait_for_driver cbc-aes-aesni
+if [[ -f ${CP_KMOD:-}/cryptoprio.ko ]]; then
+	insmod "$CP_KMOD/cryptoprio.ko"
+elif [[ $CP_KVER_ALIAS == 7.2 ]]; then
+	fail "cryptoprio.ko not built for 7.2"
+fi
+rm -f /etc/cryptoprio.conf
+# first_of NAME: the driver a new user of NAME gets (highest priority, tested).
+first_of() {
+	awk -v n="$1" '
+		function val(l) { sub(/^[^:]*:[ \t]*/, "", l); return l }
+		/^$/ { if (name == n && st == "passed" && intl != "yes" && prio > best) { best = prio; drv = d }
+		       name = d = st = intl = ""; prio = -1; next }
+		$1 == "name" { name = val($0) } $1 == "driver" { d = val($0) }
+		$1 == "priority" { prio = val($0) + 0 } $1 == "selftest" { st = val($0) }
+		$1 == "internal" { intl = val($0) }
+		END { print drv }' /proc/crypto
+}
+"$ctl" set virtio_crypto_aes_cbc 3000
+check "the engine is at 3000" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 3000
+check "the engine is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = virtio_crypto_aes_cbc
+
+printf '[Policy]\nGears = sideways\n' >/tmp/cp-bad.conf
+chmod 0644 /tmp/cp-bad.conf
+rc=0
+"$daemon" --once -c /tmp/cp-bad.conf 2>"$CP_RESULTS/bad.err" || rc=$?
+cat "$CP_RESULTS/bad.err"
+check "invalid policy: exit 1" test "$rc" = 1
+check "invalid policy: file:line on stderr" grep -q '^cryptoprio-daemon: /tmp/cp-bad.conf:2: ' "$CP_RESULTS/bad.err"
+check "invalid policy: nothing changed" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 3000
+
+rc=0
+"$daemon" --once 2>"$CP_RESULTS/once.err" || rc=$?
+cat "$CP_RESULTS/once.err"
+check "--once exits 0" test "$rc" = 0
+check "cbc-aes-aesni is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = cbc-aes-aesni
+check "stderr: the engine's change with its reason" \
+	grep -qE '^cryptoprio-daemon: virtio_crypto_aes_cbc \(cbc\(aes\)\): priority 3000 -> [0-9]+ \(' \
+	"$CP_RESULTS/once.err"
+check "stderr: the summary" grep -qE '^cryptoprio-daemon: Policy applied \(start\): [1-9][0-9]* changed, 0 failed' "$CP_RESULTS/once.err"
+"$ctl" status | tee "$CP_RESULTS/status.txt"
+check "status: the daemon applied last and is not running" \
+	grep -q '^Daemon: not running' "$CP_RESULTS/status.txt"
+check "status: the daemon's run recorded" grep -qE 'Last run: .* \(start\): [1-9][0-9]* changed, 0 failed' "$CP_RESULTS/status.txt"
+rc=0
+"$daemon" --once 2>"$CP_RESULTS/once2.err" || rc=$?
+check "a second --once: exit 0, nothing to change" \
+	grep -q 'Policy in force (start): nothing to change' "$CP_RESULTS/once2.err"

@@ -1,0 +1,49 @@
+# `systemctl reload cryptoprio` re-reads the policy and re-applies it; a
+# broken policy on reload is refused with file:line and the old one stays
+# in force (also for later module events).
+svc=cryptoprio.service
+conf=/etc/cryptoprio.conf
+check "cryptoprio.service is active" test "$(unit_prop $svc ActiveState)" = active
+pid=$(unit_prop $svc MainPID)
+modprobe_q virtio_crypto
+check "virtio_crypto_aes_cbc at 1234 (first policy)" wait_for_prio virtio_crypto_aes_cbc 1234 30
+
+cat >$conf <<'CONF'
+[Policy]
+Gears = any
+RequestSize = 64K
+
+[Driver virtio_crypto_aes_cbc]
+Priority = 2222
+CONF
+systemctl reload $svc
+check "reload: the changed policy applied (2222)" wait_for_prio virtio_crypto_aes_cbc 2222 30
+check "reload: the daemon logged the reload and a run" bash -c \
+	"journalctl -b -u $svc --no-pager | grep -q 'Policy reloaded' &&
+	 journalctl -b -u $svc --no-pager | grep -qE 'Policy (applied|in force) \(reload\)'"
+check "StatusText after reload" grep -qE '\(reload\)' <<<"$(unit_prop $svc StatusText)"
+
+cat >$conf <<'CONF'
+[Policy]
+Gears = any
+RequestSize = 64K
+Rank = fastest
+
+[Driver virtio_crypto_aes_cbc]
+Priority = 3333
+CONF
+systemctl reload $svc
+sleep 3
+journalctl -b -u $svc --no-pager | tee "$CP_RESULTS/journal.txt"
+check "broken reload: error logged with file:line" \
+	grep -qE "$conf:4: .*Rank" "$CP_RESULTS/journal.txt"
+check "broken reload: the old policy stays (2222, not 3333)" \
+	test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 2222
+check "broken reload: the daemon keeps running, not restarted" \
+	test "$(unit_prop $svc ActiveState)/$(unit_prop $svc MainPID)" = "active/$pid"
+rmmod virtio_crypto
+modprobe_q virtio_crypto
+check "after a module reload the policy in force is still the old one (2222)" \
+	wait_for_prio virtio_crypto_aes_cbc 2222 10
+"$CP_BUILD/cli/cryptoprioctl" status | tee "$CP_RESULTS/status.txt"
+check "status: 2 reloads, 1 refused" grep -q 'reloads: 2 (1 refused)' "$CP_RESULTS/status.txt"

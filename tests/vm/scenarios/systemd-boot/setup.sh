@@ -1,0 +1,10 @@
+# Before systemd starts: the unit enabled, the cryptoprio module installed
+# for systemd-modules-load, and a policy with a fixed priority for the
+# engine (its module is loaded by the test, after the daemon's start).
+install_cryptoprio_unit
+install_cryptoprio_module || log "cryptoprio.ko not built for this kernel: AF_ALG calibration"
+cat >/etc/cryptoprio.conf <<'CONF'
+[Driver virtio_crypto_aes_cbc]
+Priority = 1234
+CONF
+chmod 0644 /etc/cryptoprio.conf
