@@ -304,7 +304,8 @@ int cp_apply_measurements(const struct cp_calibration *cal, struct cp_measuremen
 /* ---- the state record ---- */
 
 struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *result,
-					     const char *agent, int64_t now, int32_t pid)
+					     const struct cp_policy *policy, const char *agent,
+					     int64_t now, int32_t pid)
 {
 	_cleanup_(cp_state_apply_freep) struct cp_state_apply *rec = cp_state_apply_new();
 
@@ -315,8 +316,8 @@ struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *resul
 	snprintf(rec->agent, sizeof(rec->agent), "%s", agent ? agent : "cryptoprioctl");
 	snprintf(rec->backend, sizeof(rec->backend), "%s",
 		 cp_backend_to_string(result->calibration.backend));
-	for (size_t i = 0; result->policy && i < result->policy->n_files; i++)
-		if (cp_state_apply_add_policy_file(rec, result->policy->files[i]) < 0)
+	for (size_t i = 0; policy && i < policy->n_files; i++)
+		if (cp_state_apply_add_policy_file(rec, policy->files[i]) < 0)
 			return NULL;
 	for (size_t i = 0; i < result->n_steps; i++) {
 		const struct cp_apply_step_result *s = &result->steps[i];
@@ -470,8 +471,9 @@ static int record_before(const struct cp_apply_options *opts, struct cp_apply_re
 		if (alg && cp_state_record(state, alg) < 0)
 			return -ENOMEM;
 	}
-	rec = cp_apply_state_record(result, opts->agent, (int64_t) result->applied_at,
-				    (int32_t) getpid());
+	/* The policy in force: loaded here, or handed in by the daemon. */
+	rec = cp_apply_state_record(result, opts->policy ? opts->policy : result->policy,
+				    opts->agent, (int64_t) result->applied_at, (int32_t) getpid());
 	if (!rec)
 		return -ENOMEM;
 	cp_state_set_last_apply(state, rec);

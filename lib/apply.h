@@ -113,7 +113,9 @@ bool cp_apply_name_selected(const struct cp_inventory *inv, const char *name,
 
 /*
  * The state record of a plan about to be applied: every step pending,
- * with the policy files and who applies it. Returns NULL on ENOMEM.
+ * with the files of @policy (the one in force) and who applies it.
+ * Returns NULL on ENOMEM.
  */
 struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *result,
-					     const char *agent, int64_t now, int32_t pid);
+					     const struct cp_policy *policy, const char *agent,
+					     int64_t now, int32_t pid);

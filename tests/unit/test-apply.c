@@ -207,9 +207,10 @@ static void test_state_record(void)
 
 	res.steps = steps;
 	res.n_steps = 2;
-	res.policy = &policy;
+	/* As the daemon calls it: its own policy, none loaded by the pipeline. */
+	res.policy = NULL;
 	res.calibration.backend = CP_BACKEND_MODULE;
-	rec = cp_apply_state_record(&res, NULL, 1700000000, 42);
+	rec = cp_apply_state_record(&res, &policy, NULL, 1700000000, 42);
 	ok(rec != NULL, "record built");
 	if (!rec)
 		return;
@@ -218,7 +219,7 @@ static void test_state_record(void)
 	is_int(rec->pid, 42, "pid");
 	is_str(rec->agent, "cryptoprioctl", "default agent");
 	is_str(rec->backend, "module", "backend");
-	is_int(rec->n_policy_files, 1, "policy file");
+	is_int(rec->n_policy_files, 1, "the files of the policy in force are recorded");
 	is_int(rec->n_steps, 2, "both steps");
 	ok(rec->steps[0].result == CP_STEP_PENDING && rec->steps[1].result == CP_STEP_PENDING,
 	   "every step pending before the first change");
