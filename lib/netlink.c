@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 #include <linux/netlink.h>
@@ -94,13 +95,28 @@ static int parse_done(const struct nlmsghdr *nlh)
 	return error < 0 ? error : 0;
 }
 
+/*
+ * mnl_nlmsg_ok() compares (int) nlmsg_len with the bytes left: a length of
+ * 2 GiB or more turns negative and passes, and mnl_nlmsg_next() then jumps
+ * out of the buffer (found by tests/fuzz/fuzz-cpmod). Compare unsigned, as
+ * the kernel's NLMSG_OK does.
+ */
+static bool nlmsg_ok(const struct nlmsghdr *nlh, int left)
+{
+	return left >= (int) sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
+	       nlh->nlmsg_len <= (uint32_t) left;
+}
+
 int cp_nl_parse_buffer(const void *buf, size_t len, uint32_t seq, mnl_cb_t cb, void *data,
 		       char *extack, size_t extack_size)
 {
 	const struct nlmsghdr *nlh = buf;
-	int left = (int) len;
+	int left;
 
-	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+	if (len > CP_NL_RECV_BUFFER)
+		return -EMSGSIZE; /* more than one datagram can hold */
+	left = (int) len;
+	for (; nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
 		if (seq && nlh->nlmsg_seq != seq)
 			continue; /* a stale reply to an earlier request */
 		switch (nlh->nlmsg_type) {

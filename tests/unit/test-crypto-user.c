@@ -137,6 +137,38 @@ static void test_error_with_extack(void)
 	is_int(r, 1, "a reply to another request is skipped");
 }
 
+static int count_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(*(unsigned *) data)++;
+	return MNL_CB_OK;
+}
+
+/*
+ * A message length of 2 GiB or more (tests/fuzz, crash input
+ * tests/fuzz/corpus/fuzz-cpmod/crash-nlmsg-len-2g): libmnl's
+ * mnl_nlmsg_ok() took it for a negative int that fits, handed the message
+ * on and then stepped 3.7 GB past the buffer.
+ */
+static void test_huge_nlmsg_len(void)
+{
+	char buf[64] __attribute__((aligned(4))) = {0};
+	struct nlmsghdr *nlh = (struct nlmsghdr *) buf;
+	unsigned calls = 0;
+	int r;
+
+	nlh->nlmsg_len = 0xe8000048u;
+	nlh->nlmsg_type = CRYPTO_MSG_GETALG;
+	r = cp_nl_parse_buffer(buf, sizeof(buf), 0, count_cb, &calls, NULL, 0);
+	is_int(r, -EBADMSG, "a length past the datagram (>= 2 GiB) is malformed");
+	is_int(calls, 0, "and the message is not handed on");
+	nlh->nlmsg_len = 0x80000000u;
+	r = cp_nl_parse_buffer(buf, sizeof(buf), 0, count_cb, &calls, NULL, 0);
+	is_int(r, -EBADMSG, "2 GiB exactly: malformed too");
+	is_int(calls, 0, "not handed on either");
+	r = cp_nl_parse_buffer(buf, (size_t) CP_NL_RECV_BUFFER + 1, 0, count_cb, &calls, NULL, 0);
+	is_int(r, -EMSGSIZE, "more than a receive buffer holds is refused");
+}
+
 /*
  * Recorded dumps: each fixture is a sequence of (u32 length, datagram)
  * as received from a real kernel by tests/vm/scenarios/record-fixtures.
@@ -188,6 +220,7 @@ int main(void)
 	test_refusals();
 	test_parse_built();
 	test_error_with_extack();
+	test_huge_nlmsg_len();
 	test_recording("6.1");
 	test_recording("7.2");
 	return done_testing();
