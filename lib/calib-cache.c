@@ -139,16 +139,18 @@ int cp_cache_parse(const char *text, struct cp_cache *cache)
 {
 	json_tokener *tok = json_tokener_new();
 	json_object *doc, *version, *entries;
-	size_t end;
+	size_t len, end;
 	int r = -EBADMSG;
 
 	memset(cache, 0, sizeof(*cache));
 	if (!tok)
 		return -ENOMEM;
-	doc = json_tokener_parse_ex(tok, text, (int) strlen(text) + 1);
+	len = strlen(text);
+	doc = json_tokener_parse_ex(tok, text, (int) len + 1);
+	/* The end can lie past the NUL the tokener is given (see cp_state_parse). */
 	end = json_tokener_get_parse_end(tok);
 	if (json_tokener_get_error(tok) == json_tokener_success && doc &&
-	    text[end + strspn(text + end, " \t\n")] == '\0' &&
+	    (end >= len || text[end + strspn(text + end, " \t\n")] == '\0') &&
 	    json_object_is_type(doc, json_type_object) &&
 	    json_object_object_get_ex(doc, "version", &version) &&
 	    json_object_is_type(version, json_type_int) &&

@@ -199,17 +199,24 @@ int cp_state_parse(const char *text, struct cp_state *state)
 {
 	json_object *version, *originals;
 	json_tokener *tok;
+	size_t len, end;
 	int r;
 
 	cp_state_init(state);
 	tok = json_tokener_new();
 	if (!tok)
 		return -ENOMEM;
-	state->doc = json_tokener_parse_ex(tok, text, (int) strlen(text) + 1);
+	len = strlen(text);
+	state->doc = json_tokener_parse_ex(tok, text, (int) len + 1);
 	r = json_tokener_get_error(tok) == json_tokener_success ? 0 : -EBADMSG;
-	/* One document and nothing after it but white space. */
-	if (r == 0 && text[json_tokener_get_parse_end(tok) +
-			   strspn(text + json_tokener_get_parse_end(tok), " \t\n")] != '\0')
+	/*
+	 * One document and nothing after it but white space. The end can lie
+	 * past the terminating NUL, which the tokener is given (a trailing
+	 * "//" comment runs into it): then nothing follows (tests/fuzz found
+	 * the read past the end).
+	 */
+	end = json_tokener_get_parse_end(tok);
+	if (r == 0 && end < len && text[end + strspn(text + end, " \t\n")] != '\0')
 		r = -EBADMSG;
 	json_tokener_free(tok);
 	if (r < 0 || !state->doc || !json_object_is_type(state->doc, json_type_object))

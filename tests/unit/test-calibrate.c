@@ -136,6 +136,16 @@ static void test_cache_corrupt(void)
 	is_int(cache.n_entries, 0, "nothing half-trusted");
 }
 
+/* The bytes after the NUL are not read (tests/fuzz: see test-state.c, test_comment_at_end). */
+static void test_cache_comment_at_end(void)
+{
+	static const char doc[] = "{\"version\":1,\"entries\":[]}//c\0xx";
+	struct cp_cache cache;
+
+	is_int(cp_cache_parse(doc, &cache), 0, "a comment up to the end is white space");
+	cp_cache_free(&cache);
+}
+
 static void add(struct cp_inventory *inv, const char *name, const char *driver, const char *type,
 		uint32_t priority, uint32_t flags)
 {
@@ -186,6 +196,7 @@ int main(void)
 	test_cpustat();
 	test_cache_round_trip();
 	test_cache_corrupt();
+	test_cache_comment_at_end();
 	test_reference_and_skips();
 	return done_testing();
 }

@@ -90,6 +90,24 @@ static void test_corrupt(void)
 	}
 }
 
+/*
+ * A trailing "//" comment makes json-c consume the terminating NUL too:
+ * the check for nothing after the document then read past the string
+ * (tests/fuzz, corpus/fuzz-state/crash-comment-past-nul). What lies after
+ * the NUL ('x' here) must not matter.
+ */
+static void test_comment_at_end(void)
+{
+	static const char doc[] = "{\"version\":1,\"originals\":[]}//c\0xx";
+	static const char scalar[] = "0//////\0xx";
+	struct cp_state state;
+
+	is_int(cp_state_parse(doc, &state), 0, "a comment up to the end is white space");
+	cp_state_free(&state);
+	is_int(cp_state_parse(scalar, &state), -EBADMSG, "a scalar and a comment: refused");
+	ok(state.doc == NULL, "nothing kept of it");
+}
+
 static void test_atomic_write(const char *dir)
 {
 	_cleanup_free_ char *data = NULL;
@@ -227,6 +245,7 @@ int main(void)
 	test_round_trip(dir);
 	test_unknown_keys_kept();
 	test_corrupt();
+	test_comment_at_end();
 	test_atomic_write(dir);
 	test_last_apply(dir);
 	test_last_apply_corrupt();
