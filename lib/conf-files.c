@@ -210,7 +210,10 @@ int cp_conf_files_list(const char *root, struct cp_conf_files *ret)
 		if (r < 0)
 			goto fail;
 	}
-	qsort(files.entries + first, files.n_entries - first, sizeof(*files.entries), entry_cmp);
+	/* No drop-in at all: entries may be NULL, and NULL + 0 or qsort(NULL) is undefined. */
+	if (files.n_entries > first)
+		qsort(files.entries + first, files.n_entries - first, sizeof(*files.entries),
+		      entry_cmp);
 	*ret = files;
 	return 0;
 fail:
