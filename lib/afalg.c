@@ -3,7 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/random.h>
-#include <sys/uio.h>
+#include <pthread.h>
 #include <kcapi.h>
 
 #include "afalg.h"
@@ -16,14 +16,14 @@
 #define MAX_KEY_BLOB   128
 #define MAX_OUT_EXTRA  (AEAD_ASSOC_LEN + AEAD_TAG_LEN + 64)
 
-/* One bound AF_ALG transform and the buffers of @depth requests. */
+/* One bound AF_ALG transform and the buffers of one request. */
 struct afalg {
 	struct kcapi_handle *handle;
 	enum cryptoprio_type type;
 	bool decrypt;
-	uint32_t req_size, depth;
+	uint32_t req_size;
 	uint8_t iv[64];
-	uint8_t *in, *out; /* depth slots of in_len / out_len bytes */
+	uint8_t *in, *out; /* in_len / out_len bytes */
 	size_t in_len, out_len;
 };
 
@@ -85,13 +85,12 @@ static int set_key(struct afalg *a, const char *name, const uint8_t *random, uin
 
 static int bind_driver(struct afalg *a, const char *driver)
 {
-	uint32_t flags = a->depth > 1 ? KCAPI_INIT_AIO : 0;
 	int r;
 
 	if (a->type == CRYPTOPRIO_TYPE_SKCIPHER)
-		r = kcapi_cipher_init(&a->handle, driver, flags);
+		r = kcapi_cipher_init(&a->handle, driver, 0);
 	else if (a->type == CRYPTOPRIO_TYPE_AEAD)
-		r = kcapi_aead_init(&a->handle, driver, flags);
+		r = kcapi_aead_init(&a->handle, driver, 0);
 	else
 		r = kcapi_md_init(&a->handle, driver, 0);
 	return r < 0 ? r : 0;
@@ -108,45 +107,29 @@ static int alloc_buffers(struct afalg *a, size_t out_len)
 		a->in_len = AEAD_ASSOC_LEN + a->req_size;
 		a->out_len = AEAD_ASSOC_LEN + a->req_size + AEAD_TAG_LEN;
 	}
-	a->in = calloc(a->depth, a->in_len);
-	a->out = calloc(a->depth, a->out_len);
+	a->in = calloc(1, a->in_len);
+	a->out = calloc(1, a->out_len);
 	if (!a->in || !a->out)
 		return -ENOMEM;
-	if (getrandom(a->in, a->in_len * a->depth, 0) < 0 || getrandom(a->iv, sizeof(a->iv), 0) < 0)
+	if (getrandom(a->in, a->in_len, 0) < 0 || getrandom(a->iv, sizeof(a->iv), 0) < 0)
 		return negative_errno();
 	a->iv[0] = 3; /* CCM: L' = 3; any IV for the others */
 	return 0;
 }
 
-/* One request at depth 1, or @depth requests at once through AIO. */
+/* One request, synchronously: AF_ALG's own sendmsg + read. */
 static ssize_t run_once(struct afalg *a)
 {
-	struct iovec in[CRYPTOPRIO_MAX_DEPTH], out[CRYPTOPRIO_MAX_DEPTH];
-
 	if (a->type == CRYPTOPRIO_TYPE_HASH)
 		return kcapi_md_digest(a->handle, a->in, a->in_len, a->out, a->out_len);
-	if (a->depth == 1) {
-		if (a->type == CRYPTOPRIO_TYPE_AEAD)
-			return kcapi_aead_encrypt(a->handle, a->in, a->in_len, a->iv, a->out,
-						  a->out_len, KCAPI_ACCESS_HEURISTIC);
-		if (a->decrypt)
-			return kcapi_cipher_decrypt(a->handle, a->in, a->in_len, a->iv, a->out,
-						    a->out_len, KCAPI_ACCESS_HEURISTIC);
-		return kcapi_cipher_encrypt(a->handle, a->in, a->in_len, a->iv, a->out, a->out_len,
-					    KCAPI_ACCESS_HEURISTIC);
-	}
-	for (uint32_t i = 0; i < a->depth; i++) {
-		in[i] = (struct iovec){a->in + i * a->in_len, a->in_len};
-		out[i] = (struct iovec){a->out + i * a->out_len, a->out_len};
-	}
 	if (a->type == CRYPTOPRIO_TYPE_AEAD)
-		return kcapi_aead_encrypt_aio(a->handle, in, out, a->depth, a->iv,
-					      KCAPI_ACCESS_HEURISTIC);
+		return kcapi_aead_encrypt(a->handle, a->in, a->in_len, a->iv, a->out, a->out_len,
+					  KCAPI_ACCESS_HEURISTIC);
 	if (a->decrypt)
-		return kcapi_cipher_decrypt_aio(a->handle, in, out, a->depth, a->iv,
-						KCAPI_ACCESS_HEURISTIC);
-	return kcapi_cipher_encrypt_aio(a->handle, in, out, a->depth, a->iv,
-					KCAPI_ACCESS_HEURISTIC);
+		return kcapi_cipher_decrypt(a->handle, a->in, a->in_len, a->iv, a->out, a->out_len,
+					    KCAPI_ACCESS_HEURISTIC);
+	return kcapi_cipher_encrypt(a->handle, a->in, a->in_len, a->iv, a->out, a->out_len,
+				    KCAPI_ACCESS_HEURISTIC);
 }
 
 static const uint32_t skcipher_key_sizes[] = {16, 32, 24, 8, 64};
@@ -160,7 +143,6 @@ static int afalg_open(struct afalg *a, const struct cp_mod_calib_req *req, const
 	a->type = req->type;
 	a->decrypt = req->decrypt && req->type == CRYPTOPRIO_TYPE_SKCIPHER;
 	a->req_size = req->req_size;
-	a->depth = req->type == CRYPTOPRIO_TYPE_HASH || !req->depth ? 1 : req->depth;
 	r = bind_driver(a, driver);
 	if (r < 0)
 		return r;
@@ -198,7 +180,6 @@ static enum cryptoprio_kat known_answer(struct afalg *a, const struct cp_mod_cal
 	struct afalg ref = {};
 	enum cryptoprio_kat kat = CRYPTOPRIO_KAT_UNSUPPORTED;
 	ssize_t got, want;
-	uint32_t depth;
 
 	one.depth = 1;
 	if (!reference || afalg_open(&ref, &one, reference, name, random, &key_size) < 0)
@@ -206,11 +187,7 @@ static enum cryptoprio_kat known_answer(struct afalg *a, const struct cp_mod_cal
 	memcpy(ref.in, a->in, ref.in_len);
 	memcpy(ref.iv, a->iv, sizeof(ref.iv));
 	want = run_once(&ref);
-	/* The candidate's first slot, one request deep, against the reference. */
-	depth = a->depth;
-	a->depth = 1;
 	got = run_once(a);
-	a->depth = depth;
 	if (want < 0)
 		goto out;
 	kat = got == want && memcmp(a->out, ref.out, (size_t) want) == 0 ? CRYPTOPRIO_KAT_OK
@@ -220,30 +197,98 @@ out:
 	return kat;
 }
 
-static int timed_runs(struct afalg *a, uint64_t budget_ns, struct cp_mod_calib_result *res)
+/*
+ * Depth through AF_ALG: one transform per request in flight, each driven
+ * by its own thread, as that many synchronous users would (libkcapi's AIO
+ * path hung on 6.1 and 7.2 kernels, and is not used).
+ */
+struct worker {
+	struct afalg a;
+	uint64_t deadline_ns;
+	uint64_t requests;
+	int error;
+	pthread_t thread;
+};
+
+static void *worker_run(void *userdata)
 {
-	uint64_t start, cpu_start, cpu_end;
-	ssize_t n;
+	struct worker *w = userdata;
+
+	do {
+		ssize_t n = run_once(&w->a);
+
+		if (n < 0) {
+			w->error = (int) n;
+			break;
+		}
+		w->requests++;
+	} while (cp_now_ns() < w->deadline_ns);
+	return NULL;
+}
+
+/* Workers 1..depth-1 get transforms of their own with the same key. */
+static int open_workers(struct worker *w, uint32_t depth, const struct cp_mod_calib_req *req,
+			const char *name, const uint8_t *random, uint32_t key_size)
+{
+	struct cp_mod_calib_req one = *req;
+	int r;
+
+	one.depth = 1;
+	for (uint32_t i = 1; i < depth; i++) {
+		r = afalg_open(&w[i].a, &one, req->driver, name, random, &key_size);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int run_workers(struct worker *w, uint32_t depth, uint64_t budget_ns,
+		       struct cp_mod_calib_result *res)
+{
+	uint64_t start = cp_now_ns(), cpu_start, cpu_end;
+	uint32_t started = 0;
 	int r;
 
 	r = cp_cpustat_busy_ns(&cpu_start);
-	if (r < 0)
-		return r;
-	start = cp_now_ns();
-	do {
-		n = run_once(a);
-		if (n < 0)
-			return (int) n;
-		res->requests += a->depth;
-		res->bytes += (uint64_t) a->depth * a->req_size;
-		res->wall_ns = cp_now_ns() - start;
-	} while (res->wall_ns < budget_ns);
-	r = cp_cpustat_busy_ns(&cpu_end);
-	if (r < 0)
-		return r;
-	res->cpu_ns = cpu_end - cpu_start;
-	res->max_in_flight = a->depth;
-	return 0;
+	for (uint32_t i = 0; r >= 0 && i < depth; i++) {
+		w[i].deadline_ns = start + budget_ns;
+		r = -pthread_create(&w[i].thread, NULL, worker_run, &w[i]);
+		if (r == 0)
+			started++;
+	}
+	for (uint32_t i = 0; i < started; i++) {
+		(void) pthread_join(w[i].thread, NULL);
+		res->requests += w[i].requests;
+		if (w[i].error && r >= 0)
+			r = w[i].error;
+	}
+	res->wall_ns = cp_now_ns() - start;
+	res->bytes = res->requests * res->req_size;
+	res->max_in_flight = started;
+	if (r >= 0)
+		r = cp_cpustat_busy_ns(&cpu_end);
+	if (r >= 0)
+		res->cpu_ns = cpu_end - cpu_start;
+	return r < 0 ? r : 0;
+}
+
+static int timed_runs(struct afalg *a, const struct cp_mod_calib_req *req, const char *name,
+		      const uint8_t *random, uint32_t key_size, struct cp_mod_calib_result *res)
+{
+	uint32_t depth = res->depth;
+	struct worker *w = calloc(depth, sizeof(*w));
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	w[0].a = *a; /* the transform the known answer was checked on */
+	r = open_workers(w, depth, req, name, random, key_size);
+	if (r >= 0)
+		r = run_workers(w, depth, res->budget_ns, res);
+	for (uint32_t i = 1; i < depth; i++)
+		afalg_close(&w[i].a);
+	free(w);
+	return r;
 }
 
 int cp_afalg_calibrate(const struct cp_mod_calib_req *req, const char *name, const char *reference,
@@ -273,10 +318,9 @@ int cp_afalg_calibrate(const struct cp_mod_calib_req *req, const char *name, con
 	r = afalg_open(&a, req, req->driver, name, random, &key_size);
 	if (r >= 0) {
 		res->key_size = key_size;
-		res->depth = a.depth;
 		res->kat = known_answer(&a, req, name, reference, random, key_size);
 		if (res->kat != CRYPTOPRIO_KAT_MISMATCH)
-			r = timed_runs(&a, res->budget_ns, res);
+			r = timed_runs(&a, req, name, random, key_size, res);
 	}
 	afalg_close(&a);
 	return r;

@@ -1,3 +1,5 @@
+# Not part of the suite: run it with
+#   CRYPTOPRIO_VM_SCENARIOS=tests/vm/tools tests/vm/run -k 6.1 -k 7.2 record-fixtures
 # Records what the unit tests parse: a crypto_user dump as the kernel sends it
 # and /proc/crypto, with virtio-crypto and aesni loaded. Copy the results into
 # tests/unit/fixtures/ (see tests/vm/README.md); the check keeps this honest.
