@@ -10,12 +10,9 @@
 #include "cpustat.h"
 #include "macro.h"
 
-#define RUNS_FIRST     3 /* short runs per point in the first pass */
-#define RUNS_REFINE    3 /* more runs where the leaders are within noise */
-#define SLICE_MIN_NS   2000000ull
-#define SLICE_MAX_NS   100000000ull
-#define GRACE_MIN_NS   250000000ull /* >= CRYPTOPRIO_MIN_GRACE_NS */
-#define OVERHEAD_GUESS 5000000ull   /* per run, until one was timed */
+#define RUNS_FIRST     3	  /* short runs per point in the first pass */
+#define RUNS_REFINE    3	  /* more runs where the leaders are within noise */
+#define OVERHEAD_GUESS 5000000ull /* per run, until one was timed */
 
 static const char *const backend_names[] = {
     [CP_BACKEND_NONE] = "none",
@@ -359,21 +356,27 @@ static void record_sample(struct samples *s, const struct cp_mod_calib_result *r
 
 /*
  * How long the module waits for a request that does not come back: four
- * slices, at least GRACE_MIN_NS so that a slow but working engine is not
+ * slices, at least CP_GRACE_MIN_NS so that a slow but working engine is not
  * taken for a hanging one, at most what is left of the budget above that
  * and never more than the module's maximum. A hanging driver so costs the
  * calibration about that much, once: it is not run again.
  */
-static uint64_t grace_ns(const struct engine *e, uint64_t slice_ns)
+uint64_t cp_calibration_grace(uint64_t left_ns, uint64_t slice_ns)
 {
-	uint64_t now = cp_now_ns(), left = e->deadline_ns > now ? e->deadline_ns - now : 0;
 	uint64_t grace = 4 * slice_ns;
 
-	if (grace > left)
-		grace = left;
-	if (grace < GRACE_MIN_NS)
-		grace = GRACE_MIN_NS;
+	if (grace > left_ns)
+		grace = left_ns;
+	if (grace < CP_GRACE_MIN_NS)
+		grace = CP_GRACE_MIN_NS;
 	return grace > CRYPTOPRIO_GRACE_NS ? CRYPTOPRIO_GRACE_NS : grace;
+}
+
+static uint64_t budget_left(const struct engine *e)
+{
+	uint64_t now = cp_now_ns();
+
+	return e->deadline_ns > now ? e->deadline_ns - now : 0;
 }
 
 static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_point *p,
@@ -385,7 +388,7 @@ static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_
 	    .req_size = p->size,
 	    .depth = p->depth,
 	    .budget_ns = budget_ns,
-	    .grace_ns = grace_ns(e, budget_ns),
+	    .grace_ns = cp_calibration_grace(budget_left(e), budget_ns),
 	};
 
 	if (e->backend.kind == CP_BACKEND_MODULE)
@@ -477,18 +480,22 @@ static size_t runs_left(const struct engine *e)
  * still planned, less the overhead each run has shown; 0 when even the
  * shortest run no longer fits.
  */
+uint64_t cp_calibration_slice(uint64_t left_ns, size_t runs_left, unsigned scale,
+			      uint64_t overhead_ns)
+{
+	uint64_t slice = scale * (left_ns / (runs_left ? runs_left : 1));
+
+	slice = slice > overhead_ns ? slice - overhead_ns : 0;
+	if (slice < CP_SLICE_MIN_NS)
+		slice = CP_SLICE_MIN_NS;
+	if (slice > CP_SLICE_MAX_NS)
+		slice = CP_SLICE_MAX_NS;
+	return slice + overhead_ns > left_ns ? 0 : slice;
+}
+
 static uint64_t next_slice(const struct engine *e, unsigned scale)
 {
-	uint64_t now = cp_now_ns(), left = e->deadline_ns > now ? e->deadline_ns - now : 0;
-	size_t runs = runs_left(e);
-	uint64_t slice = scale * (left / (runs ? runs : 1));
-
-	slice = slice > e->overhead_ns ? slice - e->overhead_ns : 0;
-	if (slice < SLICE_MIN_NS)
-		slice = SLICE_MIN_NS;
-	if (slice > SLICE_MAX_NS)
-		slice = SLICE_MAX_NS;
-	return now + slice + e->overhead_ns > e->deadline_ns ? 0 : slice;
+	return cp_calibration_slice(budget_left(e), runs_left(e), scale, e->overhead_ns);
 }
 
 /* RUNS_FIRST short runs of point @pi of every driver; false once the budget is spent. */

@@ -102,6 +102,22 @@ const struct cp_measured *cp_calibration_find(const struct cp_calibration *cal, 
 const struct cp_point *cp_measured_point(const struct cp_measured *m, uint32_t size,
 					 uint32_t depth);
 
+/*
+ * Budget accounting, pure (unit-tested): the slice of the next run when
+ * @left_ns of the budget remain for @runs_left planned runs that each cost
+ * @overhead_ns beyond their slice (scaled by @scale for longer refining
+ * runs), clamped to CP_SLICE_MIN_NS..CP_SLICE_MAX_NS; 0 when not even the
+ * shortest run fits. And the module's grace for a run of @slice_ns: four
+ * slices, at least CP_GRACE_MIN_NS, at most what is left and the module's
+ * maximum.
+ */
+#define CP_SLICE_MIN_NS 2000000ull
+#define CP_SLICE_MAX_NS 100000000ull
+#define CP_GRACE_MIN_NS 250000000ull /* >= CRYPTOPRIO_MIN_GRACE_NS */
+uint64_t cp_calibration_slice(uint64_t left_ns, size_t runs_left, unsigned scale,
+			      uint64_t overhead_ns);
+uint64_t cp_calibration_grace(uint64_t left_ns, uint64_t slice_ns);
+
 const char *cp_backend_to_string(enum cp_backend backend);
 const char *cp_verdict_to_string(enum cp_verdict verdict);
 int cp_verdict_from_string(const char *s, enum cp_verdict *verdict);

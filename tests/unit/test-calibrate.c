@@ -190,8 +190,39 @@ static void test_reference_and_skips(void)
 	cp_inventory_free(&inv);
 }
 
+static void test_budget_accounting(void)
+{
+	const uint64_t ms = 1000000;
+
+	is_int(cp_calibration_slice(2000 * ms, 30, 1, 5 * ms), 2000 * ms / 30 - 5 * ms,
+	       "the budget left shared among the runs planned, less each run's overhead");
+	is_int(cp_calibration_slice(2000 * ms, 4, 1, 0), CP_SLICE_MAX_NS,
+	       "a slice never exceeds the maximum");
+	is_int(cp_calibration_slice(100 * ms, 1000, 1, 0), CP_SLICE_MIN_NS,
+	       "a slice never falls below the minimum while it still fits");
+	is_int(cp_calibration_slice(3 * ms, 10, 1, 2 * ms), 0,
+	       "no run starts when even the shortest would overrun the budget");
+	is_int(cp_calibration_slice(0, 0, 1, 0), 0, "nothing left: no run");
+	is_int(cp_calibration_slice(600 * ms, 0, 2, 0), CP_SLICE_MAX_NS,
+	       "refining runs (no first-pass run left) get the longest slice that fits");
+	is_int(cp_calibration_slice(40 * ms, 4, 2, 0), 20 * ms, "refining runs are scaled");
+
+	is_int(cp_calibration_grace(2000 * ms, 80 * ms), 320 * ms, "grace: four slices");
+	is_int(cp_calibration_grace(2000 * ms, 2 * ms), CP_GRACE_MIN_NS,
+	       "grace: at least the minimum, so a slow engine is not taken for a hung one");
+	is_int(cp_calibration_grace(300 * ms, 100 * ms), 300 * ms,
+	       "grace: no more than what is left of the budget");
+	is_int(cp_calibration_grace(10 * ms, 100 * ms), CP_GRACE_MIN_NS,
+	       "grace: the minimum even when the budget is spent");
+	is_int(cp_calibration_grace(UINT64_MAX / 8, 1000 * ms), CRYPTOPRIO_GRACE_NS,
+	       "grace: never more than the module accepts");
+	ok(CP_GRACE_MIN_NS >= CRYPTOPRIO_MIN_GRACE_NS,
+	   "the minimum grace is one the module accepts");
+}
+
 int main(void)
 {
+	test_budget_accounting();
 	test_stats();
 	test_cpustat();
 	test_cache_round_trip();
