@@ -8,6 +8,7 @@
 
 #include "calib-cache.h"
 #include "fileio.h"
+#include "json-util.h"
 #include "macro.h"
 
 void cp_cache_free(struct cp_cache *cache)
@@ -137,28 +138,17 @@ static int parse_entries(json_object *array, struct cp_cache *cache)
 
 int cp_cache_parse(const char *text, struct cp_cache *cache)
 {
-	json_tokener *tok = json_tokener_new();
-	json_object *doc, *version, *entries;
-	size_t len, end;
-	int r = -EBADMSG;
+	json_object *doc, *entries;
+	int r;
 
 	memset(cache, 0, sizeof(*cache));
-	if (!tok)
-		return -ENOMEM;
-	len = strlen(text);
-	doc = json_tokener_parse_ex(tok, text, (int) len + 1);
-	/* The end can lie past the NUL the tokener is given (see cp_state_parse). */
-	end = json_tokener_get_parse_end(tok);
-	if (json_tokener_get_error(tok) == json_tokener_success && doc &&
-	    (end >= len || text[end + strspn(text + end, " \t\n")] == '\0') &&
-	    json_object_is_type(doc, json_type_object) &&
-	    json_object_object_get_ex(doc, "version", &version) &&
-	    json_object_is_type(version, json_type_int) &&
-	    json_object_get_int64(version) == CP_CACHE_VERSION &&
-	    json_object_object_get_ex(doc, "entries", &entries) &&
+	r = cp_json_parse_versioned(text, CP_CACHE_VERSION, &doc);
+	if (r < 0)
+		return r;
+	r = -EBADMSG;
+	if (json_object_object_get_ex(doc, "entries", &entries) &&
 	    json_object_is_type(entries, json_type_array))
 		r = parse_entries(entries, cache);
-	json_tokener_free(tok);
 	json_object_put(doc);
 	if (r < 0)
 		cp_cache_free(cache);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "json-util.h"
 #include "macro.h"
 #include "state.h"
 
@@ -197,34 +198,13 @@ static int parse_apply_members(struct cp_state *state)
 
 int cp_state_parse(const char *text, struct cp_state *state)
 {
-	json_object *version, *originals;
-	json_tokener *tok;
-	size_t len, end;
+	json_object *originals;
 	int r;
 
 	cp_state_init(state);
-	tok = json_tokener_new();
-	if (!tok)
-		return -ENOMEM;
-	len = strlen(text);
-	state->doc = json_tokener_parse_ex(tok, text, (int) len + 1);
-	r = json_tokener_get_error(tok) == json_tokener_success ? 0 : -EBADMSG;
-	/*
-	 * One document and nothing after it but white space. The end can lie
-	 * past the terminating NUL, which the tokener is given (a trailing
-	 * "//" comment runs into it): then nothing follows (tests/fuzz found
-	 * the read past the end).
-	 */
-	end = json_tokener_get_parse_end(tok);
-	if (r == 0 && end < len && text[end + strspn(text + end, " \t\n")] != '\0')
-		r = -EBADMSG;
-	json_tokener_free(tok);
-	if (r < 0 || !state->doc || !json_object_is_type(state->doc, json_type_object))
-		goto bad;
-	if (!json_object_object_get_ex(state->doc, "version", &version) ||
-	    !json_object_is_type(version, json_type_int) ||
-	    json_object_get_int64(version) != CP_STATE_VERSION)
-		goto bad;
+	r = cp_json_parse_versioned(text, CP_STATE_VERSION, &state->doc);
+	if (r < 0)
+		return r;
 	if (!json_object_object_get_ex(state->doc, "originals", &originals) ||
 	    !json_object_is_type(originals, json_type_array))
 		goto bad;
