@@ -241,9 +241,15 @@ int cp_calibration_merge(struct cp_calibration *into, struct cp_calibration *fro
 	return r;
 }
 
+/*
+ * A measurement's noise for the planner: three median absolute deviations
+ * (about two standard deviations), at least a floor. Not the range of the
+ * runs: one run slowed by the host (an engine's first run at depth 8 under
+ * TCG) would make a 7x lead look like noise and keep the kernel's order.
+ */
 static struct cp_metric metric_of(const struct cp_stat *s)
 {
-	double noise = fmax(s->median - s->min, s->max - s->median);
+	double noise = 3 * s->mad;
 
 	return (struct cp_metric){
 	    .value = s->median,
