@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -74,6 +75,17 @@ void ctl_json_print(json_object *doc)
 	puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 						     JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(doc);
+}
+
+const char *ctl_format_time(char *buf, size_t len, int64_t t)
+{
+	time_t tt = (time_t) t;
+	struct tm tm;
+
+	if (t <= 0 || !localtime_r(&tt, &tm) ||
+	    strftime(buf, len, "%Y-%m-%d %H:%M:%S %z", &tm) == 0)
+		snprintf(buf, len, "never");
+	return buf;
 }
 
 bool ctl_stdout_is_tty(void)

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <json-c/json.h>
 
 #include "macro.h"
@@ -32,6 +34,9 @@ int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...) _pri
 
 /* Print a JSON document to stdout (pretty, one document per command) and release it. */
 void ctl_json_print(json_object *doc);
+
+/* Seconds since the epoch as local "YYYY-MM-DD HH:MM:SS +ZZZZ"; "never" for 0. */
+const char *ctl_format_time(char *buf, size_t len, int64_t t);
 
 /* Whether stdout is a terminal (for progress lines and markers). */
 bool ctl_stdout_is_tty(void);

@@ -12,6 +12,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "ctl-daemon.h"
+#include "cryptoprioctl.h"
 #include "daemon-state.h"
 #include "macro.h"
 #include "state.h"
@@ -68,17 +69,6 @@ static bool daemon_running(const struct cp_daemon_record *rec, bool have_rec,
 		return u->main_pid > 0 && (strcmp(u->active_state, "active") == 0 ||
 					   strcmp(u->active_state, "reloading") == 0);
 	return have_rec && rec->stopped_at == 0 && pid_alive(rec->pid);
-}
-
-static const char *fmt_time(char *buf, size_t len, int64_t t)
-{
-	time_t tt = (time_t) t;
-	struct tm tm;
-
-	if (t <= 0 || !localtime_r(&tt, &tm) ||
-	    strftime(buf, len, "%Y-%m-%d %H:%M:%S %z", &tm) == 0)
-		snprintf(buf, len, "never");
-	return buf;
 }
 
 static json_object *unit_json(const struct unit_info *u)
@@ -150,16 +140,16 @@ void ctl_daemon_print(const struct cp_state *state)
 		printf("  No record of cryptoprio-daemon in the state file.\n");
 		return;
 	}
-	printf("  Started: %s", fmt_time(t, sizeof(t), rec.started_at));
+	printf("  Started: %s", ctl_format_time(t, sizeof(t), rec.started_at));
 	if (rec.ready_at)
 		printf(", ready after %" PRIu64 " ms", rec.ready_usec / 1000);
 	if (rec.stopped_at)
-		printf(", stopped %s", fmt_time(t, sizeof(t), rec.stopped_at));
+		printf(", stopped %s", ctl_format_time(t, sizeof(t), rec.stopped_at));
 	printf("\n");
 	print_list("Policy in force", rec.policy_files, rec.n_policy_files, " built-in default");
 	printf("  Last run: %s (%s): %" PRIu64 " changed, %" PRIu64 " failed; calibration %s, "
 	       "%" PRIu64 " points from the cache, %" PRIu64 " measured\n",
-	       fmt_time(t, sizeof(t), rec.last_run_at),
+	       ctl_format_time(t, sizeof(t), rec.last_run_at),
 	       rec.last_trigger[0] ? rec.last_trigger : "-", rec.last_changed, rec.last_failed,
 	       rec.backend[0] ? rec.backend : "-", rec.last_from_cache, rec.last_measured);
 	printf("  Runs: %" PRIu64 ", module events: %" PRIu64 ", reloads: %" PRIu64 " (%" PRIu64

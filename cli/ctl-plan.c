@@ -436,24 +436,13 @@ int verb_apply(struct ctl *ctl, int argc, char **argv)
 
 /* ---- status ---- */
 
-static const char *format_time(char *buf, size_t len, int64_t t)
-{
-	time_t tt = (time_t) t;
-	struct tm tm;
-
-	if (t <= 0 || !localtime_r(&tt, &tm) ||
-	    strftime(buf, len, "%Y-%m-%d %H:%M:%S %z", &tm) == 0)
-		snprintf(buf, len, "never");
-	return buf;
-}
-
 static void print_last_apply(const struct cp_state_apply *a)
 {
 	char t[64];
 	size_t failed = 0, pending = 0;
 
 	printf("Last plan applied: %s by %s (pid %" PRId32 "), calibration backend %s\n",
-	       format_time(t, sizeof(t), a->started_at), a->agent, a->pid, a->backend);
+	       ctl_format_time(t, sizeof(t), a->started_at), a->agent, a->pid, a->backend);
 	printf("Policy:");
 	for (size_t i = 0; i < a->n_policy_files; i++)
 		printf(" %s", a->policy_files[i]);
@@ -474,7 +463,7 @@ static void print_last_apply(const struct cp_state_apply *a)
 		printf("Interrupted: %zu steps never completed.\n", pending);
 	else
 		printf("Finished %s: %zu steps, %zu failed.\n",
-		       format_time(t, sizeof(t), a->finished_at), a->n_steps, failed);
+		       ctl_format_time(t, sizeof(t), a->finished_at), a->n_steps, failed);
 }
 
 static void print_status(const struct cp_state *state)
@@ -486,7 +475,7 @@ static void print_status(const struct cp_state *state)
 		print_last_apply(state->last_apply);
 	else
 		printf("Last plan applied: none\n");
-	printf("Last checked: %s\n", format_time(t, sizeof(t), state->checked_at));
+	printf("Last checked: %s\n", ctl_format_time(t, sizeof(t), state->checked_at));
 	printf("Original priorities recorded: %zu (cryptoprioctl reset restores them)\n",
 	       state->n_originals);
 	ctl_daemon_print(state); /* cli/ctl-daemon.c */
