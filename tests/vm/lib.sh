@@ -77,6 +77,18 @@ proc_crypto_prio() { proc_crypto_field "$1" priority; }
 # has_driver DRIVER: true if DRIVER is in /proc/crypto.
 has_driver() { proc_crypto_field "$1" driver >/dev/null; }
 
+# first_of NAME: as the kernel chooses, the driver a new user of NAME gets (highest priority, tested).
+first_of() {
+	awk -v n="$1" '
+		function val(l) { sub(/^[^:]*:[ \t]*/, "", l); return l }
+		/^$/ { if (name == n && st == "passed" && intl != "yes" && prio > best) { best = prio; drv = d }
+		       name = d = st = intl = ""; prio = -1; next }
+		$1 == "name" { name = val($0) } $1 == "driver" { d = val($0) }
+		$1 == "priority" { prio = val($0) + 0 } $1 == "selftest" { st = val($0) }
+		$1 == "internal" { intl = val($0) }
+		END { print drv }' /proc/crypto
+}
+
 # wait_for_driver DRIVER [TIMEOUT]: wait (default 30 s) until DRIVER is
 # registered in /proc/crypto with its self-test passed.
 wait_for_driver() {

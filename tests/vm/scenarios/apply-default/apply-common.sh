@@ -67,14 +67,3 @@ priorities_kept() {
 # jget FILE EXPR: EXPR in python with d = the JSON document in FILE.
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
-# first_of NAME: the driver a new user of NAME gets (highest priority, tested).
-first_of() {
-	awk -v n="$1" '
-		function val(l) { sub(/^[^:]*:[ \t]*/, "", l); return l }
-		/^$/ { if (name == n && st == "passed" && intl != "yes" && prio > best) { best = prio; drv = d }
-		       name = d = st = intl = ""; prio = -1; next }
-		$1 == "name" { name = val($0) } $1 == "driver" { d = val($0) }
-		$1 == "priority" { prio = val($0) + 0 } $1 == "selftest" { st = val($0) }
-		$1 == "internal" { intl = val($0) }
-		END { print drv }' /proc/crypto
-}

@@ -12,17 +12,6 @@ elif [[ $CP_KVER_ALIAS == 7.2 ]]; then
 	fail "cryptoprio.ko not built for 7.2"
 fi
 rm -f /etc/cryptoprio.conf
-# first_of NAME: the driver a new user of NAME gets (highest priority, tested).
-first_of() {
-	awk -v n="$1" '
-		function val(l) { sub(/^[^:]*:[ \t]*/, "", l); return l }
-		/^$/ { if (name == n && st == "passed" && intl != "yes" && prio > best) { best = prio; drv = d }
-		       name = d = st = intl = ""; prio = -1; next }
-		$1 == "name" { name = val($0) } $1 == "driver" { d = val($0) }
-		$1 == "priority" { prio = val($0) + 0 } $1 == "selftest" { st = val($0) }
-		$1 == "internal" { intl = val($0) }
-		END { print drv }' /proc/crypto
-}
 "$ctl" set virtio_crypto_aes_cbc 3000
 check "the engine is at 3000" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 3000
 check "the engine is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = virtio_crypto_aes_cbc
