@@ -320,8 +320,11 @@ struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *resul
 	rec->started_at = now;
 	rec->pid = pid;
 	snprintf(rec->agent, sizeof(rec->agent), "%s", agent ? agent : "cryptoprioctl");
+	/* Nothing measured now but figures taken from the cache: say so, not "none". */
 	snprintf(rec->backend, sizeof(rec->backend), "%s",
-		 cp_backend_to_string(result->calibration.backend));
+		 result->calibration.backend == CP_BACKEND_NONE && result->calibration.n_from_cache
+		     ? "cache"
+		     : cp_backend_to_string(result->calibration.backend));
 	for (size_t i = 0; policy && i < policy->n_files; i++)
 		if (cp_state_apply_add_policy_file(rec, policy->files[i]) < 0)
 			return NULL;

@@ -248,6 +248,13 @@ static void test_state_record(void)
 	is_int(rec->steps[1].action, CP_STEP_TOUCH, "touch kept");
 	is_str(rec->steps[0].why, "second gear", "why kept");
 	cp_state_apply_free(rec);
+
+	res.calibration.backend = CP_BACKEND_NONE;
+	res.calibration.n_from_cache = 18;
+	rec = cp_apply_state_record(&res, &policy, NULL, 1700000000, 42);
+	ok(rec && strcmp(rec->backend, "cache") == 0,
+	   "all figures from the cache: backend 'cache'");
+	cp_state_apply_free(rec);
 }
 
 int main(void)
