@@ -37,6 +37,7 @@ static void fuzz_query_policy(const struct cp_policy *policy)
 	struct cp_section *merged = NULL;
 	struct cp_settings settings;
 	struct cp_driver_rule rule;
+	const char *value;
 	char buf[128];
 	int n;
 
@@ -84,9 +85,10 @@ static void fuzz_query_policy(const struct cp_policy *policy)
 			if (!merged[i].origin[k].file)
 				continue;
 			FUZZ_CHECK(cp_key_to_string((enum cp_key) k) != NULL);
-			cp_key_value_to_string((enum cp_key) k, merged[i].value[k], buf,
-					       sizeof(buf));
-			FUZZ_CHECK(memchr(buf, '\0', sizeof(buf)) != NULL);
+			value = cp_key_value_to_string((enum cp_key) k, merged[i].value[k], buf,
+						       sizeof(buf));
+			FUZZ_CHECK(value && *value);
+			FUZZ_CHECK(value != buf || memchr(buf, '\0', sizeof(buf)));
 		}
 	}
 	free(merged);
