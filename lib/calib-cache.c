@@ -14,6 +14,7 @@
 void cp_cache_free(struct cp_cache *cache)
 {
 	free(cache->entries);
+	free(cache->defaults);
 	memset(cache, 0, sizeof(*cache));
 }
 
@@ -136,6 +137,46 @@ static int parse_entries(json_object *array, struct cp_cache *cache)
 	return 0;
 }
 
+static int parse_default(json_object *obj, struct cp_cache_default *d)
+{
+	int64_t priority, seen_at;
+
+	if (!json_object_is_type(obj, json_type_object) || parse_key(obj, &d->key) < 0 ||
+	    d->key.cpu_model[0] || get_int(obj, "priority", 0, INT32_MAX, &priority) < 0 ||
+	    get_int(obj, "seen_at", 0, INT64_MAX, &seen_at) < 0)
+		return -EBADMSG;
+	d->priority = (uint32_t) priority;
+	d->seen_at = (time_t) seen_at;
+	return 0;
+}
+
+/* Optional: a cache written before defaults were kept has none. */
+static int parse_defaults(json_object *doc, struct cp_cache *cache)
+{
+	json_object *array;
+	size_t n;
+
+	if (!json_object_object_get_ex(doc, "defaults", &array))
+		return 0;
+	if (!json_object_is_type(array, json_type_array))
+		return -EBADMSG;
+	n = json_object_array_length(array);
+	if (n > CP_CACHE_MAX_ENTRIES)
+		return -EBADMSG;
+	cache->defaults = calloc(n ? n : 1, sizeof(*cache->defaults));
+	if (!cache->defaults)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct cp_cache_default *d = &cache->defaults[cache->n_defaults];
+
+		if (parse_default(json_object_array_get_idx(array, i), d) < 0 ||
+		    cp_cache_find_default(cache, &d->key))
+			return -EBADMSG; /* two defaults for one driver: which is true? */
+		cache->n_defaults++;
+	}
+	return 0;
+}
+
 int cp_cache_parse(const char *text, struct cp_cache *cache)
 {
 	json_object *doc, *entries;
@@ -149,6 +190,8 @@ int cp_cache_parse(const char *text, struct cp_cache *cache)
 	if (json_object_object_get_ex(doc, "entries", &entries) &&
 	    json_object_is_type(entries, json_type_array))
 		r = parse_entries(entries, cache);
+	if (r >= 0)
+		r = parse_defaults(doc, cache);
 	json_object_put(doc);
 	if (r < 0)
 		cp_cache_free(cache);
@@ -167,16 +210,32 @@ static json_object *format_stat(const struct cp_stat *stat)
 	return obj;
 }
 
-static json_object *format_entry(const struct cp_cache_entry *e)
+static json_object *format_key(const struct cp_cache_key *key)
 {
 	json_object *obj = json_object_new_object();
 
-	json_object_object_add(obj, "kernel", json_object_new_string(e->key.kernel));
-	json_object_object_add(obj, "build", json_object_new_string(e->key.build));
-	json_object_object_add(obj, "cpu_model", json_object_new_string(e->key.cpu_model));
-	json_object_object_add(obj, "driver", json_object_new_string(e->key.driver));
-	json_object_object_add(obj, "module", json_object_new_string(e->key.module));
-	json_object_object_add(obj, "srcversion", json_object_new_string(e->key.srcversion));
+	json_object_object_add(obj, "kernel", json_object_new_string(key->kernel));
+	json_object_object_add(obj, "build", json_object_new_string(key->build));
+	json_object_object_add(obj, "cpu_model", json_object_new_string(key->cpu_model));
+	json_object_object_add(obj, "driver", json_object_new_string(key->driver));
+	json_object_object_add(obj, "module", json_object_new_string(key->module));
+	json_object_object_add(obj, "srcversion", json_object_new_string(key->srcversion));
+	return obj;
+}
+
+static json_object *format_default(const struct cp_cache_default *d)
+{
+	json_object *obj = format_key(&d->key);
+
+	json_object_object_add(obj, "priority", json_object_new_int64(d->priority));
+	json_object_object_add(obj, "seen_at", json_object_new_int64(d->seen_at));
+	return obj;
+}
+
+static json_object *format_entry(const struct cp_cache_entry *e)
+{
+	json_object *obj = format_key(&e->key);
+
 	json_object_object_add(obj, "backend",
 			       json_object_new_string(cp_backend_to_string(e->backend)));
 	json_object_object_add(obj, "kat", json_object_new_string(cp_mod_kat_to_string(e->kat)));
@@ -192,15 +251,23 @@ static json_object *format_entry(const struct cp_cache_entry *e)
 
 int cp_cache_format(const struct cp_cache *cache, char **ret_text)
 {
-	json_object *doc = json_object_new_object(), *entries = json_object_new_array();
+	json_object *doc = json_object_new_object(), *entries = json_object_new_array(),
+		    *defaults = json_object_new_array();
 	char *text;
 
-	if (!doc || !entries)
+	if (!doc || !entries || !defaults) {
+		json_object_put(doc);
+		json_object_put(entries);
+		json_object_put(defaults);
 		return -ENOMEM;
+	}
 	json_object_object_add(doc, "version", json_object_new_int(CP_CACHE_VERSION));
 	for (size_t i = 0; i < cache->n_entries; i++)
 		json_object_array_add(entries, format_entry(&cache->entries[i]));
 	json_object_object_add(doc, "entries", entries);
+	for (size_t i = 0; i < cache->n_defaults; i++)
+		json_object_array_add(defaults, format_default(&cache->defaults[i]));
+	json_object_object_add(doc, "defaults", defaults);
 	text = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 							      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(doc);
@@ -275,6 +342,40 @@ int cp_cache_put(struct cp_cache *cache, const struct cp_cache_entry *entry)
 	return 0;
 }
 
+static bool same_default_key(const struct cp_cache_key *a, const struct cp_cache_key *b)
+{
+	return strcmp(a->kernel, b->kernel) == 0 && strcmp(a->build, b->build) == 0 &&
+	       strcmp(a->driver, b->driver) == 0 && strcmp(a->module, b->module) == 0 &&
+	       strcmp(a->srcversion, b->srcversion) == 0;
+}
+
+const struct cp_cache_default *cp_cache_find_default(const struct cp_cache *cache,
+						     const struct cp_cache_key *key)
+{
+	for (size_t i = 0; i < cache->n_defaults; i++)
+		if (same_default_key(&cache->defaults[i].key, key))
+			return &cache->defaults[i];
+	return NULL;
+}
+
+int cp_cache_put_default(struct cp_cache *cache, const struct cp_cache_default *def)
+{
+	struct cp_cache_default *defaults;
+
+	if (cp_cache_find_default(cache, &def->key))
+		return 0;
+	if (cache->n_defaults >= CP_CACHE_MAX_ENTRIES)
+		return -ENOSPC;
+	defaults = reallocarray(cache->defaults, cache->n_defaults + 1, sizeof(*defaults));
+	if (!defaults)
+		return -ENOMEM;
+	cache->defaults = defaults;
+	defaults[cache->n_defaults] = *def;
+	defaults[cache->n_defaults].key.cpu_model[0] = '\0'; /* the CPU does not set it */
+	cache->n_defaults++;
+	return 1;
+}
+
 /* First line of @path starting with @prefix, after the colon; "" if none. */
 static void read_field(const char *path, const char *prefix, char *dst, size_t size)
 {
@@ -303,18 +404,43 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
-int cp_cache_key_for(const struct cp_alg *alg, struct cp_cache_key *key)
+/*
+ * The kernel and CPU parts of every key, read once per process: /proc/cpuinfo
+ * alone costs a millisecond a read under emulation, and a warm start looks
+ * up every competing driver.
+ */
+static int machine_key(struct cp_cache_key *key)
 {
-	char version[512], path[128 + CP_NAME_MAX];
+	static struct cp_cache_key machine;
+	static bool known;
+	char version[512];
 	struct utsname uts;
 
+	if (!known) {
+		if (uname(&uts) < 0)
+			return negative_errno();
+		snprintf(machine.kernel, sizeof(machine.kernel), "%s", uts.release);
+		read_field("/proc/version", "", version, sizeof(version));
+		snprintf(machine.build, sizeof(machine.build), "%016" PRIx64, fnv1a(version));
+		read_field("/proc/cpuinfo", "model name", machine.cpu_model,
+			   sizeof(machine.cpu_model));
+		known = true;
+	}
+	memcpy(key->kernel, machine.kernel, sizeof(key->kernel));
+	memcpy(key->build, machine.build, sizeof(key->build));
+	memcpy(key->cpu_model, machine.cpu_model, sizeof(key->cpu_model));
+	return 0;
+}
+
+int cp_cache_key_for(const struct cp_alg *alg, struct cp_cache_key *key)
+{
+	char path[128 + CP_NAME_MAX];
+	int r;
+
 	memset(key, 0, sizeof(*key));
-	if (uname(&uts) < 0)
-		return negative_errno();
-	snprintf(key->kernel, sizeof(key->kernel), "%s", uts.release);
-	read_field("/proc/version", "", version, sizeof(version));
-	snprintf(key->build, sizeof(key->build), "%016" PRIx64, fnv1a(version));
-	read_field("/proc/cpuinfo", "model name", key->cpu_model, sizeof(key->cpu_model));
+	r = machine_key(key);
+	if (r < 0)
+		return r;
 	snprintf(key->driver, sizeof(key->driver), "%s", alg->driver);
 	snprintf(key->module, sizeof(key->module), "%s", alg->module);
 	snprintf(path, sizeof(path), "/sys/module/%s/srcversion", alg->module);

@@ -3,6 +3,9 @@
  * /var/lib/cryptoprio/calibration.json: measurements kept across boots,
  * each keyed by what would change it: the kernel release and build, the
  * driver, its module and the module's srcversion, and the CPU model.
+ * Also each driver's default priority as first seen for that kernel and
+ * module build (the same at every boot): the originals `reset` restores
+ * when /run/cryptoprio/state.json is lost.
  */
 #pragma once
 
@@ -32,9 +35,18 @@ struct cp_cache_entry {
 	struct cp_point point;
 };
 
+/* The priority a driver had before cryptoprio changed it; the key's cpu_model is "". */
+struct cp_cache_default {
+	struct cp_cache_key key;
+	uint32_t priority;
+	time_t seen_at;
+};
+
 struct cp_cache {
 	struct cp_cache_entry *entries;
 	size_t n_entries;
+	struct cp_cache_default *defaults;
+	size_t n_defaults;
 };
 
 void cp_cache_free(struct cp_cache *cache);
@@ -50,6 +62,11 @@ const struct cp_cache_entry *cp_cache_find(const struct cp_cache *cache,
 					   uint32_t depth);
 /* Insert or replace the entry with the same key and point. */
 int cp_cache_put(struct cp_cache *cache, const struct cp_cache_entry *entry);
+
+const struct cp_cache_default *cp_cache_find_default(const struct cp_cache *cache,
+						     const struct cp_cache_key *key);
+/* Record @def unless a default is known for its key (the first sight wins): 1 if added. */
+int cp_cache_put_default(struct cp_cache *cache, const struct cp_cache_default *def);
 
 /* The key of @alg on the running machine (reads uname, /proc, /sys). */
 int cp_cache_key_for(const struct cp_alg *alg, struct cp_cache_key *key);

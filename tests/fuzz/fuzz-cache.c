@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	FUZZ_CHECK(r == 0 || r == -EBADMSG);
 	if (r < 0) {
-		FUZZ_CHECK(cache.n_entries == 0); /* refused whole */
+		FUZZ_CHECK(cache.n_entries == 0 && cache.n_defaults == 0); /* refused whole */
 		return 0;
 	}
 
@@ -42,6 +42,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(cp_cache_put(&copy, e) == 0);
 	}
 	FUZZ_CHECK(copy.n_entries <= cache.n_entries);
+	for (size_t i = 0; i < cache.n_defaults; i++) {
+		const struct cp_cache_default *d = &cache.defaults[i];
+
+		FUZZ_CHECK(!d->key.cpu_model[0] && d->priority <= 0x7fffffffu);
+		FUZZ_CHECK(cp_cache_find_default(&cache, &d->key) == d); /* no duplicates */
+		FUZZ_CHECK(cp_cache_put_default(&copy, d) == 1);
+	}
 
 	FUZZ_CHECK(cp_cache_format(&cache, &out1) == 0);
 	r = cp_cache_parse(out1, &again);
@@ -50,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			out1);
 	FUZZ_CHECK(r == 0);
 	FUZZ_CHECK(again.n_entries == cache.n_entries);
+	FUZZ_CHECK(again.n_defaults == cache.n_defaults);
 	FUZZ_CHECK(cp_cache_format(&again, &out2) == 0);
 	if (strcmp(out1, out2) != 0)
 		fprintf(stderr, "format is not stable:\n%s\n---\n%s\n", out1, out2);

@@ -257,6 +257,14 @@ static void cache_seeds(void)
 		exit(1);
 	write_seed("fuzz-cache", "two-entries", text, strlen(text));
 	free(text);
+	cp_cache_put_default(&cache, &(struct cp_cache_default){
+					 .key = e.key, .priority = 150, .seen_at = 1764460800});
+	e.key.srcversion[0] = 'X';
+	cp_cache_put_default(&cache, &(struct cp_cache_default){.key = e.key, .priority = 4001});
+	if (cp_cache_format(&cache, &text) < 0)
+		exit(1);
+	write_seed("fuzz-cache", "defaults", text, strlen(text));
+	free(text);
 	cp_cache_free(&cache);
 }
 
