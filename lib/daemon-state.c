@@ -210,7 +210,7 @@ int cp_daemon_record_save(const char *path, const char *lock_path,
 	lock_fd = cp_lock_acquire(lock_path);
 	if (lock_fd < 0)
 		return lock_fd;
-	r = cp_state_load(path, &state);
+	r = cp_state_load_salvage(path, &state);
 	if (r < 0)
 		return r;
 	if (!state.doc) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fileio.h"
@@ -314,6 +315,21 @@ int cp_state_load(const char *path, struct cp_state *state)
 	return cp_state_parse(text, state);
 }
 
+int cp_state_load_salvage(const char *path, struct cp_state *state)
+{
+	_cleanup_free_ char *aside = NULL;
+	int r;
+
+	r = cp_state_load(path, state);
+	if (r != -EBADMSG)
+		return r;
+	cp_state_free(state);
+	cp_state_init(state);
+	if (asprintf(&aside, "%s.corrupt", path) < 0)
+		return -ENOMEM;
+	return rename(path, aside) < 0 ? negative_errno() : 1;
+}
+
 int cp_state_save(const char *path, const struct cp_state *state)
 {
 	_cleanup_free_ char *text = NULL;
@@ -335,6 +351,11 @@ const struct cp_original *cp_state_find(const struct cp_state *state, const char
 
 int cp_state_record(struct cp_state *state, const struct cp_alg *alg)
 {
+	return cp_state_record_priority(state, alg, alg->priority);
+}
+
+int cp_state_record_priority(struct cp_state *state, const struct cp_alg *alg, uint32_t priority)
+{
 	struct cp_original *originals;
 
 	if (cp_state_find(state, alg->driver))
@@ -343,7 +364,7 @@ int cp_state_record(struct cp_state *state, const struct cp_alg *alg)
 	if (!originals)
 		return -ENOMEM;
 	state->originals = originals;
-	originals[state->n_originals] = (struct cp_original){.priority = alg->priority};
+	originals[state->n_originals] = (struct cp_original){.priority = priority};
 	snprintf(originals[state->n_originals].driver, CP_NAME_MAX, "%s", alg->driver);
 	snprintf(originals[state->n_originals].module, CP_NAME_MAX, "%s", alg->module);
 	state->n_originals++;

@@ -69,12 +69,19 @@ int cp_state_format(const struct cp_state *state, char **ret_text);
 
 /* Load @path; a missing file is an empty state, not an error. */
 int cp_state_load(const char *path, struct cp_state *state);
+/*
+ * For writers: as cp_state_load(), but a file that does not parse is moved
+ * aside to @path.corrupt and an empty state returned, with 1 (0 otherwise).
+ */
+int cp_state_load_salvage(const char *path, struct cp_state *state);
 /* Write @path atomically (mode 0644). */
 int cp_state_save(const char *path, const struct cp_state *state);
 
 const struct cp_original *cp_state_find(const struct cp_state *state, const char *driver);
 /* Record @alg's current priority unless an original is already recorded: returns 1 if added. */
 int cp_state_record(struct cp_state *state, const struct cp_alg *alg);
+/* The same with @priority as the original (a default recorded earlier, not the current one). */
+int cp_state_record_priority(struct cp_state *state, const struct cp_alg *alg, uint32_t priority);
 /* Forget @driver's original (after it was restored). Returns 1 if there was one. */
 int cp_state_forget(struct cp_state *state, const char *driver);
 
