@@ -340,6 +340,19 @@ static int report_failure(const char *verb, int r, const struct cp_apply_result 
 	return ctl_errno(r, NULL, "%s", verb);
 }
 
+/* What went wrong with the files but did not stop the apply. */
+static void report_file_warnings(const char *verb, const struct cp_apply_result *res)
+{
+	if (res->state_salvaged)
+		fprintf(stderr,
+			"%s: ignoring %s: not a valid state file (moved to %s.corrupt); originals "
+			"taken from the defaults recorded in %s\n",
+			verb, CP_STATE_PATH, CP_STATE_PATH, CP_CACHE_PATH);
+	if (res->defaults_error)
+		fprintf(stderr, "%s: warning: cannot record default priorities in %s: %s\n", verb,
+			CP_CACHE_PATH, strerror(-res->defaults_error));
+}
+
 static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 {
 	_cleanup_(cp_apply_result_free) struct cp_apply_result res = {};
@@ -357,6 +370,7 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 
 	r = cp_apply_run(&opts, &res);
 	progress_end(tty);
+	report_file_warnings(verb, &res);
 	if (r < 0 && r != -EIO)
 		return report_failure(verb, r, &res);
 	if (ctl->json)

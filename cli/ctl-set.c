@@ -6,6 +6,7 @@
 
 #include "crypto-user.h"
 #include "cryptoprioctl.h"
+#include "defaults.h"
 #include "fileio.h"
 #include "inventory.h"
 #include "paths.h"
@@ -78,10 +79,11 @@ static int require_net_admin(const char *verb)
 	    "%s: changing priorities needs CAP_NET_ADMIN (run as root); nothing changed", verb);
 }
 
-/* The lock, the state and a fresh inventory: what every writer holds. */
+/* The lock, the state, the recorded defaults and a fresh inventory: what every writer holds. */
 struct writer {
 	int lock_fd;
 	struct cp_state state;
+	struct cp_cache defaults; /* from CP_CACHE_PATH; empty if absent or corrupt */
 	struct cp_inventory inv;
 	struct cp_nl nl;
 };
@@ -89,6 +91,7 @@ struct writer {
 static void writer_close(struct writer *w)
 {
 	cp_nl_close(&w->nl);
+	cp_cache_free(&w->defaults);
 	cp_inventory_free(&w->inv);
 	cp_state_free(&w->state);
 	closep(&w->lock_fd);
@@ -102,9 +105,16 @@ static int writer_open(struct writer *w, const char *verb)
 	w->lock_fd = cp_lock_acquire(CP_LOCK_PATH);
 	if (w->lock_fd < 0)
 		return ctl_errno(w->lock_fd, NULL, "%s: cannot take %s", verb, CP_LOCK_PATH);
-	r = cp_state_load(CP_STATE_PATH, &w->state);
+	r = cp_state_load_salvage(CP_STATE_PATH, &w->state);
 	if (r < 0)
 		return ctl_errno(r, NULL, "%s: cannot read %s", verb, CP_STATE_PATH);
+	if (r > 0)
+		fprintf(stderr, "%s: ignoring %s: not a valid state file (moved to %s.corrupt)\n",
+			verb, CP_STATE_PATH, CP_STATE_PATH);
+	r = cp_cache_load(CP_CACHE_PATH, &w->defaults);
+	if (r < 0)
+		fprintf(stderr, "%s: ignoring %s: %s\n", verb, CP_CACHE_PATH,
+			r == -EBADMSG ? "not a valid cache file" : strerror(-r));
 	r = cp_inventory_load(&w->inv);
 	if (r < 0)
 		return ctl_errno(r, NULL, "%s: cannot read the kernel's crypto implementations",
@@ -117,6 +127,18 @@ static int writer_open(struct writer *w, const char *verb)
 	if (r < 0)
 		return ctl_errno(r, NULL, "%s: cannot open crypto_user", verb);
 	return 0;
+}
+
+/* The defaults first seen now into the cache: a warning if it cannot take them. */
+static void save_defaults(struct writer *w, const char *verb)
+{
+	int r = cp_defaults_note(&w->defaults, &w->state, &w->inv, time(NULL));
+
+	if (r > 0)
+		r = cp_cache_save(CP_CACHE_PATH, &w->defaults);
+	if (r < 0)
+		fprintf(stderr, "%s: warning: cannot record default priorities in %s: %s\n", verb,
+			CP_CACHE_PATH, strerror(-r));
 }
 
 int verb_set(struct ctl *ctl, int argc, char **argv)
@@ -150,11 +172,12 @@ int verb_set(struct ctl *ctl, int argc, char **argv)
 		return ctl_error("set: no crypto implementation with driver name '%s'", args[0]);
 	old = alg->priority;
 	/* The original goes to disk before the kernel changes. */
-	if (cp_state_record(&w.state, alg) > 0) {
+	if (cp_state_record_default(&w.state, alg, &w.defaults) > 0) {
 		r = cp_state_save(CP_STATE_PATH, &w.state);
 		if (r < 0)
 			return ctl_errno(r, NULL, "set: cannot record the original priority in %s",
 					 CP_STATE_PATH);
+		save_defaults(&w, "set");
 	}
 	r = cp_cu_set_priority(&w.nl, args[0], priority);
 	if (r < 0)
@@ -224,6 +247,21 @@ static void reset_one(struct ctl *ctl, struct writer *w, struct reset_result *re
 	(void) cp_state_forget(&w->state, driver);
 }
 
+/* Drivers away from their recorded default with no original in the state: /run lost it. */
+static int recover_originals(struct writer *w)
+{
+	int n = cp_defaults_recover(&w->state, &w->inv, &w->defaults);
+
+	if (n < 0)
+		return ctl_errno(n, NULL, "reset");
+	if (n > 0)
+		fprintf(stderr,
+			"reset: %d driver%s changed with no original in %s; restoring the "
+			"default%s recorded in %s\n",
+			n, n == 1 ? "" : "s", CP_STATE_PATH, n == 1 ? "" : "s", CP_CACHE_PATH);
+	return 0;
+}
+
 static int check_reset_arguments(struct writer *w, char **drivers, int n_drivers)
 {
 	int r = 0;
@@ -256,6 +294,9 @@ int verb_reset(struct ctl *ctl, int argc, char **argv)
 	if (r != 0)
 		return r;
 	r = writer_open(&w, "reset");
+	if (r != 0)
+		return r;
+	r = recover_originals(&w);
 	if (r != 0)
 		return r;
 	r = check_reset_arguments(&w, drivers, n_drivers);

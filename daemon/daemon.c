@@ -104,7 +104,7 @@ static void save_record(struct cp_daemon *d)
 	int r;
 
 	snprintf(d->rec.last_error, sizeof(d->rec.last_error), "%s", cp_log_last_error());
-	d->rec.cache_unsaved = d->unsaved.n_entries > 0;
+	d->rec.cache_unsaved = d->unsaved.n_entries > 0 || d->unsaved.n_defaults > 0;
 	if (cp_daemon_record_set_waiting(&d->rec, d->waiting.v, d->waiting.n) < 0)
 		return;
 	r = cp_daemon_record_save(state_path(d), lock_path(d), &d->rec);
@@ -134,32 +134,50 @@ static int arm_timer(struct cp_daemon *d, sd_event_source **s, uint64_t usec,
 
 static int on_cache_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
-/* Keep what the calibration could not write, and try again later. */
+/* The defaults the apply could not write (read-only /var at boot): kept with the measurements. */
+static int keep_defaults(struct cp_daemon *d, const struct cp_apply_result *res)
+{
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < res->defaults_unsaved.n_defaults; i++)
+		r = cp_cache_put_default(&d->unsaved, &res->defaults_unsaved.defaults[i]);
+	if (r >= 0 && res->defaults_unsaved.n_defaults)
+		cp_log(LOG_INFO, "%s: %s; keeping %zu default priorities until it can be written",
+		       cache_path(d), strerror(-res->defaults_error), d->unsaved.n_defaults);
+	return r;
+}
+
+/* Keep what the calibration and the apply could not write, and try again later. */
 static void keep_unsaved(struct cp_daemon *d, const struct cp_apply_result *res)
 {
-	int n;
+	int n = 0;
 
-	if (!cache_path(d) || !cp_track_cache_unsaved(res))
+	if (!cache_path(d))
 		return;
-	n = cp_track_cache_entries(res, time(NULL), &d->unsaved);
+	if (cp_track_cache_unsaved(res)) {
+		n = cp_track_cache_entries(res, time(NULL), &d->unsaved);
+		if (n > 0)
+			cp_log(LOG_INFO, "%s: %s; keeping %zu measurements until it can be written",
+			       cache_path(d), res->calibration.cache_warning, d->unsaved.n_entries);
+	}
+	if (n >= 0)
+		n = keep_defaults(d, res);
 	if (n < 0) {
-		cp_log_errno(LOG_WARNING, n, "Failed to keep the measurements for the cache");
+		cp_log_errno(LOG_WARNING, n, "Failed to keep what the cache could not take");
 		return;
 	}
-	if (d->unsaved.n_entries == 0)
+	if (d->unsaved.n_entries == 0 && d->unsaved.n_defaults == 0)
 		return;
-	cp_log(LOG_INFO, "%s: %s; keeping %zu measurements until it can be written", cache_path(d),
-	       res->calibration.cache_warning, d->unsaved.n_entries);
 	if (arm_timer(d, &d->cache_timer, d->opts.cache_retry_usec, on_cache_timer) < 0)
 		cp_log(LOG_WARNING, "Failed to arm the cache timer");
 }
 
 static void flush_unsaved(struct cp_daemon *d)
 {
-	size_t n = d->unsaved.n_entries;
+	size_t n = d->unsaved.n_entries, n_defaults = d->unsaved.n_defaults;
 	int r;
 
-	if (n == 0 || !cache_path(d))
+	if ((n == 0 && n_defaults == 0) || !cache_path(d))
 		return;
 	r = cp_track_cache_flush(cache_path(d), &d->unsaved);
 	if (r < 0) {
@@ -168,7 +186,8 @@ static void flush_unsaved(struct cp_daemon *d)
 		(void) arm_timer(d, &d->cache_timer, d->opts.cache_retry_usec, on_cache_timer);
 		return;
 	}
-	cp_log(LOG_INFO, "Saved %zu measurements to %s", n, cache_path(d));
+	cp_log(LOG_INFO, "Saved %zu measurements and %zu default priorities to %s", n, n_defaults,
+	       cache_path(d));
 }
 
 static int on_cache_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -188,6 +207,11 @@ static void log_result(const struct cp_apply_result *res, const char *trigger)
 		cp_log_step(&res->steps[i], trigger);
 	if (res->calibration.cache_warning[0] && !cp_track_cache_unsaved(res))
 		cp_log(LOG_WARNING, "Calibration cache: %s", res->calibration.cache_warning);
+	if (res->state_salvaged)
+		cp_log(LOG_WARNING,
+		       "Ignoring %s: not a valid state file (moved to %s.corrupt); originals taken "
+		       "from the defaults recorded in the cache",
+		       CP_STATE_PATH, CP_STATE_PATH);
 	if (res->state_error)
 		cp_log_errno(LOG_WARNING, res->state_error, "Failed to record a step in %s",
 			     CP_STATE_PATH);

@@ -232,6 +232,9 @@ int cp_track_cache_flush(const char *path, struct cp_cache *pending)
 	}
 	for (size_t i = 0; r >= 0 && i < pending->n_entries; i++)
 		r = cp_cache_put(&cache, &pending->entries[i]);
+	/* A default already in the file was seen first: it stays. */
+	for (size_t i = 0; r >= 0 && i < pending->n_defaults; i++)
+		r = cp_cache_put_default(&cache, &pending->defaults[i]);
 	if (r >= 0)
 		r = cp_cache_save(path, &cache);
 	cp_cache_free(&cache);

@@ -72,5 +72,8 @@ const char *cp_track_status_text(const struct cp_apply_result *r, const char *tr
 int cp_track_cache_entries(const struct cp_apply_result *r, time_t now, struct cp_cache *pending);
 /* Whether @r's calibration could not write its cache (read-only or absent /var/lib). */
 bool cp_track_cache_unsaved(const struct cp_apply_result *r);
-/* Merge @pending into the cache file at @path and save it; @pending is emptied on success. */
+/*
+ * Merge @pending (measurements and defaults) into the cache file at @path and
+ * save it; @pending is emptied on success.
+ */
 int cp_track_cache_flush(const char *path, struct cp_cache *pending);

@@ -12,6 +12,7 @@
 
 #include "apply.h"
 #include "crypto-user.h"
+#include "defaults.h"
 #include "fileio.h"
 #include "macro.h"
 #include "paths.h"
@@ -466,18 +467,47 @@ static int plan(const struct cp_apply_options *opts, const struct cp_policy *pol
 	return 0;
 }
 
+/*
+ * The defaults of drivers about to change, into the cache (best effort:
+ * /var may not be writable yet at boot; the daemon keeps them for later).
+ */
+static void note_defaults(const struct cp_apply_options *opts, struct cp_apply_result *result,
+			  struct cp_cache *cache, const struct cp_state *state)
+{
+	struct cp_cache seen = {};
+	int n_new = 0, r;
+
+	r = cp_defaults_note(&seen, state, &result->inventory, result->applied_at);
+	for (size_t i = 0; r >= 0 && i < seen.n_defaults; i++) {
+		r = cp_cache_put_default(cache, &seen.defaults[i]);
+		n_new += r > 0;
+	}
+	if (r >= 0 && n_new > 0)
+		r = cp_cache_save(cache_path(opts), cache);
+	if (r < 0) {
+		result->defaults_unsaved = seen; /* merged later, the first sight winning */
+		result->defaults_error = r;
+		return;
+	}
+	cp_cache_free(&seen);
+}
+
 /* Originals and the pending plan on disk before the first change. */
 static int record_before(const struct cp_apply_options *opts, struct cp_apply_result *result,
 			 struct cp_state *state, const char *state_path)
 {
+	_cleanup_(cp_cache_free) struct cp_cache cache = {};
 	struct cp_state_apply *rec;
 	int r;
 
+	/* Corrupt or absent: no defaults known (calibration has said why already). */
+	if (cache_path(opts) && cp_cache_load(cache_path(opts), &cache) < 0)
+		cp_cache_free(&cache);
 	for (size_t i = 0; i < result->n_steps; i++) {
 		const struct cp_alg *alg =
 		    cp_inventory_find_driver(&result->inventory, result->steps[i].driver);
 
-		if (alg && cp_state_record(state, alg) < 0)
+		if (alg && cp_state_record_default(state, alg, &cache) < 0)
 			return -ENOMEM;
 	}
 	/* The policy in force: loaded here, or handed in by the daemon. */
@@ -488,6 +518,8 @@ static int record_before(const struct cp_apply_options *opts, struct cp_apply_re
 	cp_state_set_last_apply(state, rec);
 	state->checked_at = (int64_t) result->applied_at;
 	r = cp_state_save(state_path, state);
+	if (r >= 0 && cache_path(opts))
+		note_defaults(opts, result, &cache, state);
 	return r;
 }
 
@@ -538,9 +570,10 @@ static int apply_locked(const struct cp_apply_options *opts, struct cp_apply_res
 	_cleanup_(cp_state_free) struct cp_state state = {};
 	int r;
 
-	r = cp_state_load(state_path, &state);
+	r = cp_state_load_salvage(state_path, &state);
 	if (r < 0)
 		return r;
+	result->state_salvaged = r > 0;
 	result->applied_at = time(NULL);
 	if (result->n_steps == 0) {
 		state.checked_at = (int64_t) result->applied_at;
@@ -597,6 +630,7 @@ void cp_apply_result_free(struct cp_apply_result *result)
 		cp_policy_free(result->policy);
 	cp_inventory_free(&result->inventory);
 	cp_calibration_free(&result->calibration);
+	cp_cache_free(&result->defaults_unsaved);
 	if (result->plan)
 		cp_plan_free(result->plan);
 	free(result->steps);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "calib-cache.h"
 #include "calibrate.h"
 #include "inventory.h"
 #include "planner.h"
@@ -61,6 +62,11 @@ struct cp_apply_result {
 	enum cp_calibrate calibrate; /* the policy's Calibrate= */
 	bool unprivileged;	     /* no CAP_NET_ADMIN: calibrated through AF_ALG only */
 	int state_error; /* saving a step's result failed (the change was made): errno or 0 */
+	/* Defaults first seen now that the cache could not take (its error in defaults_error). */
+	struct cp_cache defaults_unsaved;
+	int defaults_error;
+	/* The state file did not parse: moved aside to *.corrupt, originals from the defaults. */
+	bool state_salvaged;
 };
 
 /*
