@@ -12,8 +12,11 @@ struct cp_module_set {
 	size_t n_names;
 };
 
-/* Read modules.dep (the kernel's module list with paths) into @set. */
-int cp_module_set_from_modules_dep(FILE *modules_dep, struct cp_module_set *set);
+/* Largest modules.dep read (Debian's amd64 one is under 1 MiB). */
+#define CP_MODULES_DEP_MAX_SIZE (16u << 20)
+
+/* Read modules.dep (the kernel's module list with paths; @len bytes of @text) into @set. */
+int cp_module_set_from_modules_dep(const char *text, size_t len, struct cp_module_set *set);
 /* The same for the running kernel: /lib/modules/$(uname -r)/modules.dep; absent is not an error. */
 int cp_module_set_load_running(struct cp_module_set *set);
 void cp_module_set_free(struct cp_module_set *set);

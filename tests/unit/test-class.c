@@ -10,7 +10,9 @@ static const char modules_dep[] =
     "kernel/arch/x86/crypto/aesni-intel.ko.xz: kernel/crypto/crypto_simd.ko.xz\n"
     "kernel/drivers/crypto/virtio/virtio_crypto.ko.xz: kernel/crypto/crypto_engine.ko.xz\n"
     "kernel/drivers/crypto/ccp/ccp-crypto.ko: kernel/drivers/crypto/ccp/ccp.ko\n"
-    "kernel/crypto/authenc.ko.xz:\n";
+    "kernel/crypto/authenc.ko.xz:\n"
+    "kernel/drivers/net/foo.ko: kernel/drivers/crypto/only-a-dependency.ko\n"
+    "kernel/drivers/crypto/last/no_newline.ko:";
 
 static void add(struct cp_inventory *inv, const char *name, const char *driver, const char *module,
 		uint32_t flags)
@@ -34,12 +36,15 @@ static void expect(const struct cp_inventory *inv, const char *driver, enum cp_c
 
 int main(void)
 {
-	_cleanup_fclose_ FILE *f = fmemopen((void *) modules_dep, strlen(modules_dep), "r");
 	struct cp_module_set offload = {};
 	struct cp_inventory inv = {};
 
-	is_int(cp_module_set_from_modules_dep(f, &offload), 0, "modules.dep parses");
-	is_int(offload.n_names, 2, "two modules under drivers/crypto");
+	is_int(cp_module_set_from_modules_dep(modules_dep, strlen(modules_dep), &offload), 0,
+	       "modules.dep parses");
+	is_int(offload.n_names, 3, "three modules under drivers/crypto");
+	ok(cp_module_set_contains(&offload, "no_newline"), "the last line without a newline");
+	ok(!cp_module_set_contains(&offload, "only-a-dependency"),
+	   "a path among the dependencies is not a module's own");
 	ok(cp_module_set_contains(&offload, "ccp-crypto"), "module names compare with - as _");
 	ok(!cp_module_set_contains(&offload, "aesni_intel"), "arch/x86/crypto is not offload");
 
