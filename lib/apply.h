@@ -45,7 +45,7 @@ struct cp_apply_step_result {
 	char extack[256];
 	char name[CP_NAME_MAX]; /* the algorithm it was planned under */
 	enum cp_class class;
-	char why[192];
+	char why[CP_STEP_WHY_MAX];
 	bool applied; /* sent to the kernel (false with dry_run) */
 };
 

@@ -709,12 +709,15 @@ static void explain_step(struct cp_plan_step *step, const struct cand *c, size_t
 	else if (c[i].fixed)
 		snprintf(step->why, sizeof(step->why), "%s", c[i].why);
 	else if (step->new_priority < step->old_priority && i > 0)
-		snprintf(step->why, sizeof(step->why), "lowered below %s%s%s", c[i - 1].alg->driver,
-			 lost ? ", lost its place to " : "", lost ? lost : "");
+		snprintf(step->why, sizeof(step->why), "lowered below %s%s%s: %s",
+			 c[i - 1].alg->driver, lost ? ", lost its place to " : "", lost ? lost : "",
+			 c[i].why);
 	else if (i + 1 < n)
-		snprintf(step->why, sizeof(step->why), "raised above %s", c[i + 1].alg->driver);
+		snprintf(step->why, sizeof(step->why), "raised above %s: %s", c[i + 1].alg->driver,
+			 c[i].why);
 	else
-		snprintf(step->why, sizeof(step->why), "moved to keep the order strict");
+		snprintf(step->why, sizeof(step->why), "moved to keep the order strict: %s",
+			 c[i].why);
 }
 
 static int add_steps(struct builder *b, const char *name, const struct cand *c, size_t n)

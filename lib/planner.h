@@ -38,6 +38,9 @@ struct cp_measurement {
 	struct cp_metric cpu_cost;   /* CPU ns per byte, lower is better */
 };
 
+/* A step's reason: "lowered below X, lost its place to Y: " and the place's (up to 192). */
+#define CP_STEP_WHY_MAX 384
+
 /* Why an implementation got its place in the order of its name. */
 enum cp_place_reason {
 	CP_PLACE_PINNED_FIRST,
@@ -83,8 +86,8 @@ struct cp_plan_step {
 	enum cp_class class;
 	enum cp_step_action action;
 	uint32_t old_priority;
-	uint32_t new_priority; /* <= INT_MAX */
-	char why[192];
+	uint32_t new_priority;	   /* <= INT_MAX */
+	char why[CP_STEP_WHY_MAX]; /* the move, then the place's own why */
 };
 
 struct cp_plan {

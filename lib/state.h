@@ -31,7 +31,7 @@ struct cp_state_step {
 	char name[CP_NAME_MAX]; /* the algorithm it was planned under */
 	enum cp_step_action action;
 	uint32_t old_priority, new_priority;
-	char why[192];
+	char why[CP_STEP_WHY_MAX];
 	enum cp_step_result result;
 	int error;	   /* negative errno with CP_STEP_FAILED, else 0 */
 	char message[256]; /* the kernel's extended ack, or "" */

@@ -443,6 +443,7 @@ static void test_faulty(void)
 	    with_state(tput("cpfault-cbc-aes", 4096, 1, 900, 1), CP_MEASUREMENT_FAULTY),
 	    with_state(tput("virtio_crypto_aes_cbc", 65536, 1, 0, 0), CP_MEASUREMENT_TIMEOUT),
 	};
+	const struct cp_plan_step *step;
 	struct cp_inventory inv;
 	struct cp_plan *plan;
 	struct cp_policy *p;
@@ -459,6 +460,14 @@ static void test_faulty(void)
 	       "a timeout at 64 KiB counts as faulty");
 	is_int(new_prio(plan, "cbc-aes-aesni"), -1, "aesni keeps 400");
 	ok(strictly_ordered(plan), "strictly ordered");
+	/* The step says why the place, not only the move (the daemon logs this). */
+	step = cp_plan_find_step(plan, "cpfault-cbc-aes");
+	ok(step && strstr(step->why, "lowered below cbc-aes-aesni") &&
+	       strstr(step->why, "known-answer mismatch: never preferred"),
+	   "the faulty driver's step names the mismatch: %s", step ? step->why : "(none)");
+	step = cp_plan_find_step(plan, "virtio_crypto_aes_cbc");
+	ok(step && strstr(step->why, "a request timed out: never preferred"),
+	   "the timed-out driver's step names the timeout: %s", step ? step->why : "(none)");
 	cp_plan_free(plan);
 	cp_policy_free(p);
 
