@@ -201,8 +201,24 @@ static int on_cache_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 /* ---- one run of the pipeline ---- */
 
+/* What the calibration could not do or found wrong: the daemon's reasons, said aloud. */
+static void log_verdicts(const struct cp_calibration *cal)
+{
+	char msg[512];
+	int level;
+
+	if (cal->backend == CP_BACKEND_AFALG && cal->module_error)
+		cp_log(LOG_NOTICE,
+		       "Calibrating through AF_ALG: the cryptoprio module is not usable (%s)",
+		       strerror(-cal->module_error));
+	for (size_t i = 0; i < cal->n_measured; i++)
+		if (cp_track_verdict_text(&cal->measured[i], msg, sizeof(msg), &level))
+			cp_log(level, "%s", msg);
+}
+
 static void log_result(const struct cp_apply_result *res, const char *trigger)
 {
+	log_verdicts(&res->calibration);
 	for (size_t i = 0; i < res->n_steps; i++)
 		cp_log_step(&res->steps[i], trigger);
 	if (res->calibration.cache_warning[0] && !cp_track_cache_unsaved(res))
@@ -249,7 +265,9 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 	}
 	r = cp_apply_run(&o, &res);
 	if (r < 0 && r != -EIO) {
-		cp_log_errno(LOG_ERR, r, "Failed to apply the policy (%s)", trigger);
+		cp_track_failure_text(&res, r, trigger, status, sizeof(status));
+		cp_log(LOG_ERR, "%s", status);
+		(void) sd_notifyf(false, "STATUS=%s", status);
 		cp_apply_result_free(&res);
 		d->rec.runs++;
 		save_record(d);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "daemon-state.h"
 #include "tap.h"
@@ -193,8 +194,63 @@ static void test_uevent(void)
 	       "a name too long for the buffer is refused");
 }
 
+static void test_verdict_text(void)
+{
+	struct cp_point points[2] = {{.size = 16, .depth = 1, .verdict = CP_VERDICT_MEASURED},
+				     {.size = 4096, .depth = 1, .verdict = CP_VERDICT_MEASURED}};
+	struct cp_measured m = {.name = "cbc(aes)",
+				.driver = "cp_test_engine_cbc_aes",
+				.reference = "cbc(aes-generic)",
+				.backend = CP_BACKEND_AFALG,
+				.points = points,
+				.n_points = 2};
+	char buf[256];
+	int level = -1;
+
+	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) == NULL, "all measured: nothing");
+	points[1].verdict = CP_VERDICT_UNREACHABLE;
+	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) && level == LOG_NOTICE &&
+	       strcmp(buf, "cp_test_engine_cbc_aes (cbc(aes)): unreachable through af_alg: placed "
+			   "by its class alone") == 0,
+	   "unreachable: %s", buf);
+	points[0].verdict = CP_VERDICT_TIMEOUT;
+	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) && level == LOG_WARNING &&
+	       strstr(buf, "a request never completed: never preferred"),
+	   "a timeout outranks unreachable: %s", buf);
+	points[1].verdict = CP_VERDICT_FAULTY;
+	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) && level == LOG_WARNING &&
+	       strstr(buf, "output differs from cbc(aes-generic): faulty, never preferred"),
+	   "faulty says against what: %s", buf);
+}
+
+static void test_failure_text(void)
+{
+	struct cp_alg algs[3] = {};
+	struct cp_apply_result r = {};
+	char buf[256];
+
+	r.inventory = (struct cp_inventory){.source = CP_SOURCE_PROC_CRYPTO,
+					    .crypto_user_error = -EPROTONOSUPPORT,
+					    .algs = algs,
+					    .n_algs = 3};
+	cp_track_failure_text(&r, -EOPNOTSUPP, "start", buf, sizeof(buf));
+	ok(strstr(buf, "crypto_user unavailable (Protocol not supported): read-only inventory "
+		       "from /proc/crypto (3 implementations)") == buf &&
+	       strstr(buf, "nothing applied (start)"),
+	   "no crypto_user: said as such: %s", buf);
+	r.inventory = (struct cp_inventory){.source = CP_SOURCE_CRYPTO_USER};
+	cp_track_failure_text(&r, -EPERM, "reload", buf, sizeof(buf));
+	ok(strstr(buf, "CAP_NET_ADMIN") && strstr(buf, "(reload)"), "EPERM: %s", buf);
+	cp_track_failure_text(&r, -ENOSPC, "module", buf, sizeof(buf));
+	ok(strcmp(buf, "Failed to apply the policy (module): No space left on device; nothing "
+		       "changed") == 0,
+	   "other errors: %s", buf);
+}
+
 int main(void)
 {
+	test_failure_text();
+	test_verdict_text();
 	test_uevent();
 	test_select();
 	test_patterns();

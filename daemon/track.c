@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "macro.h"
 #include "planner.h"
@@ -185,6 +186,50 @@ const char *cp_track_status_text(const struct cp_apply_result *r, const char *tr
 	       c->n_from_cache, c->n_run);
 #undef APPEND
 	return buf;
+}
+
+const char *cp_track_verdict_text(const struct cp_measured *m, char *buf, size_t len,
+				  int *ret_level)
+{
+	bool faulty = false, timeout = false, unreachable = false;
+
+	for (size_t i = 0; i < m->n_points; i++) {
+		faulty |= m->points[i].verdict == CP_VERDICT_FAULTY;
+		timeout |= m->points[i].verdict == CP_VERDICT_TIMEOUT;
+		unreachable |= m->points[i].verdict == CP_VERDICT_UNREACHABLE;
+	}
+	*ret_level = LOG_WARNING;
+	if (faulty)
+		snprintf(buf, len, "%s (%s): output differs from %s: faulty, never preferred",
+			 m->driver, m->name, m->reference[0] ? m->reference : "the reference");
+	else if (timeout)
+		snprintf(buf, len, "%s (%s): a request never completed: never preferred", m->driver,
+			 m->name);
+	else if (unreachable) {
+		*ret_level = LOG_NOTICE;
+		snprintf(buf, len, "%s (%s): unreachable through %s: placed by its class alone",
+			 m->driver, m->name, cp_backend_to_string(m->backend));
+	} else
+		return NULL;
+	return buf;
+}
+
+void cp_track_failure_text(const struct cp_apply_result *r, int error, const char *trigger,
+			   char *buf, size_t len)
+{
+	const struct cp_inventory *inv = &r->inventory;
+
+	if (inv->n_algs && inv->source != CP_SOURCE_CRYPTO_USER)
+		snprintf(buf, len,
+			 "crypto_user unavailable (%s): read-only inventory from /proc/crypto (%zu "
+			 "implementations); priorities cannot be changed, nothing applied (%s)",
+			 strerror(-(inv->crypto_user_error ?: error)), inv->n_algs, trigger);
+	else if (error == -EPERM)
+		snprintf(buf, len, "Changing priorities needs CAP_NET_ADMIN; nothing applied (%s)",
+			 trigger);
+	else
+		snprintf(buf, len, "Failed to apply the policy (%s): %s; nothing changed", trigger,
+			 strerror(-error));
 }
 
 int cp_track_cache_entries(const struct cp_apply_result *r, time_t now, struct cp_cache *pending)

@@ -65,6 +65,22 @@ const char *cp_track_status_text(const struct cp_apply_result *r, const char *tr
 				 size_t len);
 
 /*
+ * What the calibration found wrong with @m (faulty, a request that never
+ * completed, unreachable by the backend), for the journal: the text in
+ * @buf and its level in @ret_level, or NULL when every point is fine.
+ */
+const char *cp_track_verdict_text(const struct cp_measured *m, char *buf, size_t len,
+				  int *ret_level);
+
+/*
+ * Why a run that changed nothing failed with @error, for the journal and
+ * STATUS=: crypto_user missing (the inventory then comes from /proc/crypto
+ * and nothing can change) is said as such, with its own errno.
+ */
+void cp_track_failure_text(const struct cp_apply_result *r, int error, const char *trigger,
+			   char *buf, size_t len);
+
+/*
  * Measurements of @r taken now (not from the cache), as cache entries for
  * the running machine, added to @pending: kept when the cache could not be
  * written yet. Returns the number added or -ENOMEM.
