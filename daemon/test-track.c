@@ -215,7 +215,7 @@ static void test_verdict_text(void)
 	   "unreachable: %s", buf);
 	points[0].verdict = CP_VERDICT_TIMEOUT;
 	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) && level == LOG_WARNING &&
-	       strstr(buf, "a request never completed: never preferred"),
+	       strstr(buf, "a request timed out (never completed): never preferred"),
 	   "a timeout outranks unreachable: %s", buf);
 	points[1].verdict = CP_VERDICT_FAULTY;
 	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) && level == LOG_WARNING &&

@@ -203,8 +203,9 @@ const char *cp_track_verdict_text(const struct cp_measured *m, char *buf, size_t
 		snprintf(buf, len, "%s (%s): output differs from %s: faulty, never preferred",
 			 m->driver, m->name, m->reference[0] ? m->reference : "the reference");
 	else if (timeout)
-		snprintf(buf, len, "%s (%s): a request never completed: never preferred", m->driver,
-			 m->name);
+		snprintf(buf, len,
+			 "%s (%s): a request timed out (never completed): never preferred",
+			 m->driver, m->name);
 	else if (unreachable) {
 		*ret_level = LOG_NOTICE;
 		snprintf(buf, len, "%s (%s): unreachable through %s: placed by its class alone",
