@@ -31,3 +31,22 @@ for x in v:
 ' "$CP_RESULTS/journal.json"
 "$CP_BUILD/cli/cryptoprioctl" status | tee "$CP_RESULTS/status.txt"
 check "status counts the module events" grep -qE 'module events: [1-9]' "$CP_RESULTS/status.txt"
+
+# A uevent forged by a user-space sender (root may send to the kernel's
+# uevent group) is dropped: only the kernel (port 0) speaks for modules.
+events() { python3 -c 'import json; print(json.load(open("/run/cryptoprio/state.json"))["daemon"]["module_events"])'; }
+runs() { python3 -c 'import json; print(json.load(open("/run/cryptoprio/state.json"))["daemon"]["runs"])'; }
+n_events=$(events) n_runs=$(runs)
+python3 - <<'PY'
+import os, socket
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)  # NETLINK_KOBJECT_UEVENT
+s.bind((os.getpid(), 0))
+for verb in ("add", "remove"):
+    s.sendto(f"{verb}@/module/virtio_crypto\0ACTION={verb}\0DEVPATH=/module/virtio_crypto\0"
+             "SUBSYSTEM=module\0SEQNUM=999999\0".encode(), (0, 1))
+PY
+sleep 3
+log "module events: $n_events -> $(events), runs: $n_runs -> $(runs)"
+check "forged uevents: not counted" test "$(events)" = "$n_events"
+check "forged uevents: no run" test "$(runs)" = "$n_runs"
+check "forged uevents: the daemon is still the same" test "$(unit_prop $svc MainPID)" = "$pid"

@@ -66,11 +66,22 @@ while off < len(r):
     if t == 1:
         fam = struct.unpack_from("H", r, off + 4)[0]
     off += (l + 3) & ~3
-attrs = b"" if sys.argv[1] == "nodriver" else attr(2, b"cbc-aes-aesni\0")  # DRIVER
+mode = sys.argv[1]
+attrs = b"" if mode == "nodriver" else attr(2, b"cbc-aes-aesni\0")  # DRIVER
 attrs += attr(7, struct.pack("I", 16))  # REQ_SIZE
+if mode not in ("nodriver", "notype"):
+    attrs += attr(4, struct.pack("I", 1))  # TYPE skcipher
+    attrs += attr(9, struct.pack("Q", 1000000))  # BUDGET_NS: 1 ms
+if mode.startswith("grace="):  # GRACE_NS (cryptoprioctl never sends one out of bounds)
+    attrs += attr(20, struct.pack("Q", int(mode[6:])))
+if mode.startswith("keysize="):  # KEY_SIZE
+    attrs += attr(6, struct.pack("I", int(mode[8:])))
 s.send(msg(fam, 1, attrs, 2, 1 | 4))
 r = s.recv(65536)
 typ = struct.unpack_from("H", r, 4)[0]
+if typ != NLMSG_ERROR:
+    print("reply")  # the command's answer: accepted
+    sys.exit(0)
 err = struct.unpack_from("i", r, 16)[0]
 flags = struct.unpack_from("H", r, 6)[0]
 orig_len = struct.unpack_from("I", r, 20)[0]
@@ -91,9 +102,40 @@ check "missing DRIVER: EINVAL with a message" test "$out" = "-22 missing attribu
 out=$("$py" "$CP_RESULTS/raw.py" notype)
 log "no TYPE: $out"
 check "missing TYPE: EINVAL with a message" test "$out" = "-22 missing attribute TYPE (skcipher, aead or hash)"
+check "a complete raw request works (control)" test "$("$py" "$CP_RESULTS/raw.py" grace=100000000)" = reply
+for grace in 99999999 2000000001; do
+	out=$("$py" "$CP_RESULTS/raw.py" grace=$grace)
+	log "grace $grace ns: $out"
+	check "grace $grace ns refused by the kernel" test "$out" = "-22 grace must be 100 ms..2 s"
+done
+out=$("$py" "$CP_RESULTS/raw.py" keysize=257)
+log "key size 257: $out"
+check "key size 257 bytes refused by the kernel" test "$out" = "-22 key size must be at most 256 bytes"
 
-# One run at a time.
-"$ctl" calibrate --raw cbc-aes-aesni --size 65536 --budget 1000 >/dev/null 2>&1 &
+# crypto_user itself refuses an unprivileged UPDATEALG (cryptoprioctl refuses
+# before sending, so only a raw request shows the kernel's own check).
+cat >"$CP_RESULTS/updatealg.py" <<'PY'
+import socket, struct, sys
+CRYPTO_MSG_UPDATEALG, CRYPTOCFGA_PRIORITY_VAL = 0x12, 1
+body = struct.pack("64s64s64sIIII", b"", sys.argv[1].encode(), b"", 0, 0, 0, 0)
+body += struct.pack("HHI", 8, CRYPTOCFGA_PRIORITY_VAL, int(sys.argv[2]))
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 21)  # NETLINK_CRYPTO
+s.send(struct.pack("IHHII", 16 + len(body), CRYPTO_MSG_UPDATEALG, 1 | 4, 1, 0) + body)
+r = s.recv(65536)
+print(struct.unpack_from("i", r, 16)[0])
+PY
+before=$(proc_crypto_prio cbc-aes-aesni)
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$py" "$CP_RESULTS/updatealg.py" cbc-aes-aesni 7)
+log "unprivileged UPDATEALG: $out"
+check "unprivileged UPDATEALG: EPERM from crypto_user" test "$out" = -1
+check "and the priority is unchanged" test "$(proc_crypto_prio cbc-aes-aesni)" = "$before"
+check "the same request as root works (control)" test "$("$py" "$CP_RESULTS/updatealg.py" cbc-aes-aesni "$before")" = 0
+
+# One run at a time. The first holds the module for five 1 s runs back to
+# back, in one process: on a loaded host a single run could end before the
+# second command even starts.
+"$ctl" calibrate --raw cbc-aes-aesni --size 65536,65536,65536,65536,65536 --budget 1000 \
+	>/dev/null 2>&1 &
 pid=$!
 # try while the first one lasts (its start under TCG takes a moment)
 busy() {

@@ -41,3 +41,15 @@ assert d["dry_run"] is True and all(s["result"] == "planned" for s in d["steps"]
 assert cbc(p) == cbc(d) and cbc(p), (cbc(p), cbc(d))
 PY
 check "dry run changed nothing" priorities_kept "$before"
+
+# status and check-policy read only world-readable files: they work as nobody.
+rc=0
+nobody "$ctl" status >"$CP_RESULTS/status-nobody.txt" 2>&1 || rc=$?
+cat "$CP_RESULTS/status-nobody.txt"
+check "status as nobody exits 0" test "$rc" = 0
+check "status as nobody shows the original recorded by set" grep -q "Original priorities recorded: 1" "$CP_RESULTS/status-nobody.txt"
+rc=0
+nobody "$ctl" check-policy --verbose >"$CP_RESULTS/check-policy-nobody.txt" 2>&1 || rc=$?
+cat "$CP_RESULTS/check-policy-nobody.txt"
+check "check-policy as nobody exits 0" test "$rc" = 0
+check "check-policy as nobody names the file it read" grep -q /etc/cryptoprio.conf "$CP_RESULTS/check-policy-nobody.txt"
