@@ -32,6 +32,14 @@ static void vprint_error(const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+void ctl_lock_waiting(const char *path)
+{
+	fprintf(stderr,
+		"cryptoprioctl: waiting for %s: another apply, set or reset, or the daemon, is "
+		"changing priorities\n",
+		path);
+}
+
 int ctl_error(const char *fmt, ...)
 {
 	va_list ap;

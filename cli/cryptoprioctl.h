@@ -28,6 +28,8 @@ struct ctl_verb {
 
 /* Errors go to stderr as "cryptoprioctl: ..."; return the exit code to use. */
 int ctl_error(const char *fmt, ...) _printf_(1, 2);
+/* Said before blocking on the lock another apply, set, reset or the daemon holds. */
+void ctl_lock_waiting(const char *path);
 int ctl_usage_error(const char *fmt, ...) _printf_(1, 2);
 /* Report a failed privileged operation; names CAP_NET_ADMIN for EPERM. */
 int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...) _printf_(3, 4);

@@ -102,7 +102,7 @@ static int writer_open(struct writer *w, const char *verb)
 	int r;
 
 	memset(w, 0, sizeof(*w));
-	w->lock_fd = cp_lock_acquire(CP_LOCK_PATH);
+	w->lock_fd = cp_lock_acquire_or_wait(CP_LOCK_PATH, ctl_lock_waiting);
 	if (w->lock_fd < 0)
 		return ctl_errno(w->lock_fd, NULL, "%s: cannot take %s", verb, CP_LOCK_PATH);
 	r = cp_state_load_salvage(CP_STATE_PATH, &w->state);

@@ -240,6 +240,11 @@ static void log_result(const struct cp_apply_result *res, const char *trigger)
  * when some steps failed, or another negative errno when nothing was
  * applied.
  */
+static void log_lock_waiting(const char *path)
+{
+	cp_log(LOG_INFO, "Waiting for %s: cryptoprioctl is changing priorities", path);
+}
+
 static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct cp_names *only)
 {
 	_cleanup_(cp_names_clear) struct cp_names patterns = {};
@@ -252,6 +257,7 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 	    .lock_path = d->opts.lock_path,
 	    .cache_path = d->opts.cache_path,
 	    .agent = "cryptoprio-daemon",
+	    .lock_waiting = log_lock_waiting,
 	};
 	char status[512];
 	int r;

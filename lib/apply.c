@@ -589,7 +589,8 @@ static int open_lock(const struct cp_apply_options *opts, int *ret_fd)
 {
 	if (!cp_have_net_admin())
 		return -EPERM;
-	*ret_fd = cp_lock_acquire(opts->lock_path ? opts->lock_path : CP_LOCK_PATH);
+	*ret_fd = cp_lock_acquire_or_wait(opts->lock_path ? opts->lock_path : CP_LOCK_PATH,
+					  opts->lock_waiting);
 	return *ret_fd < 0 ? *ret_fd : 0;
 }
 

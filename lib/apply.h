@@ -34,6 +34,7 @@ struct cp_apply_options {
 	void (*progress)(const struct cp_progress *progress, void *userdata);
 	void *userdata;
 	const char *agent; /* recorded in the state file; default "cryptoprioctl" */
+	void (*lock_waiting)(const char *path); /* called once before waiting for another holder */
 };
 
 /* What one UPDATEALG did. */

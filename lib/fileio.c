@@ -101,6 +101,11 @@ int cp_read_file(const char *path, size_t max, char **ret_data, size_t *ret_size
 
 int cp_lock_acquire(const char *path)
 {
+	return cp_lock_acquire_or_wait(path, NULL);
+}
+
+int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path))
+{
 	_cleanup_close_ int fd = -1;
 	int r;
 
@@ -110,6 +115,8 @@ int cp_lock_acquire(const char *path)
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return negative_errno();
+	if (waiting && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+		waiting(path); /* then block: another writer finishes its plan first */
 	while (flock(fd, LOCK_EX) < 0)
 		if (errno != EINTR)
 			return negative_errno();

@@ -22,6 +22,9 @@ int cp_read_file(const char *path, size_t max, char **ret_data, size_t *ret_size
  * it is free. Returns the fd holding it (close to release) or a negative errno.
  */
 int cp_lock_acquire(const char *path);
+/* The same, calling @waiting once first when another process holds the lock (a silent hang
+ * otherwise). */
+int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path));
 
 /* Whether the calling process has CAP_NET_ADMIN in its effective set. */
 bool cp_have_net_admin(void);
