@@ -364,6 +364,7 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	    .force_calibration = o->force,
 	    .progress = tty ? progress_cb : NULL,
 	    .agent = "cryptoprioctl",
+	    .lock_waiting = ctl_lock_waiting,
 	};
 	const char *verb = apply ? "apply" : "plan";
 	int r;
@@ -474,7 +475,9 @@ static void print_last_apply(const struct cp_state_apply *a)
 		pending += s->result == CP_STEP_PENDING;
 	}
 	if (!a->finished_at)
-		printf("Interrupted: %zu steps never completed.\n", pending);
+		printf("Interrupted: %zu steps not recorded as done (the first may be in the "
+		       "kernel).\n",
+		       pending);
 	else
 		printf("Finished %s: %zu steps, %zu failed.\n",
 		       ctl_format_time(t, sizeof(t), a->finished_at), a->n_steps, failed);
