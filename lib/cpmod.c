@@ -88,7 +88,7 @@ static int getfamily_cb(const struct nlmsghdr *nlh, void *data)
 
 int cp_mod_family(struct cp_nl *nl, uint16_t *family)
 {
-	char buf[CP_MOD_MSG_SIZE];
+	char buf[CP_MOD_MSG_SIZE] = {0}; /* libmnl 1.0.4 leaves attribute padding as found */
 	struct family_reply f = {0};
 	int r;
 
@@ -225,7 +225,7 @@ static int calibrate_cb(const struct nlmsghdr *nlh, void *data)
 int cp_mod_calibrate(struct cp_nl *nl, const struct cp_mod_calib_req *req,
 		     struct cp_mod_calib_result *res)
 {
-	char buf[CP_MOD_MSG_SIZE];
+	char buf[CP_MOD_MSG_SIZE] = {0}; /* libmnl 1.0.4 leaves attribute padding as found */
 	struct calib_reply c = {.res = res};
 	uint16_t family;
 	int r;
@@ -298,7 +298,7 @@ static int resolve_cb(const struct nlmsghdr *nlh, void *data)
 int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type, uint32_t mask,
 		   struct cp_mod_resolve_result *res)
 {
-	char buf[CP_MOD_MSG_SIZE];
+	char buf[CP_MOD_MSG_SIZE] = {0}; /* libmnl 1.0.4 leaves attribute padding as found */
 	struct resolve_reply c = {.res = res};
 	uint16_t family;
 	int r;

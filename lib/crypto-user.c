@@ -127,6 +127,7 @@ int cp_cu_dump(struct cp_nl *nl, struct cp_inventory *inv)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 
+	memset(buf, 0, sizeof(buf)); /* as in cpmod.c: no stack bytes to the kernel */
 	return cp_nl_transact(nl, cp_cu_build_dump(buf), cp_cu_parse_alg_cb, inv);
 }
 
@@ -135,6 +136,7 @@ int cp_cu_set_priority(struct cp_nl *nl, const char *driver, uint64_t priority)
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh;
 
+	memset(buf, 0, sizeof(buf)); /* as in cpmod.c: no stack bytes to the kernel */
 	nlh = cp_cu_build_update(buf, driver, priority);
 	if (!nlh)
 		return negative_errno();
