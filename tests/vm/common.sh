@@ -4,7 +4,7 @@
 CP_VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CP_REPO_ROOT=$(cd "$CP_VM_DIR/../.." && pwd)
 CP_VM_CACHE=${CRYPTOPRIO_VM_CACHE:-/var/tmp/cryptoprio-vm}
-CP_VM_KERNELS_ALL=(6.1 7.2)
+CP_VM_KERNELS_ALL=(6.1 6.12 7.2)
 # Which sid kernel series "7.2" means (newest linux-image-<series>.*-amd64).
 CP_VM_SID_SERIES=${CRYPTOPRIO_VM_SID_SERIES:-7.2}
 CP_VM_MIRROR=${CRYPTOPRIO_VM_MIRROR:-http://deb.debian.org/debian}
@@ -14,7 +14,7 @@ msg() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 die() { msg "error: $*"; exit 1; }
 
 valid_kalias() {
-	case $1 in 6.1|7.2) return 0 ;; *) return 1 ;; esac
+	case $1 in 6.1|6.12|7.2) return 0 ;; *) return 1 ;; esac
 }
 
 # Directory of one kernel in the cache.
