@@ -57,8 +57,10 @@ crypto_snapshot() {
 # (drivers registered since, such as the template instances calibration
 # builds for its known-answer reference, do not count).
 priorities_kept() {
-	local changed
-	changed=$(comm -23 <(printf '%s\n' "$1") <(crypto_snapshot))
+	local changed now
+	now=$(crypto_snapshot) || return 1
+	# comm failing (it once did, on a missing /dev/fd) is a failure, not "no change"
+	changed=$(comm -23 <(printf '%s\n' "$1") <(printf '%s\n' "$now")) || return 1
 	[[ -z $changed ]] && return 0
 	printf 'changed or gone:\n%s\n' "$changed"
 	return 1
