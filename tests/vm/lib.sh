@@ -141,6 +141,23 @@ install_cryptoprio_module() {
 # unit_prop UNIT PROPERTY: one property of UNIT (systemctl show --value).
 unit_prop() { systemctl show -p "$2" --value "$1"; }
 
+# priority_snapshot: "DRIVER PRIORITY" for every implementation, sorted.
+priority_snapshot() {
+	awk '$1 == "driver" { d = $3 } $1 == "priority" { print d, $3 }' /proc/crypto | sort -u
+}
+
+# priorities_as FILE: every driver both in FILE (a priority_snapshot) and
+# registered now has the priority FILE says; prints the ones that do not.
+# Drivers that came or went meanwhile do not count: template instances, and
+# on 7.2 self-tests that finish (or fail, as virtio-crypto-rsa's in QEMU)
+# after registration. A driver name can be listed twice, once per type
+# (6.12's lskciphers).
+priorities_as() {
+	priority_snapshot | awk 'NR == FNR { now[$0] = 1; there[$1] = 1; next }
+		($1 in there) && !($0 in now) { print "changed:", $0; bad = 1 }
+		END { exit bad }' - "$1"
+}
+
 # wait_for_prio DRIVER PRIORITY [TIMEOUT]: wait (default 5 s) until DRIVER
 # has PRIORITY in /proc/crypto; prints the seconds it took.
 wait_for_prio() {
