@@ -238,7 +238,10 @@ cp $state "$CP_RESULTS/state-two.json"
 log "d blocked $(flock_wait d) s in flock; c ended $(cat /tmp/cp-end-c), d $(cat /tmp/cp-end-d)"
 check "both applies exit 0" test "$rc_c/$rc_d" = 0/0
 check "d started before c ended" before "$t_start_d" "$(cat /tmp/cp-end-c)"
-check "d ended after c" before "$(cat /tmp/cp-end-c)" "$(cat /tmp/cp-end-d)"
+# Not "d ended after c" by the wrappers' clocks: c's lock goes with its
+# exit, and d can finish before c's strace has reaped c and noted the time
+# (seen once in CI). That d came after c is what the next checks show: d
+# waited in flock and planned from c's result.
 check "d was in flock(LOCK_EX) for more than 0.5 s" before 0.5 "$(flock_wait d)"
 check "c applied its whole plan, from a's pins" steps_from "$CP_RESULTS/apply-c.json" 40 60
 check "d planned after c: from c's pins to its own" steps_from "$CP_RESULTS/apply-d.json" 60 70
