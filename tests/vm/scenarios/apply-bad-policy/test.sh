@@ -39,13 +39,13 @@ expect_errors() {
 	done
 }
 
-before=$(crypto_snapshot)
+priority_snapshot >"$CP_RESULTS/before.txt"
 state_before=$(cat /run/cryptoprio/state.json)
 check "check-policy: every error with file:line, exit 1" expect_errors "$ctl" check-policy
 check "apply: every error with file:line, exit 1" expect_errors "$ctl" apply
 check "apply --json: every error too, exit 1" expect_errors "$ctl" --json apply
 check "plan: refuses the policy the same way" expect_errors "$ctl" plan
-check "/proc/crypto unchanged" priorities_kept "$before"
+check "/proc/crypto unchanged" priorities_as "$CP_RESULTS/before.txt"
 check "virtio-crypto still at 3000" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 3000
 check "state file unchanged" test "$state_before" = "$(cat /run/cryptoprio/state.json)"
 

@@ -48,24 +48,6 @@ sa_built_on() {
 	[[ $after -gt $before ]]
 }
 
-# crypto_snapshot: every driver and its priority, for "nothing changed" checks.
-crypto_snapshot() {
-	awk '/^driver/ { d = $3 } /^priority/ { print d, $3 }' /proc/crypto | sort
-}
-
-# priorities_kept SNAPSHOT: every driver of SNAPSHOT still has its priority
-# (drivers registered since, such as the template instances calibration
-# builds for its known-answer reference, do not count).
-priorities_kept() {
-	local changed now
-	now=$(crypto_snapshot) || return 1
-	# comm failing (it once did, on a missing /dev/fd) is a failure, not "no change"
-	changed=$(comm -23 <(printf '%s\n' "$1") <(printf '%s\n' "$now")) || return 1
-	[[ -z $changed ]] && return 0
-	printf 'changed or gone:\n%s\n' "$changed"
-	return 1
-}
-
 # jget FILE EXPR: EXPR in python with d = the JSON document in FILE.
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 

@@ -16,11 +16,11 @@ check "set virtio_crypto_aes_cbc 3000" "$ctl" set virtio_crypto_aes_cbc 3000
 check "virtio-crypto is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = virtio_crypto_aes_cbc
 check "an SA added before apply is built on virtio-crypto" sa_built_on virtio_crypto_aes_cbc 0x100
 
-before=$(crypto_snapshot)
+priority_snapshot >"$CP_RESULTS/before.txt"
 "$ctl" apply --dry-run | tee "$CP_RESULTS/dry-run.txt"
 check "apply --dry-run plans a step for virtio_crypto_aes_cbc" \
 	grep -qE '^cbc\(aes\) +virtio_crypto_aes_cbc +offload +3000 -> ' "$CP_RESULTS/dry-run.txt"
-check "apply --dry-run changes nothing" priorities_kept "$before"
+check "apply --dry-run changes nothing" priorities_as "$CP_RESULTS/before.txt"
 check "apply --dry-run records no plan" \
 	bash -c '! grep -q last_apply /run/cryptoprio/state.json'
 
@@ -55,11 +55,11 @@ for step in last["steps"]:
     assert step["result"] == "done" and step["errno"] == 0, step
 PY
 
-after=$(crypto_snapshot)
+priority_snapshot >"$CP_RESULTS/after-apply.txt"
 out=$("$ctl" apply 2>&1) || true
 printf '%s\n' "$out"
 check "a second apply says there is nothing to change" grep -q "Nothing to change" <<<"$out"
-check "a second apply changes nothing" priorities_kept "$after"
+check "a second apply changes nothing" priorities_as "$CP_RESULTS/after-apply.txt"
 "$ctl" --json apply >"$CP_RESULTS/apply2.json"
 check "a second apply (--json) has no steps" test "$(jget "$CP_RESULTS/apply2.json" "len(d['steps'])")" = 0
 

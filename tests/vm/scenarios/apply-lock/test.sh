@@ -51,7 +51,6 @@ py() { python3 -c "import json, sys; $1" "${@:2}"; }
 now() { date +%s.%N; }
 # before A B: the time A is before B.
 before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
-prio_table() { awk '/^driver/ { d = $3 } /^priority/ { print d, $3 }' /proc/crypto | sort -u; }
 
 "$ctl" -c /etc/cp-lock-a.conf --json plan >"$CP_RESULTS/plan-a.json"
 n_steps=$(py 'print(len(json.load(open(sys.argv[1]))["steps"]))' "$CP_RESULTS/plan-a.json")
@@ -166,7 +165,7 @@ assert not bad, bad
 # finished; the kernel has every step's new priority, and every driver the
 # policies pin (the steps of plan-a) is at BASE's pin, none at another's.
 final_consistent() {
-	prio_table >/tmp/cp-now.txt
+	priority_snapshot >/tmp/cp-now.txt
 	py '
 s = json.load(open(sys.argv[1])); a = s["last_apply"]
 ap, agent, base = json.load(open(sys.argv[2])), sys.argv[3], int(sys.argv[4])

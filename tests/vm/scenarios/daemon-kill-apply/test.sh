@@ -39,12 +39,10 @@ chmod 0644 /etc/cryptoprio.conf
 # py SCRIPT ARGS...: python3 with json and sys imported.
 py() { python3 -c "import json, sys; $1" "${@:2}"; }
 
-# prio_table: "driver priority" of every implementation now.
-prio_table() { awk '/^driver/ { d = $3 } /^priority/ { print d, $3 }' /proc/crypto | sort -u; }
 
 "$ctl" --json plan >"$CP_RESULTS/plan.json"
 "$ctl" plan | tee "$CP_RESULTS/plan.txt"
-prio_table >"$CP_RESULTS/before.txt"
+priority_snapshot >"$CP_RESULTS/before.txt"
 n_steps=$(py 'print(len(json.load(open(sys.argv[1]))["steps"]))' "$CP_RESULTS/plan.json")
 log "plan: $n_steps steps"
 # Fewer steps and there is no "middle" worth the name: the scenario is void.
@@ -56,7 +54,7 @@ log "plan: $n_steps steps"
 # changed priority is not.
 originals_back() {
 	local bad
-	prio_table >/tmp/cp-now.txt
+	priority_snapshot >/tmp/cp-now.txt
 	bad=$(awk 'NR == FNR { now[$1] = $2; next }
 		!($1 in now) { if ($1 !~ /\(/) print $1, $2, "GONE"; next }
 		now[$1] != $2 { print $1, $2, now[$1] }' /tmp/cp-now.txt "$CP_RESULTS/before.txt") || return 1
@@ -118,7 +116,7 @@ kill_mid_plan() {
 # done ones a prefix; every done step is in the kernel, and of the pending
 # ones at most the first (its sendto was held when the kill came).
 killed_mid_plan() {
-	prio_table >/tmp/cp-now.txt
+	priority_snapshot >/tmp/cp-now.txt
 	py '
 a = json.load(open(sys.argv[1]))["last_apply"]
 plan = json.load(open(sys.argv[2]))["steps"]
@@ -182,7 +180,7 @@ check "the next --once exits 0" test "$rc" = 0
 check "the next --once: 0 failed" \
 	grep -qE '^cryptoprio-daemon: Policy (applied \(start\): [0-9]+ changed, 0 failed|in force)' \
 	"$CP_RESULTS/once.err"
-prio_table >/tmp/cp-now.txt
+priority_snapshot >/tmp/cp-now.txt
 check "after the restart every driver of the plan has its planned priority" py '
 plan = json.load(open(sys.argv[1]))["steps"]; now = dict(l.split() for l in open(sys.argv[2]))
 bad = [(s["driver"], s["new_priority"], now.get(s["driver"])) for s in plan

@@ -11,11 +11,6 @@ daemon=$CP_BUILD/daemon/cryptoprio-daemon
 svc=cryptoprio.service
 r=$CP_RESULTS
 
-# prio_snapshot: every implementation's priority, sorted ("driver prio").
-prio_snapshot() {
-	awk -F': ' '/^driver/ { d = $2 } /^priority/ { print d, $2 }' /proc/crypto | sort
-}
-
 check "crypto_user is not loaded" test ! -d /sys/module/crypto_user
 check "modprobe crypto_user is refused" bash -c '! modprobe crypto_user 2>/dev/null'
 check "aesni_intel was loaded at boot (cbc-aes-aesni there)" wait_for_driver cbc-aes-aesni 30
@@ -62,7 +57,7 @@ check "status: the daemon is not running and its error is recorded" bash -c \
 
 # Again, with the priorities compared before and after: a restart of the
 # unit and a --once run change nothing and fail the same way.
-prio_snapshot >"$r/prio-before.txt"
+priority_snapshot >"$r/prio-before.txt"
 systemctl restart $svc 2>/dev/null || true
 check "restart: failed again" test "$(unit_prop $svc ActiveState)/$(unit_prop $svc ExecMainStatus)" = failed/1
 rc=0
@@ -70,7 +65,7 @@ rc=0
 cat "$r/once.err"
 check "--once: exit 1" test "$rc" = 1
 check "--once: says crypto_user is unavailable" grep -q 'crypto_user' "$r/once.err"
-prio_snapshot >"$r/prio-after.txt"
+priority_snapshot >"$r/prio-after.txt"
 check "priorities identical before and after ($(wc -l <"$r/prio-after.txt") implementations)" \
-	diff -u "$r/prio-before.txt" "$r/prio-after.txt"
+	priorities_as "$r/prio-before.txt"
 check "crypto_user still not loaded" test ! -d /sys/module/crypto_user

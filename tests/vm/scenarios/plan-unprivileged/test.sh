@@ -10,7 +10,7 @@ printf '[Policy]\nCalibrationBudget = 10s\n' >/etc/cryptoprio.conf
 chmod 0644 /etc/cryptoprio.conf
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
-before=$(crypto_snapshot)
+priority_snapshot >"$CP_RESULTS/before.txt"
 rc=0
 nobody "$ctl" plan >"$CP_RESULTS/plan.txt" 2>&1 || rc=$?
 cat "$CP_RESULTS/plan.txt"
@@ -21,7 +21,7 @@ check "plan says it measured through AF_ALG only" grep -q 'without CAP_NET_ADMIN
 nobody "$ctl" --json plan >"$CP_RESULTS/plan.json"
 check "plan --json: unprivileged, af_alg or cache, numbers as numbers" test "$(jget "$CP_RESULTS/plan.json" \
 	"d['calibration']['unprivileged'] and d['calibration']['backend'] in ('af_alg', 'none') and any(s['driver'] == 'virtio_crypto_aes_cbc' and s['old_priority'] == 3000 and type(s['new_priority']) is int for s in d['steps'])")" = True
-check "plan changed nothing" priorities_kept "$before"
+check "plan changed nothing" priorities_as "$CP_RESULTS/before.txt"
 check "plan wrote no plan into the state" bash -c '! grep -q last_apply /run/cryptoprio/state.json'
 
 rc=0
@@ -29,7 +29,7 @@ err=$(nobody "$ctl" apply 2>&1) || rc=$?
 printf '%s\n' "$err"
 check "apply as nobody: exit 1" test "$rc" = 1
 check "apply as nobody names CAP_NET_ADMIN" grep -q CAP_NET_ADMIN <<<"$err"
-check "still nothing changed" priorities_kept "$before"
+check "still nothing changed" priorities_as "$CP_RESULTS/before.txt"
 
 "$ctl" --json apply --dry-run >"$CP_RESULTS/dry-run.json"
 check "apply --dry-run as root: the same drivers and new priorities as plan" python3 - \
@@ -40,7 +40,7 @@ cbc = lambda doc: [(s["driver"], s["new_priority"]) for s in doc["steps"] if s["
 assert d["dry_run"] is True and all(s["result"] == "planned" for s in d["steps"]), d["steps"]
 assert cbc(p) == cbc(d) and cbc(p), (cbc(p), cbc(d))
 PY
-check "dry run changed nothing" priorities_kept "$before"
+check "dry run changed nothing" priorities_as "$CP_RESULTS/before.txt"
 
 # status and check-policy read only world-readable files: they work as nobody.
 rc=0
