@@ -6,13 +6,6 @@
 #include "cpmod.h"
 #include "macro.h"
 
-static uint16_t cached_family;
-
-void cp_mod_family_reset(void)
-{
-	cached_family = 0;
-}
-
 static struct nlmsghdr *put_header(void *buf, uint16_t type, uint8_t cmd, uint8_t version)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -92,10 +85,6 @@ int cp_mod_family(struct cp_nl *nl, uint16_t *family)
 	struct family_reply f = {0};
 	int r;
 
-	if (cached_family) {
-		*family = cached_family;
-		return 0;
-	}
 	r = cp_nl_transact(nl, cp_mod_build_getfamily(buf), getfamily_cb, &f);
 	if (r < 0)
 		return r; /* -ENOENT: no such family, the module is not loaded */
@@ -105,7 +94,6 @@ int cp_mod_family(struct cp_nl *nl, uint16_t *family)
 		return -EBADMSG;
 	if (f.version < CRYPTOPRIO_GENL_VERSION)
 		return -EPROTO;
-	cached_family = f.family;
 	*family = f.family;
 	return 0;
 }

@@ -54,12 +54,12 @@ struct cp_mod_resolve_result {
 };
 
 /*
- * The family's id, looked up once per process and cached. -ENOENT when the
- * module is not loaded; -EPROTO if its version is older than this client's.
+ * The family's id, looked up at every call: the kernel gives a reloaded
+ * module a new id, and the old one may then belong to another family.
+ * -ENOENT when the module is not loaded; -EPROTO if its version is older
+ * than this client's.
  */
 int cp_mod_family(struct cp_nl *nl, uint16_t *family);
-/* Forget the cached id (after the module was reloaded). */
-void cp_mod_family_reset(void);
 
 /*
  * Run one calibration. @nl is a NETLINK_GENERIC socket. Returns 0 or a
