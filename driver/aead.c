@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cryptoprio: AEAD requests. Buffer layout: associated data (16 bytes),
- * text, tag (16 bytes or the algorithm's maximum if smaller). Encryption
- * works in place; decryption reads a valid ciphertext from src and writes
- * dst, so every request authenticates.
+ * the IV for the geniv wrappers (echainiv, seqiv: as IPsec sends it), text,
+ * tag (16 bytes or the algorithm's maximum if smaller). Encryption works in
+ * place; decryption reads a valid ciphertext from src and writes dst (in
+ * place where the slot has no dst), so every request authenticates.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,46 +50,42 @@ static const char *cp_aead_alg_name(struct cp_tfm *t)
 	return crypto_tfm_alg_name(crypto_aead_tfm(t->aead));
 }
 
-static bool cp_name_has(struct cp_tfm *t, const char *what)
-{
-	return strstr(cp_aead_alg_name(t), what);
-}
-
 static void cp_aead_geometry(struct cp_tfm *t, struct cp_geometry *g)
 {
+	/* a name that does not parse gets the plain AEAD defaults */
+	(void)cp_shape_of(cp_aead_alg_name(t), &g->shape);
 	g->ivsize = crypto_aead_ivsize(t->aead);
 	g->blocksize = crypto_aead_blocksize(t->aead);
 	g->out_extra = crypto_aead_authsize(t->aead);
 	g->assoclen = CP_AEAD_ASSOC_LEN;
-	g->key_default = cp_name_has(t, "chacha") ? 32 : 16;
+	g->iv_in_data = g->shape.geniv ? g->ivsize : 0;
+	g->key_default = g->shape.key ? g->shape.key : 16;
 }
 
 /*
- * @len is the cipher key size. Nonce-salted modes take their salt after the
- * key (rfc4106/rfc4543: 4 bytes, rfc4309: 3); authenc takes the kernel's
- * authenc key format with a CP_HMAC_KEY_LEN authentication key.
+ * @len is the cipher key size. The nonce of rfc4106 & co. follows the key;
+ * authenc takes the kernel's authenc key format: a parameter attribute,
+ * the authentication key, then the cipher key.
  */
-static int cp_aead_setkey(struct cp_tfm *t, const u8 *key, unsigned int len)
+static int cp_aead_setkey(struct cp_tfm *t, const struct cp_geometry *g,
+			  const u8 *key, unsigned int len)
 {
+	unsigned int auth_len = g->shape.auth_key;
 	struct crypto_authenc_key_param *param;
 	struct rtattr *rta;
 	unsigned int blob_len;
 	u8 *blob;
 	int r;
 
-	if (!cp_name_has(t, "authenc")) {
-		if (cp_name_has(t, "rfc4106") || cp_name_has(t, "rfc4543"))
-			len += 4;
-		else if (cp_name_has(t, "rfc4309"))
-			len += 3;
-		if (len > CRYPTOPRIO_MAX_KEY_SIZE)
+	if (!g->shape.authenc) {
+		if (len + g->shape.nonce > CRYPTOPRIO_MAX_KEY_SIZE)
 			return -EINVAL;
-		return crypto_aead_setkey(t->aead, key, len);
+		return crypto_aead_setkey(t->aead, key, len + g->shape.nonce);
 	}
 
-	if (len + CP_HMAC_KEY_LEN > CRYPTOPRIO_MAX_KEY_SIZE)
+	if (len > CRYPTOPRIO_MAX_KEY_SIZE || auth_len > CP_HMAC_KEY_LEN)
 		return -EINVAL;
-	blob_len = RTA_SPACE(sizeof(*param)) + CP_HMAC_KEY_LEN + len;
+	blob_len = RTA_SPACE(sizeof(*param)) + auth_len + len;
 	blob = kzalloc(blob_len, GFP_KERNEL);
 	if (!blob)
 		return -ENOMEM;
@@ -98,8 +95,8 @@ static int cp_aead_setkey(struct cp_tfm *t, const u8 *key, unsigned int len)
 	param = RTA_DATA(rta);
 	param->enckeylen = cpu_to_be32(len);
 	/* authentication key, then encryption key, from the same random bytes */
-	memcpy(blob + RTA_SPACE(sizeof(*param)), key + len, CP_HMAC_KEY_LEN);
-	memcpy(blob + RTA_SPACE(sizeof(*param)) + CP_HMAC_KEY_LEN, key, len);
+	memcpy(blob + RTA_SPACE(sizeof(*param)), key + len, auth_len);
+	memcpy(blob + RTA_SPACE(sizeof(*param)) + auth_len, key, len);
 	r = crypto_aead_setkey(t->aead, blob, blob_len);
 	kfree_sensitive(blob);
 	return r;
@@ -120,15 +117,16 @@ static void cp_aead_req_prepare(struct cp_tfm *t, struct cp_slot *slot,
 				bool decrypt, crypto_completion_t cb, void *data)
 {
 	struct aead_request *req = slot->req;
+	struct scatterlist *src = slot->src.sgt.sgl;
+	struct scatterlist *dst = slot->dst.sgt.sgl ? slot->dst.sgt.sgl : src;
+	unsigned int len = g->iv_in_data + req_size;
 
 	aead_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG, cb, data);
 	aead_request_set_ad(req, g->assoclen);
 	if (decrypt)
-		aead_request_set_crypt(req, slot->src.sgt.sgl, slot->dst.sgt.sgl,
-				       req_size + g->out_extra, slot->iv);
+		aead_request_set_crypt(req, src, dst, len + g->out_extra, slot->iv);
 	else
-		aead_request_set_crypt(req, slot->src.sgt.sgl, slot->src.sgt.sgl,
-				       req_size, slot->iv);
+		aead_request_set_crypt(req, src, src, len, slot->iv);
 }
 
 static int cp_aead_submit(void *req, bool decrypt)

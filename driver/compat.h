@@ -32,11 +32,14 @@
 #endif
 
 /*
- * The algorithm list and its semaphore live in crypto/internal.h, which is
- * not installed with the headers; both are EXPORT_SYMBOL_GPL since 2.6.
+ * The algorithm list, its semaphore and the reference helpers live in
+ * crypto/internal.h, which is not installed with the headers; all are
+ * EXPORT_SYMBOL_GPL since 2.6.
  */
 extern struct list_head crypto_alg_list;
 extern struct rw_semaphore crypto_alg_sem;
+struct crypto_alg *crypto_mod_get(struct crypto_alg *alg);
+void crypto_mod_put(struct crypto_alg *alg);
 
 /* CRYPTO_ALG_DYING exists since 2.6; DEAD and LARVAL too. Kept for clarity. */
 #define CP_ALG_UNUSABLE (CRYPTO_ALG_LARVAL | CRYPTO_ALG_DEAD | CRYPTO_ALG_DYING)

@@ -14,6 +14,33 @@
 /* One calibration at a time: the engines and the CPU figures are shared. */
 static DEFINE_MUTEX(cp_run_mutex);
 
+/*
+ * Every command runs with a reference on this module, so that rmmod fails
+ * with EBUSY while one is going rather than freeing the code it returns
+ * to, and notes the instances registered before it (trace.c).
+ */
+static int cp_command_begin(struct cp_trace *trace,
+			    struct netlink_ext_ack *extack)
+{
+	int r;
+
+	if (!try_module_get(THIS_MODULE)) {
+		NL_SET_ERR_MSG(extack, "the module is being unloaded");
+		return -ENODEV;
+	}
+	r = cp_trace_begin(trace);
+	if (r)
+		module_put(THIS_MODULE);
+	return r;
+}
+
+/* @zombie: a run was left to a hung engine, which holds what it uses. */
+static void cp_command_end(struct cp_trace *trace, bool zombie)
+{
+	cp_trace_end(trace, !zombie);
+	module_put(THIS_MODULE);
+}
+
 static const struct nla_policy cp_policy[CRYPTOPRIO_ATTR_MAX + 1] = {
 	[CRYPTOPRIO_ATTR_DRIVER] = { .type = NLA_NUL_STRING,
 				     .len = CRYPTO_MAX_ALG_NAME - 1 },
@@ -122,6 +149,21 @@ static int cp_put_u64(struct sk_buff *msg, int type, u64 v)
 	return nla_put_u64_64bit(msg, type, v, CRYPTOPRIO_ATTR_PAD);
 }
 
+static int cp_calibrate_traced(const struct cp_params *p,
+			       struct cp_result *res,
+			       struct netlink_ext_ack *extack)
+{
+	struct cp_trace trace;
+	int r;
+
+	r = cp_command_begin(&trace, extack);
+	if (r)
+		return r;
+	r = cp_calibrate(p, res, extack);
+	cp_command_end(&trace, r == -ETIMEDOUT || r == -EINTR);
+	return r;
+}
+
 static int cp_calibrate_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct cp_params p = {};
@@ -142,7 +184,7 @@ static int cp_calibrate_doit(struct sk_buff *skb, struct genl_info *info)
 		r = -ENOMEM;
 		goto unlock;
 	}
-	r = cp_calibrate(&p, res, info->extack);
+	r = cp_calibrate_traced(&p, res, info->extack);
 	if (r)
 		goto free_res;
 
@@ -189,6 +231,7 @@ static int cp_resolve_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **tb = info->attrs;
 	char driver[CRYPTO_MAX_ALG_NAME];
 	enum cryptoprio_type type;
+	struct cp_trace trace;
 	struct sk_buff *msg;
 	u32 mask = 0;
 	void *hdr;
@@ -208,8 +251,12 @@ static int cp_resolve_doit(struct sk_buff *skb, struct genl_info *info)
 				    "MASK takes only ASYNC, KERN_DRIVER_ONLY and ALLOCATES_MEMORY");
 		return -EINVAL;
 	}
+	r = cp_command_begin(&trace, info->extack);
+	if (r)
+		return r;
 	r = cp_resolve(nla_data(tb[CRYPTOPRIO_ATTR_NAME]), type, mask, driver,
 		       sizeof(driver), info->extack);
+	cp_command_end(&trace, false);
 	if (r)
 		return r;
 
@@ -260,9 +307,13 @@ static int __init cp_init(void)
 {
 	int r;
 
+	r = cp_run_init();
+	if (r)
+		return r;
 	r = genl_register_family(&cp_family);
 	if (r) {
 		pr_err("cannot register the generic netlink family: %d\n", r);
+		cp_run_exit();
 		return r;
 	}
 	pr_info("generic netlink family %s version %d\n",
@@ -272,8 +323,9 @@ static int __init cp_init(void)
 
 static void __exit cp_exit(void)
 {
+	/* waits for commands still running (genetlink's cb_lock) */
 	genl_unregister_family(&cp_family);
-	cp_zombies_exit();
+	cp_run_exit();
 }
 
 module_init(cp_init);

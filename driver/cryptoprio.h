@@ -3,12 +3,16 @@
  * cryptoprio: in-kernel calibration of crypto implementations.
  *
  * Locking:
- * - cp_run_mutex (core.c) serialises CALIBRATE: one run at a time, taken
- *   with mutex_trylock so a second caller gets -EBUSY at once.
+ * - cp_run_mutex (core.c) serialises CALIBRATE and RESOLVE: one command at
+ *   a time, taken with mutex_trylock so a second caller gets -EBUSY at once.
  * - cp_run.lock protects cp_run.zombie and orders the last completion of a
  *   run against its owner giving up on it (see run.c).
  * - cp_zombie_lock (run.c) protects cp_zombies, the runs whose requests an
- *   engine still holds after their owner returned -ETIMEDOUT.
+ *   engine still holds after their owner gave up on them.
+ *
+ * Lifetime: every command holds a reference on this module while it runs
+ * (core.c), and every zombie one more until its last request comes back,
+ * so rmmod answers "in use" instead of freeing code a callback may enter.
  */
 #ifndef CRYPTOPRIO_H
 #define CRYPTOPRIO_H
@@ -21,14 +25,19 @@
 #include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "uapi/cryptoprio.h"
 #include "compat.h"
+#include "shape.h"
 
 #define CP_DEFAULT_BUDGET_NS	(100 * NSEC_PER_MSEC)
 #define CP_AEAD_ASSOC_LEN	16
 #define CP_AEAD_TAG_LEN		16
-#define CP_HMAC_KEY_LEN		32
+#define CP_MAX_IV_SIZE		32
+/* The buffers of one run, and of all zombie runs together (cryptoprio(4)). */
+#define CP_MAX_RUN_BYTES	(64UL << 20)
+#define CP_MAX_ZOMBIE_BYTES	(64UL << 20)
 
 struct crypto_skcipher;
 struct crypto_aead;
@@ -59,6 +68,8 @@ struct cp_geometry {
 	unsigned int out_extra;		/* AEAD tag bytes appended on encrypt */
 	unsigned int digestsize;	/* hash */
 	unsigned int assoclen;		/* AEAD associated data */
+	unsigned int iv_in_data;	/* geniv: IV bytes between AD and text */
+	struct cp_shape shape;
 };
 
 struct cp_run;
@@ -71,6 +82,10 @@ struct cp_slot {
 	struct cp_buf dst;		/* AEAD decrypt only; otherwise in place */
 	u8 *iv;
 	u8 *out;			/* hash digest */
+	/* continues submitting in process context (run.c) */
+	struct work_struct work;
+	atomic_t in_submit;		/* inside the driver's encrypt/digest */
+	int err;			/* the last request's result */
 };
 
 struct cp_params {
@@ -102,8 +117,13 @@ struct cp_type_ops {
 	const char *(*driver_name)(struct cp_tfm *t);
 	const char *(*alg_name)(struct cp_tfm *t);
 	void (*geometry)(struct cp_tfm *t, struct cp_geometry *g);
-	/* Build the key blob for @key_size (authenc format for authenc) and set it. */
-	int (*setkey)(struct cp_tfm *t, const u8 *key, unsigned int key_size);
+	/*
+	 * Set a key of @key_size cipher bytes taken from @key, which holds
+	 * CRYPTOPRIO_MAX_KEY_SIZE + CP_HMAC_KEY_LEN bytes: nonce and
+	 * authentication key as @g's shape says (authenc key format).
+	 */
+	int (*setkey)(struct cp_tfm *t, const struct cp_geometry *g,
+		      const u8 *key, unsigned int key_size);
 	void *(*req_alloc)(struct cp_tfm *t);
 	void (*req_free)(void *req);
 	/* Point @slot's request at its buffers; @cb gets @data on completion. */
@@ -126,8 +146,11 @@ struct cp_run {
 	u32 req_size;
 	u32 depth;
 	bool decrypt;
-	bool once;			/* one request on slot 0, no resubmission */
+	bool once;			/* one request per slot, no resubmission */
+	bool stop;			/* the owner gave up: submit no more */
 	ktime_t deadline;
+	u64 grace_ns;			/* give up when none came back for this long */
+	size_t bytes;			/* buffer memory, for the zombie bound */
 
 	spinlock_t lock;		/* zombie, and the last slot's completion */
 	bool zombie;
@@ -139,32 +162,66 @@ struct cp_run {
 	atomic64_t requests;
 	atomic_t error;			/* first error, 0 if none */
 	struct completion done;
-	ktime_t last_completion;
+	ktime_t last_completion;	/* READ_ONCE/WRITE_ONCE */
 
 	struct cp_slot slots[];
 };
 
 /* run.c */
-int cp_buf_alloc(struct cp_buf *b, unsigned int len);
-void cp_buf_free(struct cp_buf *b);
+int cp_run_init(void);
+void cp_run_exit(void);
+/* Bytes of buffers a run of @depth slots needs. */
+size_t cp_run_bytes(const struct cp_geometry *g, u32 req_size, u32 depth,
+		    bool decrypt, enum cryptoprio_type type);
 struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
 			    u32 req_size, u32 depth, bool decrypt);
 /* Frees @run and its transform (never while requests are outstanding). */
 void cp_run_free(struct cp_run *run);
+/* Point every slot's request at its buffers for encryption or decryption. */
+void cp_run_prepare(struct cp_run *run, bool decrypt);
 /*
- * Send one request on slot 0 (@once) or keep @run->depth requests in flight
- * for @budget_ns. Returns 0, a driver's error, or -ETIMEDOUT: then @run
- * belongs to the zombie list and the caller must forget it.
+ * Send one request per slot (@once; each slot's result in slot->err) or
+ * keep @run->depth requests in flight for @budget_ns. Returns 0, a
+ * driver's error, or, when requests stopped coming back for @grace_ns
+ * (-ETIMEDOUT) or the caller was killed (-EINTR) with requests still out:
+ * then @run belongs to the zombie list and the caller must forget it.
  */
 int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
 	      u64 *wall_ns);
-u64 cp_cpu_busy_ns(void);
-void cp_zombies_exit(void);
+/* -EBUSY (and why, in @extack) if a new run of @driver must not start. */
+int cp_zombie_check(const char *driver, size_t bytes,
+		    struct netlink_ext_ack *extack);
+
+/* cpu.c */
+struct cp_cpu_mark {
+	ktime_t time;
+	u64 idle_us;
+	unsigned int cpus;
+};
+void cp_cpu_mark(struct cp_cpu_mark *m);
+/* Busy ns of all CPUs since @m: their wall time less idle and iowait. */
+u64 cp_cpu_busy_since(const struct cp_cpu_mark *m, ktime_t *now);
+
+/* ref.c */
+int cp_reference_driver(const char *name, char *out, size_t len);
 
 /* kat.c */
-int cp_reference_driver(const char *name, char *out, size_t len);
+int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
+		    u64 grace_ns, struct cp_result *res,
+		    struct netlink_ext_ack *extack);
+
+/* calibrate.c */
 int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 		 struct netlink_ext_ack *extack);
+
+/* trace.c: what a command registered, unregistered before it returns */
+struct cp_trace {
+	char (*names)[CRYPTO_MAX_ALG_NAME];
+	unsigned int n;
+};
+int cp_trace_begin(struct cp_trace *t);
+/* @wait: for instances still being released (not after a zombie run). */
+void cp_trace_end(struct cp_trace *t, bool wait);
 
 /* resolve.c */
 int cp_resolve(const char *name, enum cryptoprio_type type, u32 mask,

@@ -37,14 +37,16 @@ static const char *cp_hash_alg_name(struct cp_tfm *t)
 
 static void cp_hash_geometry(struct cp_tfm *t, struct cp_geometry *g)
 {
+	(void)cp_shape_of(cp_hash_alg_name(t), &g->shape);
 	g->digestsize = crypto_ahash_digestsize(t->ahash);
 	g->blocksize = 1;
-	/* keyed hashes (hmac, cmac...) say so before their key is set */
-	g->key_default = (crypto_ahash_get_flags(t->ahash) &
-			  CRYPTO_TFM_NEED_KEY) ? CP_HMAC_KEY_LEN : 0;
+	/* keyed hashes (hmac, cmac, ghash...) say so before their key is set */
+	if (crypto_ahash_get_flags(t->ahash) & CRYPTO_TFM_NEED_KEY)
+		g->key_default = g->shape.key ? g->shape.key : CP_HMAC_KEY_LEN;
 }
 
-static int cp_hash_setkey(struct cp_tfm *t, const u8 *key, unsigned int len)
+static int cp_hash_setkey(struct cp_tfm *t, const struct cp_geometry *g,
+			  const u8 *key, unsigned int len)
 {
 	return crypto_ahash_setkey(t->ahash, key, len);
 }

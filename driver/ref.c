@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cryptoprio: the known-answer reference.
+ * cryptoprio: the name of the known-answer reference.
  *
  * Rule: the reference for an algorithm name is the same name with every
  * leaf algorithm (the innermost names: "aes" in "cbc(aes)", "sha256" in
@@ -11,14 +11,21 @@
  * "sha256-generic", or "*-lib" where newer kernels register the library):
  * drivers and architecture code register above it. Templates ("cbc",
  * "gcm", "hmac"...) are the kernel's generic code, so "cbc(aes)" becomes
- * "cbc(aes-generic)", instantiated if needed, allocated with mask ASYNC |
- * KERN_DRIVER_ONLY. No driver name is written in this module.
+ * "cbc(aes-generic)". gcm and ccm register under their base templates, so
+ * "gcm(aes)" becomes "gcm_base(ctr(aes-generic),ghash-generic)" and
+ * "ccm(aes)" "ccm_base(ctr(aes-generic),cbcmac(aes-generic))": the driver
+ * name the instance registers with, which is what a lookup must ask for.
+ *
+ * Only registered leaves are used: nothing is loaded for a reference, and
+ * a leaf that is not registered means no reference. No driver name is
+ * written in this module.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/crypto.h>
 #include <linux/list.h>
 #include <linux/rwsem.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 
 #include "cryptoprio.h"
@@ -30,9 +37,6 @@ static int cp_leaf_reference(const char *leaf, char *out, size_t len)
 {
 	struct crypto_alg *alg, *best = NULL;
 	int r = -ENOENT;
-
-	/* load the modules that provide @leaf, as a first user would */
-	crypto_has_alg(leaf, 0, 0);
 
 	down_read(&crypto_alg_sem);
 	list_for_each_entry(alg, &crypto_alg_list, cra_list) {
@@ -52,7 +56,7 @@ static int cp_leaf_reference(const char *leaf, char *out, size_t len)
 	return r;
 }
 
-/* Append @s to @out (of @len, holding *@pos bytes). */
+/* Append the string @s of @n bytes to @out (of @len, holding *@pos bytes). */
 static int cp_append(char *out, size_t len, size_t *pos, const char *s,
 		     size_t n)
 {
@@ -64,33 +68,58 @@ static int cp_append(char *out, size_t len, size_t *pos, const char *s,
 	return 0;
 }
 
-/* Rewrite name[0..n) into @out at *@pos; @depth bounds the recursion. */
-static int cp_rewrite(const char *name, size_t n, char *out, size_t len,
-		      size_t *pos, int depth)
+static int cp_append_str(char *out, size_t len, size_t *pos, const char *s)
 {
-	const char *open = memchr(name, '(', n);
-	char leaf[CRYPTO_MAX_ALG_NAME], ref[CRYPTO_MAX_ALG_NAME];
-	size_t i, start, level = 0;
+	return cp_append(out, len, pos, s, strlen(s));
+}
+
+static int cp_rewrite(const char *name, size_t n, char *out, size_t len,
+		      size_t *pos, int depth);
+
+/*
+ * gcm(X) and ccm(X) as the driver names their instances register:
+ * gcm_base(ctr(X'),G') with G' the reference of ghash, ccm_base(ctr(X'),
+ * cbcmac(X')). @x is X, one argument.
+ */
+static int cp_rewrite_base(bool gcm, const char *x, size_t n, char *out,
+			   size_t len, size_t *pos, int depth)
+{
+	char ref[CRYPTO_MAX_ALG_NAME], ghash[CRYPTO_MAX_ALG_NAME];
+	size_t ref_len = 0;
 	int r;
 
-	if (depth > 8)
-		return -EINVAL;
-	if (!open) {
-		if (n == 0 || n >= sizeof(leaf))
-			return -EINVAL;
-		memcpy(leaf, name, n);
-		leaf[n] = '\0';
-		r = cp_leaf_reference(leaf, ref, sizeof(ref));
-		if (r)
-			return r;
-		return cp_append(out, len, pos, ref, strlen(ref));
-	}
-	if (name[n - 1] != ')')
-		return -EINVAL;
-	start = open - name + 1;
-	r = cp_append(out, len, pos, name, start);
+	r = cp_rewrite(x, n, ref, sizeof(ref), &ref_len, depth + 1);
 	if (r)
 		return r;
+	if (gcm) {
+		r = cp_leaf_reference("ghash", ghash, sizeof(ghash));
+		if (r)
+			return r;
+	}
+	r = cp_append_str(out, len, pos, gcm ? "gcm_base(ctr(" : "ccm_base(ctr(");
+	if (!r)
+		r = cp_append_str(out, len, pos, ref);
+	if (!r)
+		r = cp_append_str(out, len, pos, gcm ? ")," : "),cbcmac(");
+	if (!r)
+		r = cp_append_str(out, len, pos, gcm ? ghash : ref);
+	if (!r)
+		r = cp_append_str(out, len, pos, gcm ? ")" : "))");
+	return r;
+}
+
+static bool cp_word(const char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && !memcmp(s, word, n);
+}
+
+/* Rewrite the arguments name[start..n-1) of a template, then its ")". */
+static int cp_rewrite_args(const char *name, size_t n, size_t start,
+			   char *out, size_t len, size_t *pos, int depth)
+{
+	size_t i, level = 0;
+	int r;
+
 	for (i = start; i < n - 1; i++) {
 		if (name[i] == '(') {
 			level++;
@@ -114,6 +143,40 @@ static int cp_rewrite(const char *name, size_t n, char *out, size_t len,
 	if (r)
 		return r;
 	return cp_append(out, len, pos, ")", 1);
+}
+
+/* Rewrite name[0..n) into @out at *@pos; @depth bounds the recursion. */
+static int cp_rewrite(const char *name, size_t n, char *out, size_t len,
+		      size_t *pos, int depth)
+{
+	const char *open = memchr(name, '(', n);
+	char leaf[CRYPTO_MAX_ALG_NAME], ref[CRYPTO_MAX_ALG_NAME];
+	size_t start;
+	int r;
+
+	if (depth > 8 || n == 0)
+		return -EINVAL;
+	if (!open) {
+		if (n >= sizeof(leaf))
+			return -EINVAL;
+		memcpy(leaf, name, n);
+		leaf[n] = '\0';
+		r = cp_leaf_reference(leaf, ref, sizeof(ref));
+		if (r)
+			return r;
+		return cp_append_str(out, len, pos, ref);
+	}
+	if (name[n - 1] != ')')
+		return -EINVAL;
+	start = open - name + 1;
+	if ((cp_word(name, start - 1, "gcm") || cp_word(name, start - 1, "ccm")) &&
+	    !memchr(name + start, ',', n - 1 - start))
+		return cp_rewrite_base(name[0] == 'g', name + start,
+				       n - 1 - start, out, len, pos, depth);
+	r = cp_append(out, len, pos, name, start);
+	if (r)
+		return r;
+	return cp_rewrite_args(name, n, start, out, len, pos, depth);
 }
 
 /* The reference driver (or template over references) for algorithm @name. */

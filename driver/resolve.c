@@ -15,7 +15,8 @@ int cp_resolve(const char *name, enum cryptoprio_type type, u32 mask,
 	struct cp_tfm t = { .type = type };
 	int r;
 
-	r = ops->alloc(&t, name, 0, mask);
+	/* what is registered now: nothing is loaded to answer */
+	r = ops->alloc(&t, name, 0, mask | CRYPTO_NOLOAD);
 	if (r) {
 		if (r == -ENOENT)
 			NL_SET_ERR_MSG(extack, "no implementation of this name, type and mask");

@@ -1,19 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cryptoprio: the run engine. A run keeps up to depth requests in flight:
- * each slot's completion callback resubmits its request until the budget is
- * spent. A run whose requests do not all come back within the grace period
- * becomes a zombie: its memory and transform are kept for the engine that
- * may still write them, the module holds a reference on itself, and the
- * last late completion hands the run to a work item that frees it.
+ * cryptoprio: the run engine. A run keeps up to depth requests in flight.
+ *
+ * Submitting: process context loops (cp_slot_loop); a completion callback,
+ * which may run in softirq or hard-irq context, resubmits its slot at most
+ * once. Whatever would make it loop — a driver that answers synchronously,
+ * one that completes inline from inside its own encrypt(), one whose queue
+ * is full (-ENOSPC, -EAGAIN) — is handed to the slot's work item, which
+ * continues in process context. So no callback loops or recurses.
+ *
+ * Ending: once the budget is spent no slot resubmits. The owner waits for
+ * the requests in flight for as long as they keep coming back: it gives up
+ * only when none has completed for the grace period (or it is killed).
+ * Then the run becomes a zombie: its memory and transform are kept for the
+ * engine that may still write them, the module holds a reference, and the
+ * last late completion hands the run to the reaper, which frees it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpumask.h>
-#include <linux/kernel_stat.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -21,26 +30,42 @@
 
 static LIST_HEAD(cp_zombies);
 static DEFINE_SPINLOCK(cp_zombie_lock);
+static size_t cp_zombie_bytes;		/* under cp_zombie_lock */
+static struct workqueue_struct *cp_wq;	/* slots' work items, the reaper */
 static void cp_reap(struct work_struct *work);
 static DECLARE_WORK(cp_reaper, cp_reap);
 
-int cp_buf_alloc(struct cp_buf *b, unsigned int len)
+#define CP_PAGE_GFP (GFP_KERNEL | __GFP_ZERO | __GFP_NORETRY | __GFP_NOWARN)
+
+static void cp_buf_free(struct cp_buf *b)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	if (!b->sgt.sgl)
+		return;
+	/* every entry of every chained chunk; unfilled ones have no page */
+	for_each_sg(b->sgt.sgl, sg, b->sgt.orig_nents, i)
+		if (sg_page(sg))
+			__free_page(sg_page(sg));
+	sg_free_table(&b->sgt);
+	b->sgt.sgl = NULL;
+}
+
+static int cp_buf_alloc(struct cp_buf *b, unsigned int len)
 {
 	unsigned int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
 	struct scatterlist *sg;
 	int r;
 
 	b->len = len;
-	r = sg_alloc_table(&b->sgt, n, GFP_KERNEL);
+	r = sg_alloc_table(&b->sgt, n, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 	if (r)
 		return r;
 	for_each_sg(b->sgt.sgl, sg, n, i) {
-		struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		struct page *page = alloc_page(CP_PAGE_GFP);
 
 		if (!page) {
-			/* the table is marked as ending here for cp_buf_free */
-			sg_mark_end(sg);
-			b->sgt.orig_nents = i;
 			cp_buf_free(b);
 			return -ENOMEM;
 		}
@@ -50,18 +75,22 @@ int cp_buf_alloc(struct cp_buf *b, unsigned int len)
 	return 0;
 }
 
-void cp_buf_free(struct cp_buf *b)
+static unsigned int cp_buf_len(const struct cp_geometry *g, u32 req_size)
 {
-	struct scatterlist *sg;
-	unsigned int i;
+	return g->assoclen + g->iv_in_data + req_size + g->out_extra;
+}
 
-	if (!b->sgt.sgl)
-		return;
-	for_each_sg(b->sgt.sgl, sg, b->sgt.orig_nents, i)
-		if (sg_page(sg))
-			__free_page(sg_page(sg));
-	sg_free_table(&b->sgt);
-	b->sgt.sgl = NULL;
+static bool cp_needs_dst(enum cryptoprio_type type, bool decrypt)
+{
+	return type == CRYPTOPRIO_TYPE_AEAD && decrypt;
+}
+
+size_t cp_run_bytes(const struct cp_geometry *g, u32 req_size, u32 depth,
+		    bool decrypt, enum cryptoprio_type type)
+{
+	size_t per_buf = PAGE_ALIGN(cp_buf_len(g, req_size));
+
+	return (size_t)depth * per_buf * (cp_needs_dst(type, decrypt) ? 2 : 1);
 }
 
 void cp_run_free(struct cp_run *run)
@@ -71,6 +100,8 @@ void cp_run_free(struct cp_run *run)
 	for (i = 0; i < run->depth; i++) {
 		struct cp_slot *s = &run->slots[i];
 
+		/* a work item still returning from its last retire */
+		flush_work(&s->work);
 		if (s->req)
 			run->ops->req_free(s->req);
 		cp_buf_free(&s->src);
@@ -83,69 +114,76 @@ void cp_run_free(struct cp_run *run)
 	kfree(run);
 }
 
-static void cp_slot_done(struct cp_slot *slot, int err);
+static void cp_complete(CP_COMPLETION_PARAMS);
+static void cp_slot_work(struct work_struct *work);
 
-static void cp_complete(CP_COMPLETION_PARAMS)
+static int cp_slot_alloc(struct cp_run *run, struct cp_tfm *t,
+			 struct cp_slot *s, unsigned int len, bool dst)
 {
-	struct cp_slot *slot = cp_completion_data();
+	const struct cp_geometry *g = &run->geo;
 
-	/* a backlogged request has just entered the queue: not done yet */
-	if (err == -EINPROGRESS)
-		return;
-	rcu_read_lock();	/* cp_zombies_exit() waits for callbacks */
-	cp_slot_done(slot, err);
-	rcu_read_unlock();
+	s->run = run;
+	INIT_WORK(&s->work, cp_slot_work);
+	s->req = run->ops->req_alloc(t);
+	if (!s->req || cp_buf_alloc(&s->src, len))
+		return -ENOMEM;
+	if (dst && cp_buf_alloc(&s->dst, len))
+		return -ENOMEM;
+	s->iv = kzalloc(max(g->ivsize, 1U), GFP_KERNEL);
+	if (!s->iv)
+		return -ENOMEM;
+	if (g->digestsize) {
+		s->out = kzalloc(g->digestsize, GFP_KERNEL);
+		if (!s->out)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
 			    u32 req_size, u32 depth, bool decrypt)
 {
-	const struct cp_type_ops *ops = cp_type_ops(t->type);
-	unsigned int len = g->assoclen + req_size + g->out_extra;
+	bool dst = cp_needs_dst(t->type, decrypt);
 	struct cp_run *run;
 	u32 i;
 
 	run = kzalloc(struct_size(run, slots, depth), GFP_KERNEL);
 	if (!run)
 		return NULL;
-	run->ops = ops;
+	run->ops = cp_type_ops(t->type);
 	run->geo = *g;
 	run->req_size = req_size;
 	run->depth = depth;
-	run->decrypt = decrypt;
+	run->bytes = cp_run_bytes(g, req_size, depth, decrypt, t->type);
 	spin_lock_init(&run->lock);
 	INIT_LIST_HEAD(&run->zombie_node);
 	init_completion(&run->done);
 
 	for (i = 0; i < depth; i++) {
-		struct cp_slot *s = &run->slots[i];
-
-		s->run = run;
-		s->req = ops->req_alloc(t);
-		if (!s->req)
-			goto fail;
-		if (cp_buf_alloc(&s->src, len))
-			goto fail;
-		if (t->type == CRYPTOPRIO_TYPE_AEAD && decrypt &&
-		    cp_buf_alloc(&s->dst, len))
-			goto fail;
-		s->iv = kzalloc(max(g->ivsize, 1U), GFP_KERNEL);
-		if (!s->iv)
-			goto fail;
-		if (g->digestsize) {
-			s->out = kzalloc(g->digestsize, GFP_KERNEL);
-			if (!s->out)
-				goto fail;
+		if (cp_slot_alloc(run, t, &run->slots[i], cp_buf_len(g, req_size),
+				  dst)) {
+			/* INIT_WORK on the remaining slots for cp_run_free */
+			for (; i < depth; i++)
+				INIT_WORK(&run->slots[i].work, cp_slot_work);
+			cp_run_free(run);
+			return NULL;
 		}
-		ops->req_prepare(t, s, req_size, g, decrypt, cp_complete, s);
 	}
 	/* the run owns the transform from here on */
 	run->tfm = *t;
+	cp_run_prepare(run, decrypt);
 	return run;
+}
 
-fail:
-	cp_run_free(run);
-	return NULL;
+void cp_run_prepare(struct cp_run *run, bool decrypt)
+{
+	u32 i;
+
+	run->decrypt = decrypt;
+	for (i = 0; i < run->depth; i++)
+		run->ops->req_prepare(&run->tfm, &run->slots[i], run->req_size,
+				      &run->geo, decrypt, cp_complete,
+				      &run->slots[i]);
 }
 
 static void cp_note_outstanding(struct cp_run *run)
@@ -177,132 +215,249 @@ static void cp_slot_retire(struct cp_run *run)
 	}
 	spin_unlock_irqrestore(&run->lock, flags);
 	if (reap)
-		schedule_work(&cp_reaper);
+		queue_work(cp_wq, &cp_reaper);
 }
 
 static bool cp_run_should_stop(struct cp_run *run)
 {
-	return run->once || atomic_read(&run->error) ||
+	return run->once || READ_ONCE(run->stop) || atomic_read(&run->error) ||
 	       ktime_after(ktime_get(), run->deadline);
 }
 
-/*
- * Submit on @slot until the budget is spent or the driver answers
- * asynchronously (then the callback continues). @may_sleep in process
- * context only.
- */
-static void cp_slot_loop(struct cp_slot *slot, bool may_sleep)
+/* When the owner stops waiting: the grace after the deadline or the last completion. */
+static ktime_t cp_run_give_up_time(struct cp_run *run)
+{
+	ktime_t last = READ_ONCE(run->last_completion);
+
+	return ktime_add_ns(ktime_after(last, run->deadline) ? last :
+			    run->deadline, run->grace_ns);
+}
+
+/* A full queue (no backlog) that does not drain: retrying is pointless. */
+static bool cp_run_stalled(struct cp_run *run)
+{
+	return READ_ONCE(run->stop) || fatal_signal_pending(current) ||
+	       ktime_after(ktime_get(), cp_run_give_up_time(run));
+}
+
+/* Count a request that came back; true if the slot should stop. */
+static bool cp_slot_account(struct cp_slot *slot, int err)
+{
+	struct cp_run *run = slot->run;
+
+	slot->err = err;
+	WRITE_ONCE(run->last_completion, ktime_get());
+	if (err) {
+		/* once: each slot's answer is the caller's to judge */
+		if (!run->once)
+			atomic_cmpxchg(&run->error, 0, err);
+		return true;
+	}
+	atomic64_inc(&run->requests);
+	return cp_run_should_stop(run);
+}
+
+static int cp_slot_submit(struct cp_slot *slot)
+{
+	struct cp_run *run = slot->run;
+	int r;
+
+	cp_note_outstanding(run);
+	atomic_inc(&slot->in_submit);
+	r = run->ops->submit(slot->req, run->decrypt);
+	atomic_dec(&slot->in_submit);
+	if (r != -EINPROGRESS && r != -EBUSY)
+		atomic_dec(&run->outstanding);
+	return r;
+}
+
+static bool cp_queue_full(int r)
+{
+	return r == -ENOSPC || r == -EAGAIN;
+}
+
+/* Process context: submit until the driver takes a request asynchronously. */
+static void cp_slot_loop(struct cp_slot *slot)
 {
 	struct cp_run *run = slot->run;
 	int r;
 
 	for (;;) {
-		cp_note_outstanding(run);
-		r = run->ops->submit(slot->req, run->decrypt);
+		r = cp_slot_submit(slot);
 		if (r == -EINPROGRESS || r == -EBUSY)
-			return;		/* queued or backlogged: callback follows */
-		atomic_dec(&run->outstanding);
-		if (r) {
-			atomic_cmpxchg(&run->error, 0, r);
-			break;
+			return;		/* the callback or the work item follows */
+		if (cp_queue_full(r) && !cp_run_stalled(run)) {
+			/* no backlog: let the requests in flight drain */
+			if (!run->once && cp_run_should_stop(run))
+				break;
+			usleep_range(20, 100);
+			continue;
 		}
-		atomic64_inc(&run->requests);
-		run->last_completion = ktime_get();
-		if (cp_run_should_stop(run))
+		if (cp_slot_account(slot, r))
 			break;
-		if (may_sleep)
-			cond_resched();
+		cond_resched();
 	}
 	cp_slot_retire(run);
 }
 
+static void cp_slot_work(struct work_struct *work)
+{
+	cp_slot_loop(container_of(work, struct cp_slot, work));
+}
+
+/* A request came back, in any context: resubmit once at most. */
 static void cp_slot_done(struct cp_slot *slot, int err)
 {
 	struct cp_run *run = slot->run;
+	int r;
 
 	atomic_dec(&run->outstanding);
-	if (err) {
-		atomic_cmpxchg(&run->error, 0, err);
-	} else {
-		atomic64_inc(&run->requests);
-		run->last_completion = ktime_get();
-	}
-	if (err || run->zombie || cp_run_should_stop(run)) {
+	if (cp_slot_account(slot, err) || run->zombie) {
 		cp_slot_retire(run);
 		return;
 	}
-	cp_slot_loop(slot, false);
+	/* completed inline from inside its own submit: no recursion */
+	if (atomic_read(&slot->in_submit)) {
+		queue_work(cp_wq, &slot->work);
+		return;
+	}
+	r = cp_slot_submit(slot);
+	if (r == -EINPROGRESS || r == -EBUSY)
+		return;
+	if (!cp_queue_full(r) && cp_slot_account(slot, r)) {
+		cp_slot_retire(run);
+		return;
+	}
+	queue_work(cp_wq, &slot->work);
 }
 
-u64 cp_cpu_busy_ns(void)
+static void cp_complete(CP_COMPLETION_PARAMS)
 {
-	struct kernel_cpustat kcs;
-	u64 sum = 0;
-	int cpu;
+	struct cp_slot *slot = cp_completion_data();
 
-	for_each_online_cpu(cpu) {
-		kcpustat_cpu_fetch(&kcs, cpu);
-		sum += kcs.cpustat[CPUTIME_USER] + kcs.cpustat[CPUTIME_NICE] +
-		       kcs.cpustat[CPUTIME_SYSTEM] + kcs.cpustat[CPUTIME_IRQ] +
-		       kcs.cpustat[CPUTIME_SOFTIRQ];
+	/* a backlogged request has just entered the queue: not done yet */
+	if (err == -EINPROGRESS)
+		return;
+	rcu_read_lock();	/* the reaper waits for callbacks to return */
+	cp_slot_done(slot, err);
+	rcu_read_unlock();
+}
+
+/*
+ * Wait for the run's end while its requests keep coming back: give up
+ * the grace period after the deadline or the last completion, whichever
+ * is later.
+ * Returns 0 when all slots retired, -ETIMEDOUT or -EINTR otherwise.
+ */
+static int cp_run_wait(struct cp_run *run)
+{
+	for (;;) {
+		s64 left = ktime_to_ns(ktime_sub(cp_run_give_up_time(run),
+						 ktime_get()));
+		long w;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		w = wait_for_completion_killable_timeout(&run->done,
+							 nsecs_to_jiffies(left) + 1);
+		if (w > 0)
+			return 0;
+		if (w < 0)
+			return -EINTR;
 	}
-	return sum;
+}
+
+/* Give up on @run: a zombie if requests are still out. */
+static bool cp_run_abandon(struct cp_run *run, int why, u64 grace_ns)
+{
+	unsigned long flags;
+	bool late;
+
+	WRITE_ONCE(run->stop, true);
+	spin_lock_irqsave(&run->lock, flags);
+	late = atomic_read(&run->active) > 0;
+	if (late)
+		run->zombie = true;
+	spin_unlock_irqrestore(&run->lock, flags);
+	if (!late)
+		return false;
+	/* the caller's command holds a reference: this one is the zombie's */
+	__module_get(THIS_MODULE);
+	spin_lock(&cp_zombie_lock);
+	list_add_tail(&run->zombie_node, &cp_zombies);
+	cp_zombie_bytes += run->bytes;
+	spin_unlock(&cp_zombie_lock);
+	pr_warn("%s: %d request(s) not completed %llu ms after the last one (%s); keeping their memory until the driver completes them, module pinned\n",
+		run->ops->driver_name(&run->tfm), atomic_read(&run->outstanding),
+		grace_ns / NSEC_PER_MSEC,
+		why == -EINTR ? "caller killed" : "timed out");
+	/* the last completion may have come in between: look again */
+	queue_work(cp_wq, &cp_reaper);
+	return true;
 }
 
 int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
 	      u64 *wall_ns)
 {
-	u32 n = once ? 1 : run->depth, i;
 	unsigned long flags;
 	ktime_t start;
-	s64 left;
-	bool late;
+	int r;
+	u32 i;
 
 	run->once = once;
+	run->stop = false;
+	run->grace_ns = grace_ns;
 	atomic_set(&run->error, 0);
 	atomic_set(&run->outstanding, 0);
 	atomic_set(&run->max_outstanding, 0);
 	atomic64_set(&run->requests, 0);
 	reinit_completion(&run->done);
-	atomic_set(&run->active, n + 1);	/* +1: ours, until all started */
+	atomic_set(&run->active, run->depth + 1); /* +1: ours, until all started */
 
 	start = ktime_get();
 	run->last_completion = start;
 	run->deadline = ktime_add_ns(start, once ? 0 : budget_ns);
-	for (i = 0; i < n; i++)
-		cp_slot_loop(&run->slots[i], true);
+	for (i = 0; i < run->depth; i++) {
+		run->slots[i].err = -EINPROGRESS;
+		cp_slot_loop(&run->slots[i]);
+	}
 	cp_slot_retire(run);
 
-	/* give up GRACE after the deadline, however long submitting took */
-	left = ktime_to_ns(ktime_sub(ktime_add_ns(run->deadline, grace_ns),
-				     ktime_get()));
-	if (left < NSEC_PER_MSEC)
-		left = NSEC_PER_MSEC;
-	if (!wait_for_completion_timeout(&run->done, nsecs_to_jiffies(left))) {
-		spin_lock_irqsave(&run->lock, flags);
-		late = atomic_read(&run->active) > 0;
-		if (late)
-			run->zombie = true;
-		spin_unlock_irqrestore(&run->lock, flags);
-		if (late) {
-			__module_get(THIS_MODULE);
-			spin_lock(&cp_zombie_lock);
-			list_add_tail(&run->zombie_node, &cp_zombies);
-			spin_unlock(&cp_zombie_lock);
-			pr_warn("%s: %d request(s) not completed %llu ms after the budget; keeping their memory until the driver completes them, module pinned\n",
-				run->ops->driver_name(&run->tfm),
-				atomic_read(&run->outstanding),
-				grace_ns / NSEC_PER_MSEC);
-			/* a completion may have come in between: look again */
-			schedule_work(&cp_reaper);
-			return -ETIMEDOUT;
-		}
-	}
+	r = cp_run_wait(run);
+	if (r && cp_run_abandon(run, r, grace_ns))
+		return r;
 	/* the last callback completed us under the lock: let it drop it */
 	spin_lock_irqsave(&run->lock, flags);
 	spin_unlock_irqrestore(&run->lock, flags);
-	*wall_ns = ktime_to_ns(ktime_sub(run->last_completion, start));
+	/* and a work item may still be returning from its retire */
+	for (i = 0; i < run->depth; i++)
+		flush_work(&run->slots[i].work);
+	if (wall_ns)
+		*wall_ns = ktime_to_ns(ktime_sub(run->last_completion, start));
 	return atomic_read(&run->error);
+}
+
+int cp_zombie_check(const char *driver, size_t bytes,
+		    struct netlink_ext_ack *extack)
+{
+	struct cp_run *run;
+	int r = 0;
+
+	spin_lock(&cp_zombie_lock);
+	list_for_each_entry(run, &cp_zombies, zombie_node) {
+		if (!strcmp(run->ops->driver_name(&run->tfm), driver)) {
+			NL_SET_ERR_MSG(extack, "an earlier run of this driver still has requests outstanding");
+			r = -EBUSY;
+			goto out;
+		}
+	}
+	if (cp_zombie_bytes + bytes > CP_MAX_ZOMBIE_BYTES + CP_MAX_RUN_BYTES) {
+		NL_SET_ERR_MSG(extack, "hung requests of earlier runs hold too much memory");
+		r = -EBUSY;
+	}
+out:
+	spin_unlock(&cp_zombie_lock);
+	return r;
 }
 
 /* Free zombie runs whose last request has come back. */
@@ -312,9 +467,12 @@ static void cp_reap(struct work_struct *work)
 	LIST_HEAD(dead);
 
 	spin_lock(&cp_zombie_lock);
-	list_for_each_entry_safe(run, tmp, &cp_zombies, zombie_node)
-		if (atomic_read(&run->active) == 0)
+	list_for_each_entry_safe(run, tmp, &cp_zombies, zombie_node) {
+		if (atomic_read(&run->active) == 0) {
 			list_move(&run->zombie_node, &dead);
+			cp_zombie_bytes -= run->bytes;
+		}
+	}
 	spin_unlock(&cp_zombie_lock);
 
 	list_for_each_entry_safe(run, tmp, &dead, zombie_node) {
@@ -328,12 +486,18 @@ static void cp_reap(struct work_struct *work)
 	}
 }
 
-/*
- * Module exit: zombies hold a module reference, so none is left here; wait
- * for a reaper still running and for callbacks still returning.
- */
-void cp_zombies_exit(void)
+int cp_run_init(void)
 {
-	flush_work(&cp_reaper);
+	cp_wq = alloc_workqueue("cryptoprio", WQ_UNBOUND, 0);
+	return cp_wq ? 0 : -ENOMEM;
+}
+
+/*
+ * Module exit: every zombie holds a module reference, so none is left;
+ * wait for a reaper still running and for callbacks still returning.
+ */
+void cp_run_exit(void)
+{
+	destroy_workqueue(cp_wq);
 	synchronize_rcu();
 }

@@ -36,6 +36,7 @@ static const char *cp_sk_alg_name(struct cp_tfm *t)
 
 static void cp_sk_geometry(struct cp_tfm *t, struct cp_geometry *g)
 {
+	(void)cp_shape_of(cp_sk_alg_name(t), &g->shape);
 	g->ivsize = crypto_skcipher_ivsize(t->skcipher);
 	g->blocksize = crypto_skcipher_blocksize(t->skcipher);
 	/* AES-128 where the algorithm allows it, else its minimum. */
@@ -45,7 +46,8 @@ static void cp_sk_geometry(struct cp_tfm *t, struct cp_geometry *g)
 		g->key_default = 16;
 }
 
-static int cp_sk_setkey(struct cp_tfm *t, const u8 *key, unsigned int len)
+static int cp_sk_setkey(struct cp_tfm *t, const struct cp_geometry *g,
+			const u8 *key, unsigned int len)
 {
 	return crypto_skcipher_setkey(t->skcipher, key, len);
 }
