@@ -18,9 +18,9 @@
 #define CRYPTOPRIO_MAX_BUDGET_NS 1000000000ULL		/* one run: 1 s */
 #define CRYPTOPRIO_MAX_KEY_SIZE	256U			/* bytes */
 /*
- * A run whose requests have not all completed GRACE after its budget (or,
- * for the single known-answer request, GRACE after it was sent) ends with
- * ETIMEDOUT.
+ * A run ends with ETIMEDOUT when none of its requests has come back for
+ * GRACE after its budget (or after the known-answer requests were sent),
+ * or after the last one that did, whichever is later.
  */
 #define CRYPTOPRIO_GRACE_NS	2000000000ULL		/* default and maximum */
 #define CRYPTOPRIO_MIN_GRACE_NS	100000000ULL		/* 100 ms */
@@ -75,13 +75,13 @@ enum cryptoprio_attr {
 	CRYPTOPRIO_ATTR_REQUESTS,	/* u64: requests completed */
 	CRYPTOPRIO_ATTR_BYTES,		/* u64: bytes processed */
 	CRYPTOPRIO_ATTR_WALL_NS,	/* u64: first submit to last completion */
-	CRYPTOPRIO_ATTR_CPU_NS,		/* u64: busy time of all CPUs meanwhile */
+	CRYPTOPRIO_ATTR_CPU_NS,		/* u64: busy time of all CPUs meanwhile, less the idle load */
 	CRYPTOPRIO_ATTR_KAT,		/* u32: enum cryptoprio_kat */
 	CRYPTOPRIO_ATTR_MAX_IN_FLIGHT,	/* u32: most requests outstanding at once */
 	CRYPTOPRIO_ATTR_RESOLVED_DRIVER, /* string: driver crypto_alloc_*() gave */
 	CRYPTOPRIO_ATTR_REFERENCE,	/* string: driver of the known-answer reference */
 	CRYPTOPRIO_ATTR_USED_KEY_SIZE,	/* u32: key bytes actually used */
-	CRYPTOPRIO_ATTR_GRACE_NS,	/* u64: wait this long for stragglers (100 ms..GRACE) */
+	CRYPTOPRIO_ATTR_GRACE_NS,	/* u64: give up after this long without a completion (100 ms..GRACE) */
 
 	__CRYPTOPRIO_ATTR_MAX,
 };
