@@ -31,6 +31,11 @@ check "depth 65 refused by the kernel" \
 check "budget 1001 ms refused by the kernel" \
 	expect_fail 'Invalid argument \(kernel: budget must be 1 ns\.\.1 s' \
 	"$ctl" calibrate --raw cbc-aes-aesni --size 16 --budget 1001
+check "buffers over 64 MiB refused by the kernel (1 MiB x 64 AEAD decryption)" \
+	expect_fail 'Invalid argument \(kernel: depth x request size needs more than 64 MiB' \
+	"$ctl" calibrate --raw rfc4106-gcm-aesni --type aead --size 1M --depth 64 --decrypt
+check "64 MiB is allowed (1 MiB x 64 encryption), depth reached" \
+	"$ctl" calibrate --raw cbc-aes-aesni --size 1M --depth 64 --budget 10
 check "unknown driver refused by the kernel" \
 	expect_fail 'No such file or directory \(kernel: no such driver of this type' \
 	"$ctl" calibrate --raw no-such-driver --size 16

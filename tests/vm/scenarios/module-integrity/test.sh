@@ -1,0 +1,102 @@
+# The companion module as a boot would meet it: calibrating every name, the
+# AEAD shapes engines register, resolving and unloading at any moment must
+# not oops, must check every shape for real, and must leave the kernel's
+# list of implementations exactly as it found it (cryptoprio(4), "LEAVING
+# NO TRACE").
+ctl=$CP_BUILD/cli/cryptoprioctl
+py=/usr/bin/python3
+param=/sys/module/cp_test_engine/parameters/mode
+r=$CP_RESULTS
+jget() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+# What a machine with an engine has at boot: the CPU's drivers, the
+# templates' generic parts, the engines. Loaded before the snapshot.
+modprobe_q aesni_intel crypto_user virtio_pci virtio_crypto ghash_generic \
+	gcm ccm ctr cbc authenc echainiv seqiv hmac sha256_generic
+check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
+check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
+wait_for_driver virtio_crypto_aes_cbc 60
+wait_for_driver cp_test_engine_cbc_aes
+wait_for_driver cp_test_engine_sha256
+
+# stable_snapshot FILE: /proc/crypto's drivers and priorities once two
+# looks a second apart agree (self-tests of late modules run on).
+stable_snapshot() {
+	local prev now
+	prev=$(priority_snapshot)
+	for _ in $(seq 30); do
+		sleep 1
+		now=$(priority_snapshot)
+		[[ $now == "$prev" ]] && break
+		prev=$now
+	done
+	printf '%s\n' "$now" >"$1"
+}
+stable_snapshot "$r/before.txt"
+log "$(wc -l <"$r/before.txt") implementations registered"
+
+# 1. Every name, default sizes (16 B included: a digest longer than the
+# request is the case that overflowed once), then the AEAD shapes by name.
+rc=0
+"$ctl" calibrate --json >"$r/all.json" 2>"$r/all.err" || rc=$?
+log "calibrate (every name): exit $rc"
+check "calibrate every name: not killed by a signal" test "$rc" -lt 128
+check "calibrate every name: points measured" \
+	test "$(jget "$r/all.json" "len(d['algorithms']) > 0 and d['points_measured'] > 0")" = True
+rc=0
+"$ctl" calibrate --raw --json --size 16,4096 sha256 >"$r/hash.json" 2>"$r/hash.err" || rc=$?
+check "hash drivers at 16 B and 4 KiB: exit 0" test "$rc" = 0
+check "hash drivers: every known answer ok" \
+	test "$(jget "$r/hash.json" "all(x['known_answer'] == 'ok' for x in d['results']) and len(d['results']) > 0")" = True
+
+# (x86 has no CPU driver of ccm(aes): the pattern is matched by engines only)
+aead="gcm(aes) rfc4106(gcm(aes)) ccm(aes)"
+# shellcheck disable=SC2086
+"$ctl" calibrate --raw --json --size 4096 --depth 4 $aead >"$r/aead.json" 2>"$r/aead.err" || true
+"$ctl" calibrate --raw --size 4096 --depth 4 $aead || true
+check "AEAD: gcm and rfc4106 measured" \
+	test "$(jget "$r/aead.json" "len([x for x in d['results'] if x['algorithm'] in ('gcm(aes)', 'rfc4106(gcm(aes))')]) >= 2")" = True
+check "AEAD: every CPU driver's known answer is ok, against a reference" \
+	test "$(jget "$r/aead.json" "[x['driver'] for x in d['results'] if x['known_answer'] != 'ok' or not x['reference']]")" = "[]"
+
+# 2. resolve twice: the same answer, and nothing left behind.
+for i in 1 2; do
+	"$ctl" resolve --json 'cbc(aes)' >"$r/resolve$i.json"
+	"$ctl" resolve --json 'gcm(aes)' >"$r/resolve-gcm$i.json"
+done
+check "resolve cbc(aes): the second answer is the first" cmp "$r/resolve1.json" "$r/resolve2.json"
+check "resolve gcm(aes): the second answer is the first" cmp "$r/resolve-gcm1.json" "$r/resolve-gcm2.json"
+
+stable_snapshot "$r/after.txt"
+check "/proc/crypto: the same drivers and priorities as before" \
+	diff "$r/before.txt" "$r/after.txt"
+
+# 3. rmmod cryptoprio while a calibration waits on a hung engine: refused
+# while it runs, never a callback into freed code.
+echo hang >"$param"
+"$ctl" calibrate --raw cp_test_engine_cbc_aes --size 4096 --depth 4 --budget 200 \
+	>/dev/null 2>"$r/hang.err" &
+pid=$!
+sleep 0.7
+rc=0
+out=$(rmmod cryptoprio 2>&1) || rc=$?
+log "rmmod cryptoprio during the hung run: exit $rc: $out"
+check "rmmod during a calibration: refused (in use)" test "$rc" -ne 0
+wait "$pid" || true
+check "the hung calibration ends with ETIMEDOUT" grep -q 'timed out' "$r/hang.err"
+rc=0
+rmmod cryptoprio 2>/dev/null || rc=$?
+check "rmmod while the engine holds the requests: refused" test "$rc" -ne 0
+check "the hung driver is refused while its requests are out (EBUSY)" sh -c \
+	'"$0" calibrate --raw cp_test_engine_cbc_aes --size 16 2>&1 | grep -q "earlier run of this driver still has requests outstanding"' "$ctl"
+echo ok >"$param"
+unloaded=0
+for _ in $(seq 50); do
+	if rmmod cryptoprio 2>/dev/null; then
+		unloaded=1
+		break
+	fi
+	sleep 0.2
+done
+check "released: cryptoprio unloads" test "$unloaded" = 1
+check "released: cp_test_engine unloads" rmmod cp_test_engine
