@@ -8,7 +8,7 @@
  * statistics otherwise). So it counts everything the CPUs did: the
  * caller's submissions, the engine driver's interrupts, softirqs, tasklets
  * and kworkers — and any unrelated load, which calibrate.c measures just
- * before the run and subtracts.
+ * before and after the run and subtracts.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
