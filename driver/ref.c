@@ -15,6 +15,8 @@
  * "gcm(aes)" becomes "gcm_base(ctr(aes-generic),ghash-generic)" and
  * "ccm(aes)" "ccm_base(ctr(aes-generic),cbcmac(aes-generic))": the driver
  * name the instance registers with, which is what a lookup must ask for.
+ * Where the kernel registers no ghash (7.2), the gcm template is asked to
+ * build gcm(aes-lib) and its instance's name is taken.
  *
  * Only registered leaves are used: nothing is loaded for a reference, and
  * a leaf that is not registered means no reference. No driver name is
@@ -22,7 +24,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <crypto/aead.h>
 #include <linux/crypto.h>
+#include <linux/err.h>
 #include <linux/list.h>
 #include <linux/rwsem.h>
 #include <linux/slab.h>
@@ -56,6 +60,20 @@ static int cp_leaf_reference(const char *leaf, char *out, size_t len)
 	return r;
 }
 
+/* Whether any implementation of @name is registered, usable or not. */
+static bool cp_any_registered(const char *name)
+{
+	struct crypto_alg *alg;
+	bool found = false;
+
+	down_read(&crypto_alg_sem);
+	list_for_each_entry(alg, &crypto_alg_list, cra_list)
+		if (!strcmp(alg->cra_name, name))
+			found = true;
+	up_read(&crypto_alg_sem);
+	return found;
+}
+
 /* Append the string @s of @n bytes to @out (of @len, holding *@pos bytes). */
 static int cp_append(char *out, size_t len, size_t *pos, const char *s,
 		     size_t n)
@@ -77,6 +95,39 @@ static int cp_rewrite(const char *name, size_t n, char *out, size_t len,
 		      size_t *pos, int depth);
 
 /*
+ * Where no ghash is registered at all (7.2's gcm computes GHASH with the
+ * library and names its instances "gcm_base(ctr(X),ghash-lib)"), let the template
+ * build gcm(@ref) and find the instance it registered over ctr(@ref):
+ * its driver name is the reference's. trace.c unregisters it afterwards.
+ */
+static int cp_gcm_registered(const char *ref, char *out, size_t len)
+{
+	char name[CRYPTO_MAX_ALG_NAME], prefix[CRYPTO_MAX_ALG_NAME];
+	struct crypto_alg *alg;
+	struct crypto_aead *tfm;
+	int r = -ENOENT;
+
+	if (snprintf(name, sizeof(name), "gcm(%s)", ref) >= sizeof(name) ||
+	    snprintf(prefix, sizeof(prefix), "gcm_base(ctr(%s),", ref) >= sizeof(prefix))
+		return -ENAMETOOLONG;
+	tfm = crypto_alloc_aead(name, 0, CRYPTO_ALG_ASYNC |
+				CRYPTO_ALG_KERN_DRIVER_ONLY | CRYPTO_NOLOAD);
+	if (!IS_ERR(tfm))
+		crypto_free_aead(tfm);
+	down_read(&crypto_alg_sem);
+	list_for_each_entry(alg, &crypto_alg_list, cra_list) {
+		if (!(alg->cra_flags & CRYPTO_ALG_INSTANCE) ||
+		    (alg->cra_flags & CP_ALG_UNUSABLE) ||
+		    strncmp(alg->cra_driver_name, prefix, strlen(prefix)))
+			continue;
+		r = strscpy(out, alg->cra_driver_name, len) > 0 ? 0 : -ENAMETOOLONG;
+		break;
+	}
+	up_read(&crypto_alg_sem);
+	return r;
+}
+
+/*
  * gcm(X) and ccm(X) as the driver names their instances register:
  * gcm_base(ctr(X'),G') with G' the reference of ghash, ccm_base(ctr(X'),
  * cbcmac(X')). @x is X, one argument.
@@ -91,10 +142,12 @@ static int cp_rewrite_base(bool gcm, const char *x, size_t n, char *out,
 	r = cp_rewrite(x, n, ref, sizeof(ref), &ref_len, depth + 1);
 	if (r)
 		return r;
-	if (gcm) {
-		r = cp_leaf_reference("ghash", ghash, sizeof(ghash));
-		if (r)
-			return r;
+	if (gcm && cp_leaf_reference("ghash", ghash, sizeof(ghash))) {
+		/* a ghash of a driver only (clmulni): not the library's case */
+		if (cp_any_registered("ghash"))
+			return -ENOENT;
+		r = cp_gcm_registered(ref, ghash, sizeof(ghash));
+		return r ? r : cp_append_str(out, len, pos, ghash);
 	}
 	r = cp_append_str(out, len, pos, gcm ? "gcm_base(ctr(" : "ccm_base(ctr(");
 	if (!r)

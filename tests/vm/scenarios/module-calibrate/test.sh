@@ -43,7 +43,16 @@ for drv in cbc-aes-aesni virtio_crypto_aes_cbc; do
 			"ok $(jget "$out" "$sel[0]['reference']")"
 		check "$drv at $size: reference is not the driver itself" \
 			test "$(jget "$out" "$sel[0]['reference'] not in (None, '$drv')")" = True
-		check "$drv at $size: CPU time counted" test "$(jget "$out" "$sel[0]['cpu_ns'] > 0")" = True
+		# A synchronous CPU driver keeps a CPU busy for its whole run; an
+		# engine that works outside the guest's CPUs (virtio-crypto's
+		# backend runs in QEMU's I/O thread) may cost less than the
+		# machine's own load, which is subtracted: 0 then.
+		if [[ $drv == cbc-aes-aesni ]]; then
+			check "$drv at $size: CPU time counted (at least half the wall time)" \
+				test "$(jget "$out" "$sel[0]['cpu_ns'] * 2 >= $sel[0]['wall_ns']")" = True
+		else
+			check "$drv at $size: CPU time reported" test "$(jget "$out" "$sel[0]['cpu_ns'] >= 0")" = True
+		fi
 	done
 done
 log "reference for cbc(aes): $(jget "$out" "d['results'][0]['reference']")"
