@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cp_test_engine: what the engine core (cp_test_engine_main.c) and the
- * algorithm shapes (skcipher, hash) share. Every difference between
+ * algorithm shapes (skcipher, hash, aead) share. Every difference between
  * the kernels the engine builds for (6.1 to 7.x) is in this file, at the top.
  */
 #ifndef CP_TEST_ENGINE_H
@@ -57,5 +57,9 @@ void cpt_skcipher_unregister(void);
 /* cp_test_engine_hash.c */
 int cpt_hash_register(void);
 void cpt_hash_unregister(void);
+
+/* cp_test_engine_aead.c */
+int cpt_aead_register(void);
+void cpt_aead_unregister(void);
 
 #endif /* CP_TEST_ENGINE_H */

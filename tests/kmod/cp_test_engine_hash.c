@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cp_test_engine: sha256 ("cp_test_engine_sha256") as ahash, computed by
- * a synchronous fallback of the same name. init/export/import are done at
+ * cp_test_engine: sha256 ("cp_test_engine_sha256") and hmac(sha256)
+ * ("cp_test_engine_hmac_sha256") as ahash, computed by a synchronous
+ * fallback of the same name. init/export/import (and setkey) are done at
  * once; update/final/finup/digest go through the engine.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -116,6 +117,14 @@ static int cpt_hash_import(struct ahash_request *req, const void *in)
 	return crypto_ahash_import(cpt_sub(req), in);
 }
 
+static int cpt_hash_setkey(struct crypto_ahash *tfm, const u8 *key,
+			   unsigned int len)
+{
+	struct cpt_hash_ctx *ctx = crypto_ahash_ctx(tfm);
+
+	return crypto_ahash_setkey(ctx->fallback, key, len);
+}
+
 static int cpt_hash_cra_init(struct crypto_tfm *tfm)
 {
 	struct cpt_hash_ctx *ctx = crypto_tfm_ctx(tfm);
@@ -139,7 +148,7 @@ static void cpt_hash_cra_exit(struct crypto_tfm *tfm)
 }
 
 /* statesize: set at registration from the fallback's own state size */
-#define CPT_AHASH(name, drv, bs, ds) {				\
+#define CPT_AHASH(name, drv, bs, ds, key) {				\
 	.init = cpt_hash_init,						\
 	.update = cpt_hash_update,					\
 	.final = cpt_hash_final,					\
@@ -147,6 +156,7 @@ static void cpt_hash_cra_exit(struct crypto_tfm *tfm)
 	.digest = cpt_hash_digest,					\
 	.export = cpt_hash_export,					\
 	.import = cpt_hash_import,					\
+	.setkey = key,							\
 	.halg = {							\
 		.digestsize = ds,					\
 		.base = {						\
@@ -165,7 +175,9 @@ static void cpt_hash_cra_exit(struct crypto_tfm *tfm)
 
 static struct ahash_alg cpt_hashes[] = {
 	CPT_AHASH("sha256", "cp_test_engine_sha256", SHA256_BLOCK_SIZE,
-		  SHA256_DIGEST_SIZE),
+		  SHA256_DIGEST_SIZE, NULL),
+	CPT_AHASH("hmac(sha256)", "cp_test_engine_hmac_sha256",
+		  SHA256_BLOCK_SIZE, SHA256_DIGEST_SIZE, cpt_hash_setkey),
 };
 
 int cpt_hash_register(void)

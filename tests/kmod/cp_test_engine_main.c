@@ -2,16 +2,31 @@
 /*
  * cp_test_engine: a test-only "offload engine" for cryptoprio's VM tests.
  *
- * Registers asynchronous, CRYPTO_ALG_KERN_DRIVER_ONLY implementations of
- * cbc(aes) ("cp_test_engine_cbc_aes", skcipher) and sha256
- * ("cp_test_engine_sha256", ahash) at priority 100. Each request is computed
- * by a synchronous software fallback from a workqueue, so completions are
- * really asynchronous. The writable parameter "mode" changes the behaviour
- * of requests submitted afterwards:
+ * Registers asynchronous, CRYPTO_ALG_KERN_DRIVER_ONLY implementations at
+ * priority 100, the shapes a real engine (CAAM) registers natively:
+ *
+ *   skcipher cbc(aes)                       cp_test_engine_cbc_aes
+ *   ahash    sha256                         cp_test_engine_sha256
+ *   ahash    hmac(sha256)                   cp_test_engine_hmac_sha256
+ *   aead     gcm(aes)                       cp_test_engine_gcm_aes
+ *   aead     rfc4106(gcm(aes))              cp_test_engine_rfc4106_gcm_aes
+ *   aead     ccm(aes)                       cp_test_engine_ccm_aes
+ *   aead     authenc(hmac(sha256),cbc(aes))
+ *                              cp_test_engine_authenc_hmac_sha256_cbc_aes
+ *   aead     echainiv(authenc(hmac(sha256),cbc(aes)))
+ *                     cp_test_engine_echainiv_authenc_hmac_sha256_cbc_aes
+ *
+ * Each request is computed by a synchronous software fallback of the same
+ * name from a workqueue, so completions are really asynchronous. The
+ * writable parameter "mode" changes the behaviour of requests submitted
+ * afterwards:
  *
  *   ok     correct results (the mode at load: the self-test must pass)
  *   slow   correct, plus 200 us of sleep per request
- *   wrong  correct, then one output byte flipped
+ *   wrong  correct, then one output byte flipped (skcipher: the last
+ *          byte; hash: the first digest byte; aead encrypt: the last
+ *          ciphertext byte, decrypt: the last plaintext byte once
+ *          authenticated)
  *   hang   never completed: requests are parked on a list
  *
  * Parked requests are released (computed correctly and completed) as soon
@@ -139,8 +154,13 @@ static int __init cpt_init(void)
 	r = cpt_hash_register();
 	if (r)
 		goto unregister_skcipher;
+	r = cpt_aead_register();
+	if (r)
+		goto unregister_hash;
 	return 0;
 
+unregister_hash:
+	cpt_hash_unregister();
 unregister_skcipher:
 	cpt_skcipher_unregister();
 free_wq:
@@ -150,6 +170,7 @@ free_wq:
 
 static void __exit cpt_exit(void)
 {
+	cpt_aead_unregister();
 	cpt_hash_unregister();
 	cpt_skcipher_unregister();
 	/*
