@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cp_test_engine: what the engine core (cp_test_engine_main.c) and the
+ * algorithm shapes (skcipher, hash, aead) share. Every difference between
+ * the kernels the engine builds for (6.1 to 7.x) is in this file, at the top.
+ */
+#ifndef CP_TEST_ENGINE_H
+#define CP_TEST_ENGINE_H
+
+#include <crypto/algapi.h>
+#include <linux/crypto.h>
+#include <linux/list.h>
+#include <linux/scatterlist.h>
+#include <linux/version.h>
+#include <linux/workqueue.h>
+
+/*
+ * 6.3 changed crypto_completion_t from (struct crypto_async_request *, int)
+ * to (void *data, int) and added crypto_request_complete() to call it.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define cpt_base_complete(base, err) crypto_request_complete(base, err)
+#else
+#define cpt_base_complete(base, err) ((base)->complete(base, err))
+#endif
+
+#define CPT_PRIORITY	100
+#define CPT_FLAGS	(CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY | \
+			 CRYPTO_ALG_NEED_FALLBACK)
+/* fallbacks: synchronous, and never one of ours (they need a fallback) */
+#define CPT_FALLBACK_MASK (CRYPTO_ALG_ASYNC | CRYPTO_ALG_NEED_FALLBACK)
+
+/*
+ * Per request, at the start of the outer request's context: the work item,
+ * the list node (parked or backlog), what computes it, and the fallback's
+ * request last.
+ */
+struct cpt_req {
+	struct work_struct work;
+	struct list_head node;
+	/* computes with the fallback (a byte flipped in mode wrong): 0 or -E */
+	int (*run)(struct cpt_req *r);
+	struct crypto_async_request *base;	/* the outer request */
+	unsigned long subreq[] __aligned(CRYPTO_MINALIGN);
+};
+
+/* cp_test_engine_main.c */
+int cpt_submit(struct cpt_req *r, struct crypto_async_request *base,
+	       int (*run)(struct cpt_req *r));
+bool cpt_wrong(void);
+void cpt_flip(struct scatterlist *sg, unsigned int off);
+
+/* cp_test_engine_skcipher.c */
+int cpt_skcipher_register(void);
+void cpt_skcipher_unregister(void);
+
+/* cp_test_engine_hash.c */
+int cpt_hash_register(void);
+void cpt_hash_unregister(void);
+
+/* cp_test_engine_aead.c */
+int cpt_aead_register(void);
+void cpt_aead_unregister(void);
+
+#endif /* CP_TEST_ENGINE_H */

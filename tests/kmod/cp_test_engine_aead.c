@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cp_test_engine: the AEAD shapes an engine such as CAAM registers natively:
+ * gcm(aes), rfc4106(gcm(aes)), ccm(aes), authenc(hmac(sha256),cbc(aes)) and
+ * its IV generator echainiv(authenc(hmac(sha256),cbc(aes))). Each is
+ * computed by a synchronous fallback of the same name (for the last, the
+ * kernel's echainiv over the generic authenc: its IVs come from a random
+ * salt per transform, so two transforms give different ciphertexts).
+ * setkey and setauthsize go to the fallback.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/aes.h>
+#include <crypto/gcm.h>
+#include <crypto/internal/aead.h>
+#include <crypto/sha2.h>
+#include <linux/module.h>
+
+#include "cp_test_engine.h"
+
+struct cpt_aead_ctx {
+	struct crypto_aead *fallback;
+};
+
+static int cpt_aead_init(struct crypto_aead *tfm)
+{
+	struct cpt_aead_ctx *ctx = crypto_aead_ctx(tfm);
+	const char *name = crypto_tfm_alg_name(crypto_aead_tfm(tfm));
+
+	ctx->fallback = crypto_alloc_aead(name, 0, CPT_FALLBACK_MASK);
+	if (IS_ERR(ctx->fallback))
+		return PTR_ERR(ctx->fallback);
+	crypto_aead_set_reqsize(tfm, sizeof(struct cpt_req) +
+				sizeof(struct aead_request) +
+				crypto_aead_reqsize(ctx->fallback));
+	return 0;
+}
+
+static void cpt_aead_exit(struct crypto_aead *tfm)
+{
+	struct cpt_aead_ctx *ctx = crypto_aead_ctx(tfm);
+
+	crypto_free_aead(ctx->fallback);
+}
+
+static int cpt_aead_setkey(struct crypto_aead *tfm, const u8 *key,
+			   unsigned int len)
+{
+	struct cpt_aead_ctx *ctx = crypto_aead_ctx(tfm);
+
+	return crypto_aead_setkey(ctx->fallback, key, len);
+}
+
+static int cpt_aead_setauthsize(struct crypto_aead *tfm, unsigned int size)
+{
+	struct cpt_aead_ctx *ctx = crypto_aead_ctx(tfm);
+
+	return crypto_aead_setauthsize(ctx->fallback, size);
+}
+
+/*
+ * Mode wrong: encrypt flips the last ciphertext byte (the last tag byte if
+ * there is no text); decrypt, once authenticated, the last plaintext byte.
+ */
+static void cpt_aead_spoil(struct aead_request *req, bool decrypt)
+{
+	unsigned int authsize = crypto_aead_authsize(crypto_aead_reqtfm(req));
+	unsigned int end = req->assoclen + req->cryptlen;
+
+	if (decrypt) {
+		if (req->cryptlen > authsize)
+			cpt_flip(req->dst, end - authsize - 1);
+	} else if (req->cryptlen) {
+		cpt_flip(req->dst, end - 1);
+	} else if (authsize) {
+		cpt_flip(req->dst, end + authsize - 1);
+	}
+}
+
+static int cpt_aead_run(struct cpt_req *r, bool decrypt)
+{
+	struct aead_request *req =
+		container_of(r->base, struct aead_request, base);
+	struct aead_request *sub = (void *)r->subreq;
+	struct cpt_aead_ctx *ctx = crypto_aead_ctx(crypto_aead_reqtfm(req));
+	int err;
+
+	aead_request_set_tfm(sub, ctx->fallback);
+	aead_request_set_callback(sub, 0, NULL, NULL);
+	aead_request_set_crypt(sub, req->src, req->dst, req->cryptlen,
+			       req->iv);
+	aead_request_set_ad(sub, req->assoclen);
+	err = decrypt ? crypto_aead_decrypt(sub) : crypto_aead_encrypt(sub);
+	if (!err && cpt_wrong())
+		cpt_aead_spoil(req, decrypt);
+	return err;
+}
+
+static int cpt_aead_run_enc(struct cpt_req *r)
+{
+	return cpt_aead_run(r, false);
+}
+
+static int cpt_aead_run_dec(struct cpt_req *r)
+{
+	return cpt_aead_run(r, true);
+}
+
+static int cpt_aead_encrypt(struct aead_request *req)
+{
+	return cpt_submit(aead_request_ctx(req), &req->base, cpt_aead_run_enc);
+}
+
+static int cpt_aead_decrypt(struct aead_request *req)
+{
+	return cpt_submit(aead_request_ctx(req), &req->base, cpt_aead_run_dec);
+}
+
+#define CPT_AEAD(name, drv, bs, iv, maxauth) {				\
+	.base = {							\
+		.cra_name = name,					\
+		.cra_driver_name = drv,					\
+		.cra_priority = CPT_PRIORITY,				\
+		.cra_flags = CPT_FLAGS,					\
+		.cra_blocksize = bs,					\
+		.cra_ctxsize = sizeof(struct cpt_aead_ctx),		\
+		.cra_module = THIS_MODULE,				\
+	},								\
+	.init = cpt_aead_init,						\
+	.exit = cpt_aead_exit,						\
+	.setkey = cpt_aead_setkey,					\
+	.setauthsize = cpt_aead_setauthsize,				\
+	.encrypt = cpt_aead_encrypt,					\
+	.decrypt = cpt_aead_decrypt,					\
+	.ivsize = iv,							\
+	.maxauthsize = maxauth,						\
+}
+
+/* Sizes as the kernel's own templates give them for these names. */
+static struct aead_alg cpt_aeads[] = {
+	CPT_AEAD("gcm(aes)", "cp_test_engine_gcm_aes",
+		 1, GCM_AES_IV_SIZE, AES_BLOCK_SIZE),
+	CPT_AEAD("rfc4106(gcm(aes))", "cp_test_engine_rfc4106_gcm_aes",
+		 1, GCM_RFC4106_IV_SIZE, AES_BLOCK_SIZE),
+	CPT_AEAD("ccm(aes)", "cp_test_engine_ccm_aes",
+		 1, AES_BLOCK_SIZE, AES_BLOCK_SIZE),
+	CPT_AEAD("authenc(hmac(sha256),cbc(aes))",
+		 "cp_test_engine_authenc_hmac_sha256_cbc_aes",
+		 AES_BLOCK_SIZE, AES_BLOCK_SIZE, SHA256_DIGEST_SIZE),
+	CPT_AEAD("echainiv(authenc(hmac(sha256),cbc(aes)))",
+		 "cp_test_engine_echainiv_authenc_hmac_sha256_cbc_aes",
+		 AES_BLOCK_SIZE, AES_BLOCK_SIZE, SHA256_DIGEST_SIZE),
+};
+
+int cpt_aead_register(void)
+{
+	return crypto_register_aeads(cpt_aeads, ARRAY_SIZE(cpt_aeads));
+}
+
+void cpt_aead_unregister(void)
+{
+	crypto_unregister_aeads(cpt_aeads, ARRAY_SIZE(cpt_aeads));
+}

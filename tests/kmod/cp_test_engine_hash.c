@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cp_test_engine: sha256 ("cp_test_engine_sha256") and hmac(sha256)
+ * ("cp_test_engine_hmac_sha256") as ahash, computed by a synchronous
+ * fallback of the same name. init/export/import (and setkey) are done at
+ * once; update/final/finup/digest go through the engine.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/internal/hash.h>
+#include <crypto/sha2.h>
+#include <linux/module.h>
+
+#include "cp_test_engine.h"
+
+struct cpt_hash_ctx {
+	struct crypto_ahash *fallback;
+};
+
+static struct ahash_request *cpt_sub(struct ahash_request *req)
+{
+	struct cpt_req *r = ahash_request_ctx(req);
+	struct ahash_request *sub = (void *)r->subreq;
+	struct cpt_hash_ctx *ctx = crypto_ahash_ctx(crypto_ahash_reqtfm(req));
+
+	ahash_request_set_tfm(sub, ctx->fallback);
+	ahash_request_set_callback(sub, 0, NULL, NULL);
+	ahash_request_set_crypt(sub, req->src, req->result, req->nbytes);
+	return sub;
+}
+
+enum cpt_hash_op { CPT_UPDATE, CPT_FINAL, CPT_FINUP, CPT_DIGEST };
+
+static int cpt_hash_run(struct cpt_req *r, enum cpt_hash_op op)
+{
+	struct ahash_request *req =
+		container_of(r->base, struct ahash_request, base);
+	struct ahash_request *sub = cpt_sub(req);
+	int err = 0;
+
+	switch (op) {
+	case CPT_UPDATE:
+		return crypto_ahash_update(sub);
+	case CPT_FINAL:
+		err = crypto_ahash_final(sub);
+		break;
+	case CPT_FINUP:
+		err = crypto_ahash_finup(sub);
+		break;
+	case CPT_DIGEST:
+		err = crypto_ahash_digest(sub);
+		break;
+	}
+	if (!err && cpt_wrong())
+		req->result[0] ^= 0x01;
+	return err;
+}
+
+static int cpt_hash_run_update(struct cpt_req *r)
+{
+	return cpt_hash_run(r, CPT_UPDATE);
+}
+
+static int cpt_hash_run_final(struct cpt_req *r)
+{
+	return cpt_hash_run(r, CPT_FINAL);
+}
+
+static int cpt_hash_run_finup(struct cpt_req *r)
+{
+	return cpt_hash_run(r, CPT_FINUP);
+}
+
+static int cpt_hash_run_digest(struct cpt_req *r)
+{
+	return cpt_hash_run(r, CPT_DIGEST);
+}
+
+static int cpt_hash_queue(struct ahash_request *req,
+			  int (*run)(struct cpt_req *r))
+{
+	return cpt_submit(ahash_request_ctx(req), &req->base, run);
+}
+
+static int cpt_hash_init(struct ahash_request *req)
+{
+	return crypto_ahash_init(cpt_sub(req));
+}
+
+static int cpt_hash_update(struct ahash_request *req)
+{
+	return cpt_hash_queue(req, cpt_hash_run_update);
+}
+
+static int cpt_hash_final(struct ahash_request *req)
+{
+	return cpt_hash_queue(req, cpt_hash_run_final);
+}
+
+static int cpt_hash_finup(struct ahash_request *req)
+{
+	return cpt_hash_queue(req, cpt_hash_run_finup);
+}
+
+static int cpt_hash_digest(struct ahash_request *req)
+{
+	return cpt_hash_queue(req, cpt_hash_run_digest);
+}
+
+static int cpt_hash_export(struct ahash_request *req, void *out)
+{
+	return crypto_ahash_export(cpt_sub(req), out);
+}
+
+static int cpt_hash_import(struct ahash_request *req, const void *in)
+{
+	return crypto_ahash_import(cpt_sub(req), in);
+}
+
+static int cpt_hash_setkey(struct crypto_ahash *tfm, const u8 *key,
+			   unsigned int len)
+{
+	struct cpt_hash_ctx *ctx = crypto_ahash_ctx(tfm);
+
+	return crypto_ahash_setkey(ctx->fallback, key, len);
+}
+
+static int cpt_hash_cra_init(struct crypto_tfm *tfm)
+{
+	struct cpt_hash_ctx *ctx = crypto_tfm_ctx(tfm);
+
+	ctx->fallback = crypto_alloc_ahash(crypto_tfm_alg_name(tfm), 0,
+					   CPT_FALLBACK_MASK);
+	if (IS_ERR(ctx->fallback))
+		return PTR_ERR(ctx->fallback);
+	crypto_ahash_set_reqsize(__crypto_ahash_cast(tfm),
+				 sizeof(struct cpt_req) +
+				 sizeof(struct ahash_request) +
+				 crypto_ahash_reqsize(ctx->fallback));
+	return 0;
+}
+
+static void cpt_hash_cra_exit(struct crypto_tfm *tfm)
+{
+	struct cpt_hash_ctx *ctx = crypto_tfm_ctx(tfm);
+
+	crypto_free_ahash(ctx->fallback);
+}
+
+/* statesize: set at registration from the fallback's own state size */
+#define CPT_AHASH(name, drv, bs, ds, key) {				\
+	.init = cpt_hash_init,						\
+	.update = cpt_hash_update,					\
+	.final = cpt_hash_final,					\
+	.finup = cpt_hash_finup,					\
+	.digest = cpt_hash_digest,					\
+	.export = cpt_hash_export,					\
+	.import = cpt_hash_import,					\
+	.setkey = key,							\
+	.halg = {							\
+		.digestsize = ds,					\
+		.base = {						\
+			.cra_name = name,				\
+			.cra_driver_name = drv,				\
+			.cra_priority = CPT_PRIORITY,			\
+			.cra_flags = CPT_FLAGS,				\
+			.cra_blocksize = bs,				\
+			.cra_ctxsize = sizeof(struct cpt_hash_ctx),	\
+			.cra_init = cpt_hash_cra_init,			\
+			.cra_exit = cpt_hash_cra_exit,			\
+			.cra_module = THIS_MODULE,			\
+		},							\
+	},								\
+}
+
+static struct ahash_alg cpt_hashes[] = {
+	CPT_AHASH("sha256", "cp_test_engine_sha256", SHA256_BLOCK_SIZE,
+		  SHA256_DIGEST_SIZE, NULL),
+	CPT_AHASH("hmac(sha256)", "cp_test_engine_hmac_sha256",
+		  SHA256_BLOCK_SIZE, SHA256_DIGEST_SIZE, cpt_hash_setkey),
+};
+
+int cpt_hash_register(void)
+{
+	struct crypto_ahash *probe;
+	int i;
+
+	/* our export/import are the fallback's: same state size */
+	for (i = 0; i < ARRAY_SIZE(cpt_hashes); i++) {
+		struct hash_alg_common *halg = &cpt_hashes[i].halg;
+
+		probe = crypto_alloc_ahash(halg->base.cra_name, 0,
+					   CPT_FALLBACK_MASK);
+		if (IS_ERR(probe))
+			return PTR_ERR(probe);
+		halg->statesize = crypto_ahash_statesize(probe);
+		crypto_free_ahash(probe);
+	}
+	return crypto_register_ahashes(cpt_hashes, ARRAY_SIZE(cpt_hashes));
+}
+
+void cpt_hash_unregister(void)
+{
+	crypto_unregister_ahashes(cpt_hashes, ARRAY_SIZE(cpt_hashes));
+}

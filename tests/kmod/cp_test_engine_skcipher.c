@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cp_test_engine: cbc(aes) as an skcipher ("cp_test_engine_cbc_aes"),
+ * computed by a synchronous cbc(aes) fallback.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/aes.h>
+#include <crypto/internal/skcipher.h>
+#include <linux/module.h>
+
+#include "cp_test_engine.h"
+
+struct cpt_sk_ctx {
+	struct crypto_skcipher *fallback;
+};
+
+static int cpt_sk_init(struct crypto_skcipher *tfm)
+{
+	struct cpt_sk_ctx *ctx = crypto_skcipher_ctx(tfm);
+	const char *name = crypto_tfm_alg_name(crypto_skcipher_tfm(tfm));
+
+	ctx->fallback = crypto_alloc_skcipher(name, 0, CPT_FALLBACK_MASK);
+	if (IS_ERR(ctx->fallback))
+		return PTR_ERR(ctx->fallback);
+	crypto_skcipher_set_reqsize(tfm, sizeof(struct cpt_req) +
+				    sizeof(struct skcipher_request) +
+				    crypto_skcipher_reqsize(ctx->fallback));
+	return 0;
+}
+
+static void cpt_sk_exit(struct crypto_skcipher *tfm)
+{
+	struct cpt_sk_ctx *ctx = crypto_skcipher_ctx(tfm);
+
+	crypto_free_skcipher(ctx->fallback);
+}
+
+static int cpt_sk_setkey(struct crypto_skcipher *tfm, const u8 *key,
+			 unsigned int len)
+{
+	struct cpt_sk_ctx *ctx = crypto_skcipher_ctx(tfm);
+
+	return crypto_skcipher_setkey(ctx->fallback, key, len);
+}
+
+static int cpt_sk_run(struct cpt_req *r, bool decrypt)
+{
+	struct skcipher_request *req =
+		container_of(r->base, struct skcipher_request, base);
+	struct skcipher_request *sub = (void *)r->subreq;
+	struct cpt_sk_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
+	int err;
+
+	skcipher_request_set_tfm(sub, ctx->fallback);
+	skcipher_request_set_callback(sub, 0, NULL, NULL);
+	skcipher_request_set_crypt(sub, req->src, req->dst, req->cryptlen,
+				   req->iv);
+	err = decrypt ? crypto_skcipher_decrypt(sub) :
+			crypto_skcipher_encrypt(sub);
+	if (!err && req->cryptlen && cpt_wrong())
+		cpt_flip(req->dst, req->cryptlen - 1);
+	return err;
+}
+
+static int cpt_sk_run_enc(struct cpt_req *r)
+{
+	return cpt_sk_run(r, false);
+}
+
+static int cpt_sk_run_dec(struct cpt_req *r)
+{
+	return cpt_sk_run(r, true);
+}
+
+static int cpt_sk_encrypt(struct skcipher_request *req)
+{
+	return cpt_submit(skcipher_request_ctx(req), &req->base,
+			  cpt_sk_run_enc);
+}
+
+static int cpt_sk_decrypt(struct skcipher_request *req)
+{
+	return cpt_submit(skcipher_request_ctx(req), &req->base,
+			  cpt_sk_run_dec);
+}
+
+static struct skcipher_alg cpt_cbc_aes = {
+	.base = {
+		.cra_name = "cbc(aes)",
+		.cra_driver_name = "cp_test_engine_cbc_aes",
+		.cra_priority = CPT_PRIORITY,
+		.cra_flags = CPT_FLAGS,
+		.cra_blocksize = AES_BLOCK_SIZE,
+		.cra_ctxsize = sizeof(struct cpt_sk_ctx),
+		.cra_module = THIS_MODULE,
+	},
+	.init = cpt_sk_init,
+	.exit = cpt_sk_exit,
+	.setkey = cpt_sk_setkey,
+	.encrypt = cpt_sk_encrypt,
+	.decrypt = cpt_sk_decrypt,
+	.min_keysize = AES_MIN_KEY_SIZE,
+	.max_keysize = AES_MAX_KEY_SIZE,
+	.ivsize = AES_BLOCK_SIZE,
+};
+
+int cpt_skcipher_register(void)
+{
+	return crypto_register_skcipher(&cpt_cbc_aes);
+}
+
+void cpt_skcipher_unregister(void)
+{
+	crypto_unregister_skcipher(&cpt_cbc_aes);
+}
