@@ -44,6 +44,13 @@
  *   call returns -EBUSY; once it enters the queue its callback gets
  *   -EINPROGRESS, later its result, as with crypto_engine), one without
  *   gets -ENOSPC. Not for sync and inline completions, which never queue.
+ * backlog (default Y)
+ *   N: a full queue refuses every request with -ENOSPC, MAY_BACKLOG or
+ *   not, as a driver without a backlog does
+ * hang_after (default 0: off)
+ *   N: the N-th request submitted from now on, and every later one, hangs
+ *   (mode becomes hang), so a test can hang an engine in the middle of a
+ *   run, after its first N - 1 requests
  * latency_us (default 0)
  *   each request sleeps this long before it completes, as a DMA engine
  *   keeps the CPU free
@@ -81,8 +88,10 @@ static const char * const cpt_completion_names[] = { "async", "sync", "inline" }
 static int cpt_completion = CPT_ASYNC;
 
 static unsigned int cpt_queue_len;
+static bool cpt_backlog_on = true;
 static unsigned int cpt_latency_us;
 static unsigned int cpt_burn_us;
+static atomic_t cpt_hang_after = ATOMIC_INIT(0);
 
 static struct workqueue_struct *cpt_wq;
 /* cpt_lock: cpt_parked, cpt_backlog, cpt_queued, and mode changes */
@@ -205,6 +214,20 @@ static void cpt_work(struct work_struct *work)
 	cpt_drain_backlog();
 }
 
+/* hang_after: this request is the last one before mode becomes hang. */
+static void cpt_count_down(void)
+{
+	unsigned long flags;
+
+	if (atomic_add_unless(&cpt_hang_after, -1, 0) &&
+	    !atomic_read(&cpt_hang_after)) {
+		spin_lock_irqsave(&cpt_lock, flags);
+		WRITE_ONCE(cpt_mode, CPT_HANG);
+		spin_unlock_irqrestore(&cpt_lock, flags);
+		pr_info("mode hang (hang_after)\n");
+	}
+}
+
 /* Completion sync or inline: compute @r in the caller's context. */
 static int cpt_run_now(struct cpt_req *r, bool inline_cb)
 {
@@ -233,12 +256,14 @@ int cpt_submit(struct cpt_req *r, struct crypto_async_request *base,
 	r->base = base;
 	r->run = run;
 	INIT_WORK(&r->work, cpt_work);
+	cpt_count_down();
 	if (completion != CPT_ASYNC && READ_ONCE(cpt_mode) != CPT_HANG)
 		return cpt_run_now(r, completion == CPT_INLINE);
 
 	spin_lock_irqsave(&cpt_lock, flags);
 	if (cpt_full_locked() || !list_empty(&cpt_backlog)) {
-		if (base->flags & CRYPTO_TFM_REQ_MAY_BACKLOG) {
+		if ((base->flags & CRYPTO_TFM_REQ_MAY_BACKLOG) &&
+		    READ_ONCE(cpt_backlog_on)) {
 			list_add_tail(&r->node, &cpt_backlog);
 			err = -EBUSY;
 		} else {
@@ -336,6 +361,32 @@ MODULE_PARM_DESC(latency_us, "sleep per request before it completes (us), as a D
 
 module_param_named(burn_us, cpt_burn_us, uint, 0644);
 MODULE_PARM_DESC(burn_us, "busy-wait on the CPU per request before it completes (us)");
+
+module_param_named(backlog, cpt_backlog_on, bool, 0644);
+MODULE_PARM_DESC(backlog, "Y: a full queue backlogs MAY_BACKLOG requests (-EBUSY); N: it refuses every request with -ENOSPC");
+
+static int cpt_hang_after_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int r = kstrtouint(val, 0, &n);
+
+	if (r)
+		return r;
+	atomic_set(&cpt_hang_after, n);
+	return 0;
+}
+
+static int cpt_hang_after_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&cpt_hang_after));
+}
+
+static const struct kernel_param_ops cpt_hang_after_ops = {
+	.set = cpt_hang_after_set,
+	.get = cpt_hang_after_get,
+};
+module_param_cb(hang_after, &cpt_hang_after_ops, NULL, 0644);
+MODULE_PARM_DESC(hang_after, "N > 0: the N-th request submitted from now on switches mode to hang (0: off)");
 
 static int __init cpt_init(void)
 {
