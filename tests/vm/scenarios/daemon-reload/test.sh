@@ -41,7 +41,8 @@ check "broken reload: the old policy stays (2222, not 3333)" \
 	test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 2222
 check "broken reload: the daemon keeps running, not restarted" \
 	test "$(unit_prop $svc ActiveState)/$(unit_prop $svc MainPID)" = "active/$pid"
-rmmod virtio_crypto
+check "the kernel's self-tests of virtio_crypto end" wait_for_selftests virtio_crypto 60
+check "rmmod virtio_crypto succeeds" rmmod virtio_crypto
 modprobe_q virtio_crypto
 check "after a module reload the policy in force is still the old one (2222)" \
 	wait_for_prio virtio_crypto_aes_cbc 2222 10
