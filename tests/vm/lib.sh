@@ -103,6 +103,24 @@ wait_for_driver() {
 	return 1
 }
 
+# wait_until SECS CMD...: run CMD every 0.2 s until it succeeds, for SECS
+# at most (for what becomes true a little after the event a scenario waits
+# for: a line in the journal, a status systemd has not processed yet).
+# Prints the output of the last try; its status is CMD's last one.
+wait_until() {
+	local secs=$1 end=$((SECONDS + $1)) out rc
+	shift
+	while :; do
+		rc=0
+		out=$("$@" 2>&1) || rc=$?
+		((rc != 0 && SECONDS < end)) || break
+		sleep 0.2
+	done
+	[[ -z $out ]] || printf '%s\n' "$out"
+	((rc == 0)) || printf '(still failing after %s s)\n' "$secs" >&2
+	return "$rc"
+}
+
 # module_drivers MODULE: the driver names MODULE has in /proc/crypto.
 module_drivers() {
 	awk -v m="$1" '$1 == "driver" { d = $3 } $1 == "module" && $3 == m { print d }' /proc/crypto |
