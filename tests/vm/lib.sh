@@ -89,10 +89,13 @@ first_of() {
 		END { print drv }' /proc/crypto
 }
 
-# wait_for_driver DRIVER [TIMEOUT]: wait (default 30 s) until DRIVER is
-# registered in /proc/crypto with its self-test passed.
+# wait_for_driver DRIVER [TIMEOUT]: wait (default 60 s) until DRIVER is
+# registered in /proc/crypto with its self-test passed. 6.12 and 7.2 test
+# after registration, in the background, and under TCG on a loaded machine
+# a self-test can take tens of seconds: 60 s, as the scenarios that load
+# the engine themselves already chose.
 wait_for_driver() {
-	local drv=$1 timeout=${2:-30} end
+	local drv=$1 timeout=${2:-60} end
 	end=$((SECONDS + timeout))
 	while :; do
 		[[ $(proc_crypto_field "$drv" selftest 2>/dev/null) == passed ]] && return 0
