@@ -89,10 +89,13 @@ first_of() {
 		END { print drv }' /proc/crypto
 }
 
-# wait_for_driver DRIVER [TIMEOUT]: wait (default 30 s) until DRIVER is
-# registered in /proc/crypto with its self-test passed.
+# wait_for_driver DRIVER [TIMEOUT]: wait (default 60 s) until DRIVER is
+# registered in /proc/crypto with its self-test passed. 6.12 and 7.2 test
+# after registration, in the background, and under TCG on a loaded machine
+# a self-test can take tens of seconds: 60 s, as the scenarios that load
+# the engine themselves already chose.
 wait_for_driver() {
-	local drv=$1 timeout=${2:-30} end
+	local drv=$1 timeout=${2:-60} end
 	end=$((SECONDS + timeout))
 	while :; do
 		[[ $(proc_crypto_field "$drv" selftest 2>/dev/null) == passed ]] && return 0
@@ -101,6 +104,63 @@ wait_for_driver() {
 	done
 	printf 'driver %s not registered (or self-test not passed) after %s s\n' "$drv" "$timeout" >&2
 	return 1
+}
+
+# wait_until SECS CMD...: run CMD every 0.2 s until it succeeds, for SECS
+# at most (for what becomes true a little after the event a scenario waits
+# for: a line in the journal, a status systemd has not processed yet).
+# Prints the output of the last try; its status is CMD's last one.
+wait_until() {
+	local secs=$1 end=$((SECONDS + $1)) out rc
+	shift
+	while :; do
+		rc=0
+		out=$("$@" 2>&1) || rc=$?
+		((rc != 0 && SECONDS < end)) || break
+		sleep 0.2
+	done
+	[[ -z $out ]] || printf '%s\n' "$out"
+	((rc == 0)) || printf '(still failing after %s s)\n' "$secs" >&2
+	return "$rc"
+}
+
+# module_drivers MODULE: the driver names MODULE has in /proc/crypto.
+module_drivers() {
+	awk -v m="$1" '$1 == "driver" { d = $3 } $1 == "module" && $3 == m { print d }' /proc/crypto |
+		sort -u
+}
+
+# selftests_running MODULE: true while the kernel self-tests one of
+# MODULE's implementations: a "larval" entry of its driver name is in
+# /proc/crypto (Linux >= 6.12 tests after registration, in the background;
+# the larval and the test thread each hold a reference on the module), or a
+# cryptomgr_test thread has not exited yet (it drops its reference last).
+selftests_running() {
+	local drivers
+	drivers=$(module_drivers "$1")
+	awk -v list="$drivers" '
+		BEGIN { n = split(list, a, "\n"); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+		/^$/ { if ((d in want) && t == "larval") found = 1; d = t = ""; next }
+		$1 == "driver" { d = $3 } $1 == "type" { t = $3 }
+		END { if ((d in want) && t == "larval") found = 1; exit !found }' /proc/crypto && return 0
+	grep -sqx cryptomgr_test /proc/[0-9]*/comm
+}
+
+# wait_for_selftests MODULE [TIMEOUT]: wait (default 60 s) until the kernel
+# has finished self-testing every implementation of MODULE, passed or
+# failed: only then does nothing of the kernel's hold the module, and an
+# rmmod does not fail with "in use" (virtio_crypto_aes_cbc can pass long
+# before virtio-crypto-rsa fails).
+wait_for_selftests() {
+	local end=$((SECONDS + ${2:-60}))
+	while selftests_running "$1"; do
+		if ((SECONDS >= end)); then
+			printf 'self-tests of %s still running after %s s\n' "$1" "${2:-60}" >&2
+			module_users "$1" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
 }
 
 # coldplug: load the modules for the devices and the CPU present, as udev
@@ -174,6 +234,29 @@ wait_for_prio() {
 	done
 	printf '%s: priority %s, not %s, after %s s\n' "$1" "$(proc_crypto_prio "$1" || echo -)" "$2" "${3:-5}" >&2
 	return 1
+}
+
+# module_users MODULE: what may hold MODULE: its reference count and
+# holders, its implementations in /proc/crypto with their self-test state
+# (a "larval" entry: the kernel's self-test of that driver is running), the
+# kernel's self-test threads, and where each cryptoprio process waits.
+module_users() {
+	local m=$1 drivers p
+	printf '%s: refcnt %s, holders: %s\n' "$m" "$(cat "/sys/module/$m/refcnt" 2>/dev/null || echo -)" \
+		"$(find "/sys/module/$m/holders" -mindepth 1 -printf '%f ' 2>/dev/null)"
+	drivers=$(module_drivers "$m")
+	awk -v list="$drivers" '
+		BEGIN { n = split(list, a, "\n"); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+		/^$/ { if (d in want) printf "  %s: type %s, selftest %s, refcnt %s\n", d, t, st, rc
+		       d = t = st = rc = ""; next }
+		$1 == "driver" { d = $3 } $1 == "type" { t = $3 } $1 == "selftest" { st = $3 }
+		$1 == "refcnt" { rc = $3 }' /proc/crypto
+	grep -slE '^(cryptomgr_test|cryptomgr_probe|cryptoprio.*)$' /proc/[0-9]*/comm |
+		while read -r p; do
+			p=${p%/comm}
+			printf '  pid %s %s: wchan %s\n' "${p#/proc/}" "$(cat "$p/comm" 2>/dev/null)" \
+				"$(cat "$p/wchan" 2>/dev/null || echo -)"
+		done
 }
 
 # At the end: failed checks make the scenario fail.

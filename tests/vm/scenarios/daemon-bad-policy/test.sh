@@ -10,7 +10,9 @@ check "nothing applied: no plan in the state file" \
 	bash -c '! grep -q last_apply /run/cryptoprio/state.json 2>/dev/null'
 modprobe_q virtio_crypto
 wait_for_driver virtio_crypto_aes_cbc 60
-sleep 2
+# No daemon runs (failed, not restarted): nothing can apply a policy later.
+check "no daemon runs (MainPID 0, not restarted)" \
+	test "$(unit_prop $svc MainPID)/$(unit_prop $svc NRestarts)" = 0/0
 check "virtio_crypto_aes_cbc keeps the driver's 150" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 150
 
 # The modules-load.d entry for a module that is not installed.

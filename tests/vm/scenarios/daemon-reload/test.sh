@@ -18,10 +18,13 @@ Priority = 2222
 CONF
 systemctl reload $svc
 check "reload: the changed policy applied (2222)" wait_for_prio virtio_crypto_aes_cbc 2222 30
-check "reload: the daemon logged the reload and a run" bash -c \
+# The daemon logs the run and sends its STATUS= after the change, and
+# journald and systemd take them in a little later: poll, with a bound.
+check "reload: the daemon logged the reload and a run" wait_until 15 bash -c \
 	"journalctl -b -u $svc --no-pager | grep -q 'Policy reloaded' &&
 	 journalctl -b -u $svc --no-pager | grep -qE 'Policy (applied|in force) \(reload\)'"
-check "StatusText after reload" grep -qE '\(reload\)' <<<"$(unit_prop $svc StatusText)"
+status_says_reload() { grep -qE '\(reload\)' <<<"$(unit_prop $svc StatusText)"; }
+check "StatusText after reload" wait_until 15 status_says_reload
 
 cat >$conf <<'CONF'
 [Policy]
@@ -33,15 +36,23 @@ Rank = fastest
 Priority = 3333
 CONF
 systemctl reload $svc
-sleep 3
-journalctl -b -u $svc --no-pager | tee "$CP_RESULTS/journal.txt"
+# systemctl reload returns once the signal is sent: wait for the daemon's
+# answer (the refusal in the state file, its errors in the journal), not a
+# fixed while.
+refused() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["daemon"]
+sys.exit(d["reload_failures"] != 1)' /run/cryptoprio/state.json
+}
+check "broken reload: refused (state file)" wait_until 30 refused
 check "broken reload: error logged with file:line" \
-	grep -qE "$conf:4: .*Rank" "$CP_RESULTS/journal.txt"
+	wait_until 15 bash -c "journalctl -b -u $svc --no-pager | grep -qE '$conf:4: .*Rank'"
+journalctl -b -u $svc --no-pager >"$CP_RESULTS/journal.txt"
 check "broken reload: the old policy stays (2222, not 3333)" \
 	test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 2222
 check "broken reload: the daemon keeps running, not restarted" \
 	test "$(unit_prop $svc ActiveState)/$(unit_prop $svc MainPID)" = "active/$pid"
-rmmod virtio_crypto
+check "the kernel's self-tests of virtio_crypto end" wait_for_selftests virtio_crypto 60
+check "rmmod virtio_crypto succeeds" rmmod virtio_crypto
 modprobe_q virtio_crypto
 check "after a module reload the policy in force is still the old one (2222)" \
 	wait_for_prio virtio_crypto_aes_cbc 2222 10
