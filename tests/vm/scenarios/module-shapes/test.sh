@@ -1,0 +1,105 @@
+# Every shape an engine registers natively (tests/kmod/cp_test_engine.ko
+# registers them as CAAM does) through the companion module: the known
+# answer is ok while the engine is right and a mismatch once it is wrong,
+# both ways for every cipher, the geniv wrapper included (checked by
+# cross-decryption); synchronous, inline and backlogged completions, and a
+# full queue without a backlog, neither loop nor recurse in a callback; the
+# CPU figure counts an engine's busy worker and not its sleep.
+ctl=$CP_BUILD/cli/cryptoprioctl
+py=/usr/bin/python3
+params=/sys/module/cp_test_engine/parameters
+r=$CP_RESULTS
+modprobe_q aesni_intel crypto_user
+for m in ghash_generic gcm ccm ctr cbc authenc echainiv seqiv hmac sha256_generic; do
+	modprobe -q "$m" || log "$m: not a module of this kernel"
+done
+check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
+check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
+ciphers=(cp_test_engine_cbc_aes cp_test_engine_gcm_aes cp_test_engine_rfc4106_gcm_aes
+	cp_test_engine_ccm_aes cp_test_engine_authenc_hmac_sha256_cbc_aes
+	cp_test_engine_echainiv_authenc_hmac_sha256_cbc_aes)
+hashes=(cp_test_engine_sha256 cp_test_engine_hmac_sha256)
+for d in "${ciphers[@]}" "${hashes[@]}"; do
+	check "$d passed its self-test" wait_for_driver "$d" 60
+done
+
+# verdicts NAME ARGS...: calibrate with ARGS into $r/NAME.json and print
+# "DRIVER=KNOWN_ANSWER" per result, sorted, on one line.
+verdicts() {
+	local name=$1
+	shift
+	"$ctl" calibrate --raw --json "$@" >"$r/$name.json" 2>"$r/$name.err" || true
+	"$py" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(sorted(f"{x[\"driver\"]}={x[\"known_answer\"]}" for x in d["results"])))' "$r/$name.json"
+}
+# expect VERDICT DRIVER...: the line verdicts prints when each DRIVER has VERDICT
+expect() {
+	local v=$1 d out=()
+	shift
+	for d in "$@"; do out+=("$d=$v"); done
+	printf '%s\n' "${out[@]}" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+check "mode ok: every shape's known answer is ok (encryption, hashes)" \
+	test "$(verdicts ok-enc "${ciphers[@]}" "${hashes[@]}" --size 4096 --depth 4)" = \
+	"$(expect ok "${ciphers[@]}" "${hashes[@]}")"
+check "mode ok: every cipher's known answer is ok (decryption)" \
+	test "$(verdicts ok-dec "${ciphers[@]}" --size 4096 --depth 4 --decrypt)" = \
+	"$(expect ok "${ciphers[@]}")"
+echo wrong >"$params/mode"
+check "mode wrong: every shape is a mismatch (encryption, hashes)" \
+	test "$(verdicts wrong-enc "${ciphers[@]}" "${hashes[@]}" --size 4096 --depth 4)" = \
+	"$(expect mismatch "${ciphers[@]}" "${hashes[@]}")"
+check "mode wrong: every cipher is a mismatch (decryption)" \
+	test "$(verdicts wrong-dec "${ciphers[@]}" --size 4096 --depth 4 --decrypt)" = \
+	"$(expect mismatch "${ciphers[@]}")"
+echo ok >"$params/mode"
+
+# point NAME DRIVER ARGS...: one calibration; prints "KAT REQUESTS MAX_IN_FLIGHT CPU_NS_PER_REQUEST"
+point() {
+	local name=$1
+	shift
+	"$ctl" calibrate --raw --json "$@" >"$r/$name.json" 2>"$r/$name.err" || true
+	"$py" -c 'import json, sys
+x = json.load(open(sys.argv[1]))["results"]
+x = x[0] if x else {"known_answer": "none", "requests": 0, "max_in_flight": 0, "cpu_ns": 0}
+print(x["known_answer"], x["requests"], x["max_in_flight"], x["cpu_ns"] // max(1, x["requests"]))' "$r/$name.json"
+}
+# Completions the callback must not loop or recurse on (cryptoprio(4)).
+for c in sync inline; do
+	echo "$c" >"$params/completion"
+	for d in cp_test_engine_cbc_aes cp_test_engine_gcm_aes; do
+		read -r kat n _ _ < <(point "$c-$d" "$d" --size 4096 --depth 4 --budget 300)
+		log "completion $c, $d: $kat, $n requests"
+		check "completion $c: $d measured, known answer ok" test "$kat $((n > 10))" = "ok 1"
+	done
+done
+echo async >"$params/completion"
+echo 2 >"$params/queue_len"
+read -r kat n mif _ < <(point backlog cp_test_engine_cbc_aes --size 4096 --depth 8 --budget 300)
+log "queue_len 2, backlog: $kat, $n requests, $mif in flight"
+check "a backlogging queue of 2 at depth 8: measured, ok, 8 outstanding" test "$kat $((n > 10)) $mif" = "ok 1 8"
+echo N >"$params/backlog"
+read -r kat n mif _ < <(point nobacklog cp_test_engine_cbc_aes --size 4096 --depth 8 --budget 300)
+log "queue_len 2, no backlog (ENOSPC): $kat, $n requests, $mif in flight"
+check "a full queue without a backlog (ENOSPC) is retried: measured, ok" test "$kat $((n > 10))" = "ok 1"
+# (the module counts a request as in flight from the moment it offers it)
+check "ENOSPC: never more than the queue's 2, plus the one refused, in flight" test "$mif" -le 3
+echo Y >"$params/backlog"
+echo 0 >"$params/queue_len"
+
+# CPU time: 2 ms of sleep per request costs the CPUs little, 2 ms of busy
+# waiting in the engine's worker 2 ms more per request.
+echo 2000 >"$params/latency_us"
+read -r _ _ _ sleep_ns < <(point latency cp_test_engine_cbc_aes --size 4096 --budget 300)
+echo 0 >"$params/latency_us"
+echo 2000 >"$params/burn_us"
+read -r _ _ _ burn_ns < <(point burn cp_test_engine_cbc_aes --size 4096 --budget 300)
+echo 0 >"$params/burn_us"
+log "CPU ns per request: sleeping engine $sleep_ns, burning engine $burn_ns"
+check "CPU time: a burning worker costs at least 1 ms more per request than a sleeping one" \
+	test "$burn_ns" -ge $((sleep_ns + 1000000))
+
+check "rmmod cryptoprio" rmmod cryptoprio
+check "rmmod cp_test_engine" rmmod cp_test_engine
