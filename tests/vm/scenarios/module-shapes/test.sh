@@ -31,7 +31,7 @@ verdicts() {
 	"$ctl" calibrate --raw --json "$@" >"$r/$name.json" 2>"$r/$name.err" || true
 	"$py" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-print(" ".join(sorted(f"{x[\"driver\"]}={x[\"known_answer\"]}" for x in d["results"])))' "$r/$name.json"
+print(" ".join(sorted(x["driver"] + "=" + x["known_answer"] for x in d["results"])))' "$r/$name.json"
 }
 # expect VERDICT DRIVER...: the line verdicts prints when each DRIVER has VERDICT
 expect() {
@@ -84,8 +84,6 @@ echo N >"$params/backlog"
 read -r kat n mif _ < <(point nobacklog cp_test_engine_cbc_aes --size 4096 --depth 8 --budget 300)
 log "queue_len 2, no backlog (ENOSPC): $kat, $n requests, $mif in flight"
 check "a full queue without a backlog (ENOSPC) is retried: measured, ok" test "$kat $((n > 10))" = "ok 1"
-# (the module counts a request as in flight from the moment it offers it)
-check "ENOSPC: never more than the queue's 2, plus the one refused, in flight" test "$mif" -le 3
 echo Y >"$params/backlog"
 echo 0 >"$params/queue_len"
 
