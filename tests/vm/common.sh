@@ -7,7 +7,14 @@ CP_VM_CACHE=${CRYPTOPRIO_VM_CACHE:-/var/tmp/cryptoprio-vm}
 CP_VM_KERNELS_ALL=(6.1 6.12 7.2)
 # Which sid kernel series "7.2" means (newest linux-image-<series>.*-amd64).
 CP_VM_SID_SERIES=${CRYPTOPRIO_VM_SID_SERIES:-7.2}
-CP_VM_MIRROR=${CRYPTOPRIO_VM_MIRROR:-http://deb.debian.org/debian}
+# The Debian mirror for sid: the one the host's apt takes Debian 12 from
+# (the repository of its "bookworm" suite, as apt-get indextargets lists
+# it), so no address is written here.
+host_debian_mirror() {
+	apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
+		awk '$2 == "bookworm" { sub(/\/$/, "", $1); print $1; exit }'
+}
+CP_VM_MIRROR=${CRYPTOPRIO_VM_MIRROR:-$(host_debian_mirror)}
 CP_VM_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 msg() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
