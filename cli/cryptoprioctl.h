@@ -8,7 +8,7 @@
 
 #include "macro.h"
 
-/* Exit codes (DESIGN.md): 0 success, 1 failure at run time, 2 malformed command line. */
+/* Exit codes (cryptoprioctl(8)): 0 success, 1 failure at run time, 2 malformed command line. */
 #define EXIT_USAGE 2
 
 struct ctl {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cryptoprioctl resolve NAME: which driver a new user of NAME gets right
- * now, for the four kinds of caller of DESIGN.md, asked of the kernel
+ * now, for the four kinds of caller of cryptoprioctl(8), asked of the kernel
  * itself through the companion module.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * policy -> inventory -> calibration -> plan -> UPDATEALG, shared by
- * `cryptoprioctl plan|apply` and cryptoprio-daemon (DESIGN.md "Planner").
+ * `cryptoprioctl plan|apply` and cryptoprio-daemon (cryptoprioctl(8), "plan").
  */
 #include <errno.h>
 #include <fnmatch.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Files cryptoprio keeps at run time (DESIGN.md, "Files at run time"). */
+/* Files cryptoprio keeps at run time (cryptoprioctl(8), FILES). */
 #pragma once
 
 #include "config.h"

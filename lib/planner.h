@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The planner (DESIGN.md "Planner"): a pure function from the inventory,
+ * The planner (cryptoprio.conf(5)): a pure function from the inventory,
  * the measurements and the effective policy to a plan. No I/O, no clock.
  */
 #pragma once
@@ -77,7 +77,7 @@ struct cp_plan_algorithm {
 enum cp_step_action {
 	CP_STEP_SET,   /* new priority differs from the old one */
 	CP_STEP_TOUCH, /* same value, but it lost its place: UPDATEALG so the kernel retires
-			  the template instances built on it (DESIGN.md) */
+			  the template instances built on it */
 };
 
 struct cp_plan_step {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The policy: /etc/cryptoprio.conf and its drop-ins (DESIGN.md "Policy"),
+ * The policy: /etc/cryptoprio.conf and its drop-ins (cryptoprio.conf(5)),
  * parsed with inih, validated with file:line for every error, and the
  * effective settings for an algorithm name or a driver with which file:line
  * set each of them.
@@ -114,7 +114,7 @@ struct cp_driver_rule {
 	struct cp_origin class_origin;
 };
 
-/* Defaults (DESIGN.md): CPU first, offload second, throughput at 4 KiB, depth 1. */
+/* Defaults (cryptoprio.conf(5)): CPU first, offload second, throughput at 4 KiB, depth 1. */
 #define CP_DEFAULT_GEARS	      CP_GEARS_CPU_OFFLOAD
 #define CP_DEFAULT_RANK		      CP_RANK_THROUGHPUT
 #define CP_DEFAULT_REQUEST_SIZE	      4096u

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The planner on table-driven scenarios built from the figures in
- * DESIGN.md's seeds (LX2160A CAAM, STM32MP157 CRYP, Allwinner A20 SS), and
+ * The planner on table-driven scenarios built from the published
+ * measurements (LX2160A CAAM, STM32MP157 CRYP, Allwinner A20 SS), and
  * on pins, excludes, fixed priorities, noise, faults, shared drivers,
  * bounds and idempotence.
  */
