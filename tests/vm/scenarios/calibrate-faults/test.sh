@@ -22,8 +22,12 @@ PY
 field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 
 "$ctl" --json calibrate 'cbc(aes)' --force --budget 10s >"$CP_RESULTS/ok.json"
-check "mode ok: the engine is measured" \
-	test "$(verdicts "$CP_RESULTS/ok.json" cp_test_engine_cbc_aes)" = "measured ok"
+# Measured, known answer ok; on a loaded machine the 10 s can run out
+# before the ladder's last sizes ("unmeasured": no fault, no time left).
+ok_verdicts=$(verdicts "$CP_RESULTS/ok.json" cp_test_engine_cbc_aes)
+log "mode ok: $ok_verdicts"
+check "mode ok: the engine is measured, nothing but measured or out of budget" \
+	test "${ok_verdicts/measured,unmeasured /measured }" = "measured ok"
 
 echo wrong >"$param"
 "$ctl" --json calibrate 'cbc(aes)' --force --budget 10s >"$CP_RESULTS/wrong.json"
