@@ -91,19 +91,19 @@ static int cp_check_geometry(const struct cp_params *p,
 			     const struct cp_geometry *g,
 			     struct netlink_ext_ack *extack)
 {
+	size_t bytes;
+
 	if (g->blocksize > 1 && p->type != CRYPTOPRIO_TYPE_HASH &&
 	    p->req_size % g->blocksize) {
 		NL_SET_ERR_MSG(extack, "request size is not a multiple of the block size");
 		return -EINVAL;
 	}
-	if (cp_run_bytes(g, p->req_size, p->depth, p->decrypt, p->type) >
-	    CP_MAX_RUN_BYTES) {
+	bytes = cp_run_bytes(g, p->req_size, p->depth, p->decrypt, p->type);
+	if (bytes > CP_MAX_RUN_BYTES) {
 		NL_SET_ERR_MSG(extack, "depth x request size needs more than 64 MiB of buffers");
 		return -EINVAL;
 	}
-	return cp_zombie_check(p->driver,
-			       cp_run_bytes(g, p->req_size, p->depth,
-					    p->decrypt, p->type), extack);
+	return cp_zombie_check(p->driver, bytes, extack);
 }
 
 static int cp_alloc_candidate(const struct cp_params *p, struct cp_tfm *t,

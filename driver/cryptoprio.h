@@ -3,8 +3,9 @@
  * cryptoprio: in-kernel calibration of crypto implementations.
  *
  * Locking:
- * - cp_run_mutex (core.c) serialises CALIBRATE and RESOLVE: one command at
- *   a time, taken with mutex_trylock so a second caller gets -EBUSY at once.
+ * - cp_run_mutex (core.c) serialises CALIBRATE: one run at a time, taken
+ *   with mutex_trylock so a second caller gets -EBUSY at once. RESOLVE
+ *   allocates one transform and frees it at once: it needs no turn.
  * - cp_run.lock protects cp_run.zombie and orders the last completion of a
  *   run against its owner giving up on it (see run.c).
  * - cp_zombie_lock (run.c) protects cp_zombies, the runs whose requests an

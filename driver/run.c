@@ -312,7 +312,8 @@ static void cp_slot_done(struct cp_slot *slot, int err)
 	int r;
 
 	atomic_dec(&run->outstanding);
-	if (cp_slot_account(slot, err) || run->zombie) {
+	/* an abandoned run has its stop flag set: it stops here too */
+	if (cp_slot_account(slot, err)) {
 		cp_slot_retire(run);
 		return;
 	}

@@ -51,30 +51,42 @@ static unsigned int cp_count_instances(void)
 	return n;
 }
 
-int cp_trace_begin(struct cp_trace *t)
+/* Copy the instances' names into @t->names (room for @cap); false if short. */
+static bool cp_trace_fill(struct cp_trace *t, unsigned int cap)
 {
-	unsigned int cap = cp_count_instances() + 16, n = 0;
 	struct crypto_alg *alg;
+	unsigned int n = 0;
+	bool fits = true;
 
-	t->names = kvmalloc_array(cap, sizeof(*t->names), GFP_KERNEL);
-	if (!t->names)
-		return -ENOMEM;
 	down_read(&crypto_alg_sem);
 	list_for_each_entry(alg, &crypto_alg_list, cra_list) {
 		if (!cp_is_instance(alg))
 			continue;
-		if (n == cap)
+		if (n == cap) {
+			fits = false;
 			break;
+		}
 		strscpy(t->names[n++], alg->cra_driver_name, CRYPTO_MAX_ALG_NAME);
 	}
 	up_read(&crypto_alg_sem);
-	if (n == cap) {
-		/* many registered meanwhile: try again from the start */
-		kvfree(t->names);
-		return cp_trace_begin(t);
-	}
 	t->n = n;
-	sort(t->names, n, sizeof(*t->names), cp_name_cmp, NULL);
+	return fits;
+}
+
+int cp_trace_begin(struct cp_trace *t)
+{
+	unsigned int cap = 0;
+
+	t->names = NULL;
+	/* room for a few registered meanwhile; more than that: count again */
+	do {
+		cap = max(cap, cp_count_instances()) + 16;
+		kvfree(t->names);
+		t->names = kvmalloc_array(cap, sizeof(*t->names), GFP_KERNEL);
+		if (!t->names)
+			return -ENOMEM;
+	} while (!cp_trace_fill(t, cap));
+	sort(t->names, t->n, sizeof(*t->names), cp_name_cmp, NULL);
 	return 0;
 }
 
