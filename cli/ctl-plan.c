@@ -161,9 +161,9 @@ static void print_text(const struct cp_apply_result *r, const struct plan_opts *
 		       count_action(r, CP_STEP_SET), count_action(r, CP_STEP_TOUCH),
 		       apply ? "; dry run: nothing changed" : "");
 	else
-		printf("Applied: %zu changed, %zu touched, %zu failed, %zu gone meanwhile.\n",
-		       r->n_changed, r->n_steps - r->n_changed - r->n_failed - r->n_gone,
-		       r->n_failed, r->n_gone);
+		printf("Applied: %zu changed, %zu touched, %zu failed%s.\n", r->n_changed,
+		       r->n_steps - r->n_changed - r->n_failed - r->n_gone, r->n_failed,
+		       r->n_gone ? ", some drivers gone meanwhile (see RESULT)" : "");
 }
 
 /* ---- JSON ---- */

@@ -128,7 +128,11 @@ void cp_log_step(const struct cp_apply_step_result *s, const char *trigger)
 		    s->old_priority, "CRYPTOPRIO_NEW_PRIORITY=%u", s->new_priority,
 		    "CRYPTOPRIO_REASON=%s", s->why, "CRYPTOPRIO_TRIGGER=%s", trigger, "ERRNO=%i",
 		    -s->error, "CRYPTOPRIO_KERNEL_MESSAGE=%s", s->extack, NULL);
-	else if (s->action == CP_STEP_SET && !s->gone)
+	else if (s->gone)
+		(void) sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", level,
+				       "CRYPTOPRIO_DRIVER=%s", s->driver, "CRYPTOPRIO_ALGORITHM=%s",
+				       s->name, "CRYPTOPRIO_TRIGGER=%s", trigger, NULL);
+	else if (s->action == CP_STEP_SET)
 		(void) sd_journal_send(
 		    "MESSAGE=%s", msg, "PRIORITY=%i", level,
 		    "MESSAGE_ID=" CP_MESSAGE_PRIORITY_CHANGED, "CRYPTOPRIO_DRIVER=%s", s->driver,
