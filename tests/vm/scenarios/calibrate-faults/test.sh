@@ -33,12 +33,18 @@ echo wrong >"$param"
 "$ctl" --json calibrate 'cbc(aes)' --force --budget 10s >"$CP_RESULTS/wrong.json"
 check "mode wrong: faulty at every point, known answer mismatch" \
 	test "$(verdicts "$CP_RESULTS/wrong.json" cp_test_engine_cbc_aes)" = "faulty mismatch"
-check "mode wrong: aesni still measured" \
-	test "$(verdicts "$CP_RESULTS/wrong.json" cbc-aes-aesni)" = "measured ok"
+# (the same allowance as in mode ok: under a loaded host the budget may end
+# before aesni's last sizes; 4 of 10 runs on 7.2)
+aesni_verdicts=$(verdicts "$CP_RESULTS/wrong.json" cbc-aes-aesni)
+check "mode wrong: aesni still measured, nothing but measured or out of budget ($aesni_verdicts)" \
+	test "${aesni_verdicts/measured,unmeasured /measured }" = "measured ok"
 
 echo hang >"$param"
+# 4 s: under a loaded host aesni's known answer and workload point took all
+# of a 2 s budget before the engine's turn (7 of 10 runs on 7.2), which left
+# the engine untried and nothing outstanding to pin the module.
 start=$(date +%s%N)
-"$ctl" --json calibrate 'cbc(aes)' --force --budget 2s >"$CP_RESULTS/hang.json"
+"$ctl" --json calibrate 'cbc(aes)' --force --budget 4s >"$CP_RESULTS/hang.json"
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 log "calibration with a hanging engine: $elapsed_ms ms wall, $(field "$CP_RESULTS/hang.json" elapsed_ms) ms in the engine"
 hang_verdicts=$(verdicts "$CP_RESULTS/hang.json" cp_test_engine_cbc_aes)
@@ -49,8 +55,8 @@ doc = json.load(open(sys.argv[1]))
 [i] = [i for a in doc["algorithms"] for i in a["implementations"] if i["driver"] == "cbc-aes-aesni"]
 [p] = [p for p in i["points"] if p["size"] == 4096]
 assert p["verdict"] == "measured", p' "$CP_RESULTS/hang.json"
-check "mode hang: the calibration stays within its 2 s budget + 250 ms (+ 250 ms slack for TCG)" \
-	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["elapsed_ms"]; assert e < 2500, e' "$CP_RESULTS/hang.json"
+check "mode hang: the calibration stays within its 4 s budget + 250 ms (+ 250 ms slack for TCG)" \
+	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["elapsed_ms"]; assert e < 4500, e' "$CP_RESULTS/hang.json"
 check "the module is pinned while the request is outstanding" bash -c '! rmmod cryptoprio 2>/dev/null'
 echo ok >"$param"
 # The engine completes the late request, then the module's reaper frees the
