@@ -156,14 +156,17 @@ static void print_text(const struct cp_apply_result *r, const struct plan_opts *
 	if (o->all)
 		printf("\n");
 	print_steps(r, apply && !o->dry_run);
-	if (!apply || o->dry_run)
+	if (!apply || o->dry_run) {
 		printf("%zu steps planned (%zu set, %zu touched)%s.\n", r->n_steps,
 		       count_action(r, CP_STEP_SET), count_action(r, CP_STEP_TOUCH),
 		       apply ? "; dry run: nothing changed" : "");
-	else
-		printf("Applied: %zu changed, %zu touched, %zu failed%s.\n", r->n_changed,
-		       r->n_steps - r->n_changed - r->n_failed - r->n_gone, r->n_failed,
-		       r->n_gone ? ", some drivers gone meanwhile (see RESULT)" : "");
+		return;
+	}
+	printf("Applied: %zu changed, %zu touched, %zu failed", r->n_changed,
+	       r->n_steps - r->n_changed - r->n_failed - r->n_gone, r->n_failed);
+	if (r->n_gone)
+		printf(", %zu gone meanwhile", r->n_gone); /* as the daemon's summary says it */
+	printf(".\n");
 }
 
 /* ---- JSON ---- */
