@@ -13,8 +13,11 @@
 # in one gear, with one CPU online: with two, Linux 6.1 under TCG charged
 # the engine's requests 9 to 22 CPU ns/byte, as much as aesni, most of it
 # wake-ups on the other CPU (function-call IPIs, emulated); with one, 3 to
-# 5. With 3 ms of latency per request the engine is slower than aesni
-# (~90 MB/s); burning 3 ms per request it costs four times as much.
+# 5. With 1 ms of latency per request the engine is slower than aesni
+# (~40 MB/s against ~90); burning 3 ms per request it costs four times as
+# much. A longer latency only charges the engine more of the guest's own
+# background (5 to 11% of its CPU under TCG): with 3 ms, 6.1 put the
+# engine within noise of aesni in one run of three.
 ctl=$CP_BUILD/cli/cryptoprioctl
 eng=cp_test_engine_cbc_aes
 params=/sys/module/cp_test_engine/parameters
@@ -28,7 +31,7 @@ check "offload_to a driver that does not exist: the load is refused" \
 check "offload_to a driver that is no cbc(aes): the load is refused" \
 	bash -c '! insmod "$1" offload_to=ctr-aes-aesni' _ "$CP_KMOD/cp_test_engine.ko"
 check "cp_test_engine loads with offload_to=virtio_crypto_aes_cbc" \
-	insmod "$CP_KMOD/cp_test_engine.ko" offload_to=virtio_crypto_aes_cbc latency_us=3000
+	insmod "$CP_KMOD/cp_test_engine.ko" offload_to=virtio_crypto_aes_cbc latency_us=1000
 check "$eng passed its self-test through virtio-crypto" wait_for_driver $eng 60
 # The engine's other implementations are still in their self-tests (in
 # the background on Linux >= 6.12, each request 3 ms late): on 6.12 they
@@ -88,10 +91,26 @@ log "the idle machine is busy $(busy_idle) of a CPU"
 
 priority_snapshot >"$CP_RESULTS/prio-before.txt"
 
-# 1. The DMA-like engine.
-measure dma
-plan dma-cost cpu-cost
-show dma-cost
+# tied NAME A B: plan NAME puts A and B within the noise of each other
+tied() {
+	order "$1" | awk -F'|' -v a="$2" -v b="$3" '
+		($1 == a && index($3, "noise of " b)) || ($1 == b && index($3, "noise of " a)) { t = 1 }
+		END { exit !t }'
+}
+
+# 1. The DMA-like engine. Its figure carries whatever else the guest's
+# one CPU did during its long requests, less the idle load measured around
+# them; a burst the baseline missed (seen in one CI run on 6.1: 11.4 CPU
+# ns/byte against aesni's 12.4) puts the two within noise, and the plan
+# keeps the kernel's order, as it must. Measure again then, twice at most:
+# a third tie is a finding.
+for try in 1 2 3; do
+	measure dma
+	plan dma-cost cpu-cost
+	show dma-cost
+	tied dma-cost $eng cbc-aes-aesni || break
+	log "cpu-cost: $eng within noise of cbc-aes-aesni (try $try)"
+done
 check "cpu-cost: the DMA-like engine ahead of the CPU (cbc-aes-aesni)" \
 	before dma-cost $eng cbc-aes-aesni
 plan dma-speed throughput
