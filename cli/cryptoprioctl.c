@@ -16,7 +16,10 @@ static const struct ctl_verb verbs[] = {
     {"set", "set DRIVER PRIORITY", verb_set},
     {"reset", "reset [DRIVER...]", verb_reset},
     {"calibrate",
-     "calibrate [PATTERN...] [--size N[,N...]] [--depth N] [--budget TIME] [--force] [--raw]",
+     "calibrate [PATTERN...] [--size N[,N...]] [--depth N] [--budget TIME] [--force]\n"
+     "          [--backend module|af_alg]\n"
+     "calibrate --raw [PATTERN...] [--size N[,N...]] [--depth N] [--budget MS] [--decrypt]\n"
+     "          [--key-size N] [--type skcipher|aead|hash]",
      verb_calibrate},
     {"resolve", "resolve NAME [--type skcipher|aead|hash]", verb_resolve},
     {"check-policy", "check-policy [--verbose] [FILE...]", verb_check_policy},
@@ -101,19 +104,42 @@ bool ctl_stdout_is_tty(void)
 	return isatty(STDOUT_FILENO) == 1;
 }
 
+/*
+ * Each line of @synopsis: a form after @prefix, a continuation (it starts
+ * with a blank) after as many blanks.
+ */
+static void print_synopsis(const char *prefix, const char *synopsis)
+{
+	int width = (int) strlen(prefix);
+
+	for (const char *line = synopsis, *end; *line; line = *end ? end + 1 : end) {
+		end = strchrnul(line, '\n');
+		printf("%*s%.*s\n", width, *line == ' ' ? "" : prefix, (int) (end - line), line);
+	}
+}
+
 static void help(void)
 {
 	printf("Usage: cryptoprioctl [OPTIONS] VERB [ARGS...]\n\n"
 	       "Show and change which implementation of each kernel crypto algorithm\n"
 	       "new users get, by priority.\n\nVerbs:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
-		printf("  %s\n", verbs[i].synopsis);
-	printf("\nOptions:\n"
+		print_synopsis("  ", verbs[i].synopsis);
+	printf("\nOptions (-j also after the verb):\n"
 	       "  -c, --config FILE  use FILE as the whole policy (no search path)\n"
 	       "  -j, --json         print one JSON document instead of a table\n"
-	       "  -h, --help         show this help\n"
+	       "  -h, --help         show this help; after a verb, the verb's usage\n"
 	       "      --version      show the version\n\n"
 	       "See cryptoprioctl(8).\n");
+}
+
+/* VERB ... --help (or -h) before any "--": show the verb's usage instead. */
+static bool verb_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return true;
+	return false;
 }
 
 static int parse_global_options(struct ctl *ctl, int argc, char **argv)
@@ -170,6 +196,12 @@ int main(int argc, char **argv)
 			continue;
 		argc -= optind;
 		argv += optind;
+		if (verb_wants_help(argc, argv)) {
+			puts("Usage:");
+			print_synopsis("  cryptoprioctl [OPTIONS] ", verbs[i].synopsis);
+			puts("\nSee cryptoprioctl(8).");
+			return EXIT_SUCCESS;
+		}
 		optind = 0; /* reset getopt for the verb's own options */
 		return verbs[i].run(&ctl, argc, argv);
 	}

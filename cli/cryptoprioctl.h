@@ -22,7 +22,7 @@ struct ctl {
  */
 struct ctl_verb {
 	const char *name;
-	const char *synopsis; /* for --help */
+	const char *synopsis; /* for --help: one line per form, '\n' between */
 	int (*run)(struct ctl *ctl, int argc, char **argv);
 };
 

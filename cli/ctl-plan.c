@@ -96,7 +96,10 @@ static void print_steps(const struct cp_apply_result *r, bool with_result)
 	       "NEW", "ACTION", with_result ? " RESULT" : "", "WHY");
 	for (size_t i = 0; i < r->n_steps; i++) {
 		const struct cp_apply_step_result *s = &r->steps[i];
-		const char *result = !s->applied ? "" : s->error < 0 ? " failed" : " done  ";
+		const char *result = !s->applied    ? ""
+				     : s->gone	    ? " gone  "
+				     : s->error < 0 ? " failed"
+						    : " done  ";
 
 		printf("%-24s %-32s %-8s %10" PRIu32 " -> %-10" PRIu32 " %-6s%s %s\n", s->name,
 		       s->driver, cp_class_to_string(s->class), s->old_priority, s->new_priority,
@@ -158,8 +161,9 @@ static void print_text(const struct cp_apply_result *r, const struct plan_opts *
 		       count_action(r, CP_STEP_SET), count_action(r, CP_STEP_TOUCH),
 		       apply ? "; dry run: nothing changed" : "");
 	else
-		printf("Applied: %zu changed, %zu touched, %zu failed.\n", r->n_changed,
-		       r->n_steps - r->n_changed - r->n_failed, r->n_failed);
+		printf("Applied: %zu changed, %zu touched, %zu failed%s.\n", r->n_changed,
+		       r->n_steps - r->n_changed - r->n_failed - r->n_gone, r->n_failed,
+		       r->n_gone ? ", some drivers gone meanwhile (see RESULT)" : "");
 }
 
 /* ---- JSON ---- */
@@ -258,6 +262,7 @@ static json_object *step_json(const struct cp_apply_step_result *s, bool with_re
 		return o;
 	json_object_object_add(o, "result",
 			       json_object_new_string(!s->applied    ? "planned"
+						      : s->gone	     ? "gone"
 						      : s->error < 0 ? "failed"
 								     : "done"));
 	json_object_object_add(o, "error",
@@ -300,6 +305,7 @@ static json_object *result_json(const struct cp_apply_result *r, const struct pl
 		json_object_object_add(doc, "changed",
 				       json_object_new_int64((int64_t) r->n_changed));
 		json_object_object_add(doc, "failed", json_object_new_int64((int64_t) r->n_failed));
+		json_object_object_add(doc, "gone", json_object_new_int64((int64_t) r->n_gone));
 	}
 	return doc;
 }

@@ -94,13 +94,19 @@ int cp_log_errno(int level, int err, const char *fmt, ...)
 
 void cp_log_step(const struct cp_apply_step_result *s, const char *trigger)
 {
-	int level = s->error < 0 ? LOG_ERR : s->action == CP_STEP_SET ? LOG_INFO : LOG_DEBUG;
+	int level = s->error < 0	       ? LOG_ERR
+		    : s->gone		       ? LOG_NOTICE
+		    : s->action == CP_STEP_SET ? LOG_INFO
+					       : LOG_DEBUG;
 	char msg[1024];
 
 	if (s->error < 0)
 		snprintf(msg, sizeof(msg), "Failed to set %s (%s) priority %u -> %u: %s%s%s",
 			 s->driver, s->name, s->old_priority, s->new_priority, strerror(-s->error),
 			 s->extack[0] ? ": " : "", s->extack);
+	else if (s->gone)
+		snprintf(msg, sizeof(msg), "%s (%s): gone before its priority could be set to %u",
+			 s->driver, s->name, s->new_priority);
 	else if (s->action == CP_STEP_SET)
 		snprintf(msg, sizeof(msg), "%s (%s): priority %u -> %u (%s)", s->driver, s->name,
 			 s->old_priority, s->new_priority, s->why);
@@ -122,6 +128,10 @@ void cp_log_step(const struct cp_apply_step_result *s, const char *trigger)
 		    s->old_priority, "CRYPTOPRIO_NEW_PRIORITY=%u", s->new_priority,
 		    "CRYPTOPRIO_REASON=%s", s->why, "CRYPTOPRIO_TRIGGER=%s", trigger, "ERRNO=%i",
 		    -s->error, "CRYPTOPRIO_KERNEL_MESSAGE=%s", s->extack, NULL);
+	else if (s->gone)
+		(void) sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", level,
+				       "CRYPTOPRIO_DRIVER=%s", s->driver, "CRYPTOPRIO_ALGORITHM=%s",
+				       s->name, "CRYPTOPRIO_TRIGGER=%s", trigger, NULL);
 	else if (s->action == CP_STEP_SET)
 		(void) sd_journal_send(
 		    "MESSAGE=%s", msg, "PRIORITY=%i", level,

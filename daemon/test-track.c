@@ -133,7 +133,15 @@ static void test_status(void)
 	ok(strcmp(buf, "Policy applied (start): 1 changed, 1 failed: virtio_crypto_aes_cbc "
 		       "3000->149; calibration module, 7 from cache, 0 measured") == 0,
 	   "status text: %s", buf);
+	/* the engine's step found its driver gone: neither changed nor failed */
+	steps[0].gone = true;
 	r.n_changed = r.n_failed = 0;
+	r.n_gone = 1;
+	cp_track_status_text(&r, "start", buf, sizeof(buf));
+	ok(strcmp(buf, "Policy applied (start): 0 changed, 0 failed, 1 gone meanwhile; "
+		       "calibration module, 7 from cache, 0 measured") == 0,
+	   "status text, a driver gone: %s", buf);
+	r.n_gone = 0;
 	r.n_steps = 0;
 	cp_track_status_text(&r, "module", buf, sizeof(buf));
 	ok(strncmp(buf, "Policy in force (module): nothing to change;", 44) == 0, "status: %s",

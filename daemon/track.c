@@ -166,15 +166,17 @@ const char *cp_track_status_text(const struct cp_apply_result *r, const char *tr
 	if (len == 0)
 		return buf;
 	buf[0] = '\0';
-	if (r->n_changed == 0 && r->n_failed == 0)
+	if (r->n_changed == 0 && r->n_failed == 0 && r->n_gone == 0)
 		APPEND("Policy in force (%s): nothing to change", trigger);
 	else
 		APPEND("Policy applied (%s): %zu changed, %zu failed", trigger, r->n_changed,
 		       r->n_failed);
+	if (r->n_gone)
+		APPEND(", %zu gone meanwhile", r->n_gone);
 	for (size_t i = 0; i < r->n_steps && shown < 3; i++) {
 		const struct cp_apply_step_result *s = &r->steps[i];
 
-		if (s->action != CP_STEP_SET || s->error < 0)
+		if (s->action != CP_STEP_SET || s->error < 0 || s->gone)
 			continue;
 		APPEND("%s %s %u->%u", shown ? "," : ":", s->driver, s->old_priority,
 		       s->new_priority);

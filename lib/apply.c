@@ -523,13 +523,21 @@ static int record_before(const struct cp_apply_options *opts, struct cp_apply_re
 	return r;
 }
 
+/*
+ * One UPDATEALG. A driver unregistered since the inventory was read (its
+ * module removed during calibration) is gone, not failed: there is nothing
+ * left to order, and the kernel's lookups no longer see it.
+ */
 static void run_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp_state_step *rec)
 {
 	nl->extack[0] = '\0';
 	s->error = cp_cu_set_priority(nl, s->driver, s->new_priority);
 	s->applied = true;
+	s->gone = s->error == -ENOENT;
+	if (s->gone)
+		s->error = 0;
 	snprintf(s->extack, sizeof(s->extack), "%s", s->error < 0 ? nl->extack : "");
-	rec->result = s->error < 0 ? CP_STEP_FAILED : CP_STEP_DONE;
+	rec->result = s->gone ? CP_STEP_GONE : s->error < 0 ? CP_STEP_FAILED : CP_STEP_DONE;
 	rec->error = s->error;
 	memcpy(rec->message, s->extack, sizeof(rec->message));
 }
@@ -549,6 +557,8 @@ static int apply_steps(struct cp_apply_result *result, struct cp_state *state,
 		run_step(&nl, s, &state->last_apply->steps[i]);
 		if (s->error < 0)
 			result->n_failed++;
+		else if (s->gone)
+			result->n_gone++;
 		else if (s->action == CP_STEP_SET)
 			result->n_changed++;
 		r = cp_state_save(state_path, state);

@@ -48,6 +48,7 @@ struct cp_apply_step_result {
 	enum cp_class class;
 	char why[CP_STEP_WHY_MAX];
 	bool applied; /* sent to the kernel (false with dry_run) */
+	bool gone;    /* the kernel no longer had the driver (ENOENT): not an error */
 };
 
 struct cp_apply_result {
@@ -57,7 +58,7 @@ struct cp_apply_result {
 	struct cp_plan *plan; /* owned */
 	struct cp_apply_step_result *steps;
 	size_t n_steps;
-	size_t n_changed, n_failed;
+	size_t n_changed, n_failed, n_gone;
 	time_t applied_at;
 	/* Added for the CLI: */
 	enum cp_calibrate calibrate; /* the policy's Calibrate= */

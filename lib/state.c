@@ -435,6 +435,7 @@ static const char *const step_results[] = {
     [CP_STEP_PENDING] = "pending",
     [CP_STEP_DONE] = "done",
     [CP_STEP_FAILED] = "failed",
+    [CP_STEP_GONE] = "gone",
 };
 
 const char *cp_step_result_to_string(enum cp_step_result result)

@@ -23,6 +23,7 @@ enum cp_step_result {
 	CP_STEP_PENDING, /* recorded before the change; still so after a crash */
 	CP_STEP_DONE,
 	CP_STEP_FAILED,
+	CP_STEP_GONE, /* the driver was unregistered before its step (module removed) */
 };
 
 /* One UPDATEALG of an applied plan, as recorded. */

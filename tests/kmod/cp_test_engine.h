@@ -41,6 +41,7 @@ struct cpt_req {
 	/* computes with the fallback (a byte flipped in mode wrong): 0 or -E */
 	int (*run)(struct cpt_req *r);
 	struct crypto_async_request *base;	/* the outer request */
+	bool in_worker;		/* computed by the engine's worker: may sleep */
 	unsigned long subreq[] __aligned(CRYPTO_MINALIGN);
 };
 

@@ -57,6 +57,12 @@
  * burn_us (default 0)
  *   each request busy-waits this long on the CPU before it completes, as
  *   a CPU-driven engine does (keep it well below the soft-lockup timeout)
+ * offload_to (load time only; default none)
+ *   a cbc(aes) driver (virtio_crypto_aes_cbc) that computes cbc(aes)
+ *   requests instead of the CPU fallback when the engine's worker runs
+ *   them (completion async), waited for asleep: with a device whose work
+ *   is done outside the machine's CPUs, the engine costs the CPU what a
+ *   DMA engine does. Sync and inline completions still use the fallback.
  *
  * With sync or inline completion, the delays of slow and latency_us are
  * slept only when the request may sleep (CRYPTO_TFM_REQ_MAY_SLEEP), and
@@ -205,6 +211,7 @@ static void cpt_work(struct work_struct *work)
 	int err;
 
 	cpt_delay(true);
+	r->in_worker = true;
 	err = r->run(r);
 	spin_lock_irqsave(&cpt_lock, flags);
 	cpt_queued--;
@@ -255,6 +262,7 @@ int cpt_submit(struct cpt_req *r, struct crypto_async_request *base,
 
 	r->base = base;
 	r->run = run;
+	r->in_worker = false;
 	INIT_WORK(&r->work, cpt_work);
 	cpt_count_down();
 	if (completion != CPT_ASYNC && READ_ONCE(cpt_mode) != CPT_HANG)
