@@ -124,10 +124,13 @@ static void print_orders(const struct cp_plan *plan)
 		       a->settings.in_flight);
 		for (size_t k = 0; k < a->n_places; k++) {
 			const struct cp_plan_place *p = &a->places[k];
+			char old[16];
 
-			printf("  %zu. %-32s %-8s %10" PRIu32 " -> %-10" PRIu32 " %s\n", k + 1,
-			       p->driver, cp_class_to_string(p->class), p->old_priority,
-			       p->new_priority, p->why);
+			/* Not registered: no value now. */
+			snprintf(old, sizeof(old), p->create ? "-" : "%" PRIu32, p->old_priority);
+			printf("  %zu. %-32s %-8s %10s -> %-10" PRIu32 " %s%s\n", k + 1, p->driver,
+			       cp_class_to_string(p->class), old, p->new_priority,
+			       p->create ? "to be created: " : "", p->why);
 		}
 	}
 }
@@ -157,9 +160,9 @@ static void print_text(const struct cp_apply_result *r, const struct plan_opts *
 		printf("\n");
 	print_steps(r, apply && !o->dry_run);
 	if (!apply || o->dry_run)
-		printf("%zu steps planned (%zu set, %zu touched)%s.\n", r->n_steps,
+		printf("%zu steps planned (%zu set, %zu touched, %zu to create)%s.\n", r->n_steps,
 		       count_action(r, CP_STEP_SET), count_action(r, CP_STEP_TOUCH),
-		       apply ? "; dry run: nothing changed" : "");
+		       count_action(r, CP_STEP_CREATE), apply ? "; dry run: nothing changed" : "");
 	else
 		printf("Applied: %zu changed, %zu touched, %zu failed%s.\n", r->n_changed,
 		       r->n_steps - r->n_changed - r->n_failed - r->n_gone, r->n_failed,
@@ -217,6 +220,7 @@ static json_object *place_json(const struct cp_plan_place *p)
 	json_object_object_add(o, "reason",
 			       json_object_new_string(cp_place_reason_to_string(p->reason)));
 	json_object_object_add(o, "why", json_object_new_string(p->why));
+	json_object_object_add(o, "create", json_object_new_boolean(p->create));
 	return o;
 }
 

@@ -100,7 +100,11 @@ void cp_log_step(const struct cp_apply_step_result *s, const char *trigger)
 					       : LOG_DEBUG;
 	char msg[1024];
 
-	if (s->error < 0)
+	if (s->error < 0 && s->action == CP_STEP_CREATE)
+		snprintf(msg, sizeof(msg), "Failed to create %s (%s) at priority %u: %s%s%s",
+			 s->driver, s->name, s->new_priority, strerror(-s->error),
+			 s->extack[0] ? ": " : "", s->extack);
+	else if (s->error < 0)
 		snprintf(msg, sizeof(msg), "Failed to set %s (%s) priority %u -> %u: %s%s%s",
 			 s->driver, s->name, s->old_priority, s->new_priority, strerror(-s->error),
 			 s->extack[0] ? ": " : "", s->extack);

@@ -526,12 +526,20 @@ static int record_before(const struct cp_apply_options *opts, struct cp_apply_re
 /*
  * One UPDATEALG. A driver unregistered since the inventory was read (its
  * module removed during calibration) is gone, not failed: there is nothing
- * left to order, and the kernel's lookups no longer see it.
+ * left to order, and the kernel's lookups no longer see it. Creating the
+ * CPU's composite (NEWALG) is not done yet: refused, so that neither the
+ * result nor the state file says the plan is in force.
  */
 static void run_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp_state_step *rec)
 {
 	nl->extack[0] = '\0';
-	s->error = cp_cu_set_priority(nl, s->driver, s->new_priority);
+	if (s->action == CP_STEP_CREATE) {
+		s->error = -EOPNOTSUPP;
+		snprintf(nl->extack, sizeof(nl->extack),
+			 "creating an implementation is not supported yet: not created");
+	} else {
+		s->error = cp_cu_set_priority(nl, s->driver, s->new_priority);
+	}
 	s->applied = true;
 	s->gone = s->error == -ENOENT;
 	if (s->gone)

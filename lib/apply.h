@@ -47,7 +47,7 @@ struct cp_apply_step_result {
 	char name[CP_NAME_MAX]; /* the algorithm it was planned under */
 	enum cp_class class;
 	char why[CP_STEP_WHY_MAX];
-	bool applied; /* sent to the kernel (false with dry_run) */
+	bool applied; /* sent to the kernel, or refused (a create); false with dry_run */
 	bool gone;    /* the kernel no longer had the driver (ENOENT): not an error */
 };
 

@@ -63,9 +63,15 @@ struct cp_plan_place {
 	uint32_t new_priority;
 	enum cp_place_reason reason;
 	char why[192]; /* for people: "gear 1 (cpu), 1107 MB/s at 4 KiB, depth 1" */
+	/*
+	 * Not registered: the CPU's composite for a name only engines serve
+	 * (cp_composite_candidate()), to be created by a CP_STEP_CREATE step.
+	 * Its old_priority is 0. Only planned where it comes first.
+	 */
+	bool create;
 };
 
-/* The desired order of one algorithm name, best first. */
+/* The desired order of one algorithm name, best first (a place to create included). */
 struct cp_plan_algorithm {
 	char name[CP_NAME_MAX];
 	char type[CP_NAME_MAX];
@@ -75,9 +81,11 @@ struct cp_plan_algorithm {
 };
 
 enum cp_step_action {
-	CP_STEP_SET,   /* new priority differs from the old one */
-	CP_STEP_TOUCH, /* same value, but it lost its place: UPDATEALG so the kernel retires
-			  the template instances built on it */
+	CP_STEP_SET,	/* new priority differs from the old one */
+	CP_STEP_TOUCH,	/* same value, but it lost its place: UPDATEALG so the kernel retires
+			   the template instances built on it */
+	CP_STEP_CREATE, /* the CPU's composite, not registered: NEWALG at new_priority; it
+			   comes before the steps of the engines it displaces */
 };
 
 struct cp_plan_step {
@@ -91,8 +99,9 @@ struct cp_plan_step {
 };
 
 struct cp_plan {
-	struct cp_plan_algorithm *algorithms; /* names with two or more competing implementations,
-						 or with a fixed Priority=; sorted by name */
+	struct cp_plan_algorithm *algorithms; /* names with two or more competing implementations
+						 (a candidate to create counts), or with a fixed
+						 Priority=; sorted by name */
 	size_t n_algorithms;
 	struct cp_plan_step *steps; /* per driver, at most once; sorted by name, then new order */
 	size_t n_steps;
@@ -103,7 +112,10 @@ struct cp_plan {
 /*
  * Build the plan. @measurements may be NULL with n == 0; the one matching a
  * driver at its name's RequestSize and InFlight is used, others are
- * ignored. Returns 0 or -ENOMEM; *ret is released with cp_plan_free().
+ * ignored. A name only engines serve (after Class=) gets the CPU's
+ * candidate as one more place, ranked and matched by [Driver] rules like
+ * the others by its driver name; it is created only where it comes first.
+ * Returns 0 or -ENOMEM; *ret is released with cp_plan_free().
  */
 int cp_plan_build(const struct cp_inventory *inventory, const struct cp_measurement *measurements,
 		  size_t n_measurements, const struct cp_policy *policy, struct cp_plan **ret);

@@ -105,6 +105,8 @@ static int parse_action(json_object *obj, enum cp_step_action *ret)
 		*ret = CP_STEP_SET;
 	else if (strcmp(s, cp_step_action_to_string(CP_STEP_TOUCH)) == 0)
 		*ret = CP_STEP_TOUCH;
+	else if (strcmp(s, cp_step_action_to_string(CP_STEP_CREATE)) == 0)
+		*ret = CP_STEP_CREATE;
 	else
 		return -EBADMSG;
 	return 0;
