@@ -152,6 +152,13 @@ static struct cp_state_apply *make_apply(void)
 				      .error = -EPERM,
 				      .message = "denied"};
 	(void) cp_state_apply_add_step(a, &step);
+	step = (struct cp_state_step){.driver = "authenc(hmac(sha256-ce),cbc-aes-ce)",
+				      .name = "authenc(hmac(sha256),cbc(aes))",
+				      .action = CP_STEP_CREATE,
+				      .new_priority = 3001,
+				      .result = CP_STEP_FAILED,
+				      .error = -EOPNOTSUPP};
+	(void) cp_state_apply_add_step(a, &step);
 	return a;
 }
 
@@ -178,7 +185,7 @@ static void test_last_apply(const char *dir)
 	is_str(a->backend, "module", "backend kept");
 	ok(a->n_policy_files == 1 && strcmp(a->policy_files[0], "/etc/cryptoprio.conf") == 0,
 	   "policy files kept");
-	is_int(a->n_steps, 2, "both steps");
+	is_int(a->n_steps, 3, "every step");
 	ok(a->steps[0].action == CP_STEP_SET && a->steps[0].old_priority == 3000 &&
 	       a->steps[0].new_priority == 399 && a->steps[0].result == CP_STEP_DONE,
 	   "first step whole");
@@ -187,6 +194,9 @@ static void test_last_apply(const char *dir)
 	       a->steps[1].error == -EPERM,
 	   "failed touch with its errno");
 	is_str(a->steps[1].message, "denied", "kernel message kept");
+	ok(a->steps[2].action == CP_STEP_CREATE && a->steps[2].new_priority == 3001 &&
+	       a->steps[2].error == -EOPNOTSUPP,
+	   "a create refused, read back as a create");
 
 	cp_state_set_last_apply(&loaded, NULL);
 	loaded.checked_at = 0;
