@@ -40,6 +40,15 @@ check "an SA added before apply is built on aesni" sa_built_on cbc-aes-aesni 0x1
 
 check "apply with Gears = any, RequestSize = 64K, InFlight = 8" apply_policy 64K 8
 j=$CP_RESULTS/apply-64K.json
+# One run in three or more slowed by the host (QEMU's backend thread shares
+# two host CPUs with the vCPUs) can put the two within noise: the plan then
+# keeps the kernel's order, as it must. Measure once more in that case
+# (apply takes the fresh figures from the cache); a second tie is a tie.
+if [[ $(places "$j" reason) == "within-noise within-noise" ]]; then
+	log "64 KiB: within noise of each other on this host's load; measuring again"
+	"$ctl" calibrate 'cbc(aes)' --size 65536 --depth 8 --budget 30s --force >/dev/null
+	check "apply again with fresh figures" apply_policy 64K 8
+fi
 a64=$(mbps "$j" cbc-aes-aesni) v64=$(mbps "$j" virtio_crypto_aes_cbc)
 log "64 KiB: aesni ${a64:-?} MB/s, virtio-crypto ${v64:-?} MB/s; order: $(places "$j" driver)"
 check "cbc(aes) planned at 64 KiB in one gear" test "$(jget "$j" \
@@ -48,7 +57,13 @@ check "both measured at 64 KiB" test -n "$a64" -a -n "$v64"
 winner64=$(places "$j" driver | cut -d' ' -f1)
 check "the winner in /proc/crypto is the plan's first" test "$(first_of 'cbc(aes)')" = "$winner64"
 check "a new SA is built on the plan's first ($winner64)" sa_built_on "$winner64" 0x101
-check "virtio-crypto first at 64 KiB" test "$winner64" = virtio_crypto_aes_cbc
+if [[ $(places "$j" reason) == "within-noise within-noise" ]]; then
+	check "within noise twice at 64 KiB: the kernel's order kept (aesni first)" \
+		test "$winner64" = cbc-aes-aesni
+else
+	check "virtio-crypto first at 64 KiB, ranked by its figures" \
+		test "$(places "$j" driver) $(places "$j" reason)" = "virtio_crypto_aes_cbc cbc-aes-aesni ranked ranked"
+fi
 check "virtio-crypto measured faster at 64 KiB" \
 	python3 -c "import sys; assert float(sys.argv[1]) > float(sys.argv[2])" "${v64:-0}" "${a64:-0}"
 check "apply read the policy file" test "$(jget "$j" "d['policy_files']")" = "['/etc/cryptoprio.conf']"
