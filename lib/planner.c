@@ -138,6 +138,8 @@ const char *cp_step_action_to_string(enum cp_step_action action)
 		return "touch";
 	case CP_STEP_CREATE:
 		return "create";
+	case CP_STEP_REMOVE:
+		return "remove";
 	}
 	return "unknown";
 }

@@ -86,6 +86,8 @@ enum cp_step_action {
 			   the template instances built on it */
 	CP_STEP_CREATE, /* the CPU's composite, not registered: NEWALG at new_priority; it
 			   comes before the steps of the engines it displaces */
+	CP_STEP_REMOVE, /* an instance cryptoprio created that no longer comes first: DELALG;
+			   in use, lowered to new_priority (CP_CREATED_IN_USE_PRIORITY) */
 };
 
 struct cp_plan_step {
