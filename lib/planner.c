@@ -43,6 +43,7 @@ struct cand {
 	size_t new_rank;
 	const char *shared_with; /* name it was planned under first */
 	bool create;		 /* the CPU's candidate: not registered yet */
+	bool owned;		 /* registered: an instance cryptoprio created */
 };
 
 /* What has been planned so far, so that a driver is planned once. */
@@ -62,7 +63,18 @@ struct builder {
 	size_t n_planned;
 	struct cp_alg *candidates; /* the CPU's composites for names only engines serve */
 	size_t n_candidates;
+	char *const *created; /* the instances cryptoprio created, by driver name */
+	size_t n_created;
 };
+
+/* Whether @alg is registered and cryptoprio created it. */
+static bool is_owned(const struct builder *b, const struct cp_alg *alg)
+{
+	for (size_t i = 0; i < b->n_created; i++)
+		if (strcmp(b->created[i], alg->driver) == 0)
+			return true;
+	return false;
+}
 
 bool cp_driver_is_template_instance(const char *driver)
 {
@@ -476,6 +488,14 @@ static size_t order_candidates(struct cand *c, size_t n, const struct cp_setting
 			swap_cand(&c[j], &c[j - 1]);
 	while (n_planned < n && !c[n_planned].fixed)
 		n_planned++;
+	/*
+	 * A created instance where its candidate would be, after the registered
+	 * ones (stable; kernel_rank kept for the touches): where the policy
+	 * leaves the kernel's order, it stays only if a plan would create it.
+	 */
+	for (size_t i = 1; i < n_planned; i++)
+		for (size_t j = i; j > 0 && !c[j].owned && c[j - 1].owned; j--)
+			swap_cand(&c[j], &c[j - 1]);
 	sort_buckets(c, n_planned);
 	rank_measured(c, n_planned);
 	explain_measured(c, n_planned, s);
@@ -713,6 +733,18 @@ static const struct cand *overtaken_by(const struct cand *c, size_t n, const str
 	return NULL;
 }
 
+static int add_step(struct builder *b, struct cp_plan_step **ret)
+{
+	struct cp_plan_step *steps =
+	    reallocarray(b->plan->steps, b->plan->n_steps + 1, sizeof(*steps));
+
+	if (!steps)
+		return -ENOMEM;
+	b->plan->steps = steps;
+	*ret = &steps[b->plan->n_steps++];
+	return 0;
+}
+
 static void explain_step(struct cp_plan_step *step, const struct cand *c, size_t n, size_t i,
 			 const struct cand *winner_over)
 {
@@ -754,17 +786,14 @@ static int add_steps(struct builder *b, const char *name, const struct cand *c, 
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct cand *by = overtaken_by(c, n, &c[i]);
-		struct cp_plan_step *steps, *step;
+		struct cp_plan_step *step;
 
 		if (c[i].reason == CP_PLACE_SHARED)
 			continue;
 		if (!c[i].create && c[i].new_priority == c[i].alg->priority && !by)
 			continue;
-		steps = reallocarray(b->plan->steps, b->plan->n_steps + 1, sizeof(*steps));
-		if (!steps)
+		if (add_step(b, &step) < 0)
 			return -ENOMEM;
-		b->plan->steps = steps;
-		step = &steps[b->plan->n_steps++];
 		*step = (struct cp_plan_step){
 		    .class = c[i].class,
 		    .action = action_of(&c[i]),
@@ -842,6 +871,7 @@ static int init_cands(struct builder *b, const struct cp_alg *const *algs, size_
 	for (size_t i = 0; i < n; i++) {
 		c[i].alg = algs[i];
 		c[i].create = is_candidate(b, algs[i]);
+		c[i].owned = !c[i].create && is_owned(b, algs[i]);
 		init_cand(b, &c[i], s);
 		*any_fixed |= c[i].fixed;
 		if (c[i].reason == CP_PLACE_SHARED &&
@@ -874,11 +904,17 @@ static int place_cands(struct builder *b, const char *name, struct cand *c, size
 	return 0;
 }
 
-/* A candidate behind someone: creating it would change no lookup. */
-static bool candidate_behind(const struct cand *c, size_t n)
+/* A candidate or a created instance behind someone: creating it, or keeping it, changes no lookup.
+ */
+static bool is_behind(const struct cand *c, size_t i)
+{
+	return i > 0 && (c[i].create || c[i].owned);
+}
+
+static bool any_behind(const struct cand *c, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
-		if (c[i].create)
+		if (is_behind(c, i))
 			return true;
 	return false;
 }
@@ -889,20 +925,48 @@ static void drop_notes_from(struct cp_plan *plan, size_t n_notes)
 		free(plan->notes[--plan->n_notes]);
 }
 
+/* The created instance @c[i], behind @c[0]: removed, or lowered while in use. */
+static int add_remove_step(struct builder *b, const struct cand *c, size_t i)
+{
+	struct cp_plan_step *step;
+	int r = add_step(b, &step);
+
+	if (r < 0)
+		return r;
+	*step = (struct cp_plan_step){
+	    .class = c[i].class,
+	    .action = CP_STEP_REMOVE,
+	    .old_priority = c[i].alg->priority,
+	    .new_priority = CP_IN_USE_PRIORITY,
+	};
+	snprintf(step->driver, sizeof(step->driver), "%s", c[i].alg->driver);
+	snprintf(step->name, sizeof(step->name), "%s", c[i].alg->name);
+	snprintf(step->why, sizeof(step->why),
+		 "created by cryptoprio, now behind %s: removed (lowered to %u while in use); %s",
+		 c[0].alg->driver, CP_IN_USE_PRIORITY, c[i].why);
+	return 0;
+}
+
 static int plan_name(struct builder *b, const struct cp_alg *const *algs, size_t n);
 
-/* The name planned as if it had no candidate. */
-static int plan_without_candidate(struct builder *b, const struct cp_alg *const *algs, size_t n)
+/* The name planned without those behind: candidates not created, created instances removed. */
+static int plan_without_behind(struct builder *b, const struct cand *c, size_t n)
 {
-	_cleanup_free_ const struct cp_alg **registered = calloc(n, sizeof(*registered));
-	size_t n_registered = 0;
+	_cleanup_free_ const struct cp_alg **kept = calloc(n, sizeof(*kept));
+	size_t n_kept = 0;
+	int r = 0;
 
-	if (!registered)
+	if (!kept)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		if (!is_candidate(b, algs[i]))
-			registered[n_registered++] = algs[i];
-	return n_registered ? plan_name(b, registered, n_registered) : 0;
+		if (!is_behind(c, i))
+			kept[n_kept++] = c[i].alg;
+	if (n_kept)
+		r = plan_name(b, kept, n_kept);
+	for (size_t i = 1; r >= 0 && i < n; i++)
+		if (c[i].owned)
+			r = add_remove_step(b, c, i);
+	return r;
 }
 
 /* Plan the @n competing implementations of one name (its candidate to create included). */
@@ -923,10 +987,10 @@ static int plan_name(struct builder *b, const struct cp_alg *const *algs, size_t
 	r = place_cands(b, algs[0]->name, c, n, &s);
 	if (r < 0)
 		return r;
-	if (candidate_behind(c, n)) {
-		/* Not created; its notes come again from the plan without it. */
+	if (any_behind(c, n)) {
+		/* Their notes come again from the plan without them. */
 		drop_notes_from(b->plan, notes_before);
-		return plan_without_candidate(b, algs, n);
+		return plan_without_behind(b, c, n);
 	}
 	r = add_algorithm(b, algs[0], c, n, &s);
 	if (r < 0)
@@ -978,7 +1042,8 @@ static int collect(struct builder *b, const struct cp_alg ***ret, size_t *ret_n)
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *a = &inv->algs[i];
 
-		if (cp_driver_is_template_instance(a->driver) || !planned_type(a->type))
+		if ((cp_driver_is_template_instance(a->driver) && !is_owned(b, a)) ||
+		    !planned_type(a->type))
 			continue;
 		if (cp_alg_competes(a)) {
 			algs[n++] = a;
@@ -1079,8 +1144,37 @@ static int add_candidates(struct builder *b, const struct cp_alg ***algs, size_t
 	return 0;
 }
 
+/* A removal's place among the steps: 0 for others; an instance before those it is built on. */
+static size_t removal_key(const struct cp_plan_step *s)
+{
+	/* An instance's driver name contains those of its parts: longer, removed first. */
+	return s->action == CP_STEP_REMOVE ? CP_NAME_MAX - strlen(s->driver) : 0;
+}
+
+/* Removals last (stable): after the steps that order the names, outermost first. */
+static void removals_last(struct cp_plan *plan)
+{
+	for (size_t i = 1; i < plan->n_steps; i++)
+		for (size_t j = i;
+		     j > 0 && removal_key(&plan->steps[j - 1]) > removal_key(&plan->steps[j]);
+		     j--) {
+			struct cp_plan_step t = plan->steps[j];
+
+			plan->steps[j] = plan->steps[j - 1];
+			plan->steps[j - 1] = t;
+		}
+}
+
 int cp_plan_build(const struct cp_inventory *inventory, const struct cp_measurement *measurements,
 		  size_t n_measurements, const struct cp_policy *policy, struct cp_plan **ret)
+{
+	return cp_plan_build_created(inventory, measurements, n_measurements, policy, NULL, 0, ret);
+}
+
+int cp_plan_build_created(const struct cp_inventory *inventory,
+			  const struct cp_measurement *measurements, size_t n_measurements,
+			  const struct cp_policy *policy, char *const *created, size_t n_created,
+			  struct cp_plan **ret)
 {
 	_cleanup_(cp_plan_freep) struct cp_plan *plan = calloc(1, sizeof(*plan));
 	_cleanup_free_ const struct cp_alg **algs = NULL;
@@ -1089,6 +1183,8 @@ int cp_plan_build(const struct cp_inventory *inventory, const struct cp_measurem
 	    .ms = measurements,
 	    .n_ms = n_measurements,
 	    .policy = policy,
+	    .created = created,
+	    .n_created = n_created,
 	};
 	size_t n = 0;
 	int r;
@@ -1107,6 +1203,7 @@ int cp_plan_build(const struct cp_inventory *inventory, const struct cp_measurem
 	free(b.candidates);
 	if (r < 0)
 		return r;
+	removals_last(plan);
 	*ret = steal_pointer(&plan);
 	return 0;
 }

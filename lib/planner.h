@@ -80,6 +80,13 @@ struct cp_plan_algorithm {
 	size_t n_places;
 };
 
+/*
+ * What a created instance that cannot be removed (in use) is lowered to:
+ * the lowest value the kernel stores, so that it wins no lookup while any
+ * other implementation of its name has a higher one.
+ */
+#define CP_IN_USE_PRIORITY 0u
+
 enum cp_step_action {
 	CP_STEP_SET,	/* new priority differs from the old one */
 	CP_STEP_TOUCH,	/* same value, but it lost its place: UPDATEALG so the kernel retires
@@ -87,7 +94,8 @@ enum cp_step_action {
 	CP_STEP_CREATE, /* the CPU's composite, not registered: NEWALG at new_priority; it
 			   comes before the steps of the engines it displaces */
 	CP_STEP_REMOVE, /* an instance cryptoprio created that no longer comes first: DELALG;
-			   in use, lowered to new_priority (CP_CREATED_IN_USE_PRIORITY) */
+			   in use, lowered to new_priority (CP_IN_USE_PRIORITY); these
+			   come last, an instance before those it is built on */
 };
 
 struct cp_plan_step {
@@ -121,6 +129,18 @@ struct cp_plan {
  */
 int cp_plan_build(const struct cp_inventory *inventory, const struct cp_measurement *measurements,
 		  size_t n_measurements, const struct cp_policy *policy, struct cp_plan **ret);
+
+/*
+ * The same, knowing the @n_created template instances cryptoprio created
+ * (the state file's, by driver name). A registered one is planned as its
+ * name's CPU candidate would be (ordered after the registered ones where
+ * the policy leaves the kernel's order): kept where it comes first, given a
+ * CP_STEP_REMOVE step where it does not, and its name planned without it.
+ */
+int cp_plan_build_created(const struct cp_inventory *inventory,
+			  const struct cp_measurement *measurements, size_t n_measurements,
+			  const struct cp_policy *policy, char *const *created, size_t n_created,
+			  struct cp_plan **ret);
 void cp_plan_free(struct cp_plan *plan);
 static inline void cp_plan_freep(struct cp_plan **p)
 {

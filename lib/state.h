@@ -27,16 +27,9 @@ struct cp_original {
 struct cp_created {
 	char driver[CP_NAME_MAX];
 	char name[CP_NAME_MAX]; /* the algorithm it serves */
-	uint32_t priority;	/* set at creation, or CP_CREATED_IN_USE_PRIORITY */
+	uint32_t priority;	/* set at creation, or CP_IN_USE_PRIORITY */
 	bool in_use;		/* a removal found it held (EBUSY): lowered, removed when free */
 };
-
-/*
- * What an instance that could not be removed (in use) is lowered to: the
- * lowest value the kernel stores, so it wins no lookup while any other
- * implementation of its name has a higher one.
- */
-#define CP_CREATED_IN_USE_PRIORITY 0u
 
 /* What became of one step of an applied plan. */
 enum cp_step_result {

@@ -314,20 +314,19 @@ static void test_too_long(const struct cp_inventory *inv)
 	cp_inventory_free(&long_sha);
 }
 
-/* The plan carried out (creates registered as the kernel would list them), then planned again. */
-static void test_replan(const struct cp_inventory *inv)
+/* @plan carried out on @inv into @applied: creates registered as the kernel would list them. */
+static size_t carry_out(const struct cp_inventory *inv, const struct cp_plan *plan,
+			struct cp_inventory *applied, char *created[MAX_NAMES])
 {
-	_cleanup_(cp_plan_freep) struct cp_plan *plan = plan_of(inv, NULL), *again = NULL;
-	struct cp_inventory applied = {};
-	const char *names[MAX_NAMES];
-	size_t winners = 0;
+	size_t n = 0;
 
+	*applied = (struct cp_inventory){};
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		struct cp_alg alg = inv->algs[i];
 		const struct cp_plan_step *s = cp_plan_find_step(plan, alg.driver);
 
 		alg.priority = s ? s->new_priority : alg.priority;
-		if (cp_inventory_add(&applied, &alg) < 0)
+		if (cp_inventory_add(applied, &alg) < 0)
 			abort();
 	}
 	for (size_t i = 0; i < plan->n_steps; i++) {
@@ -339,10 +338,58 @@ static void test_replan(const struct cp_inventory *inv)
 		memcpy(alg.name, s->name, sizeof(alg.name));
 		memcpy(alg.driver, s->driver, sizeof(alg.driver));
 		memcpy(alg.type, cp_plan_find_algorithm(plan, s->name)->type, sizeof(alg.type));
-		if (cp_inventory_add(&applied, &alg) < 0)
+		if (cp_inventory_add(applied, &alg) < 0 || n == MAX_NAMES)
 			abort();
+		created[n++] = (char *) s->driver;
 	}
-	cp_classify(&applied, NULL);
+	cp_classify(applied, NULL);
+	return n;
+}
+
+static struct cp_plan *plan_created(const struct cp_inventory *inv, const char *policy_text,
+				    char *const *created, size_t n_created)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(policy_text);
+	struct cp_plan *plan = NULL;
+
+	if (cp_plan_build_created(inv, NULL, 0, p, created, n_created, &plan) < 0)
+		abort();
+	return plan;
+}
+
+static size_t steps_of(const struct cp_plan *plan, enum cp_step_action action)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n_steps; i++)
+		n += plan->steps[i].action == action;
+	return n;
+}
+
+/* Every removal after the other steps, and an instance before the parts it is built on. */
+static bool removals_in_order(const struct cp_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_steps; i++)
+		for (size_t j = i + 1; j < plan->n_steps; j++) {
+			const struct cp_plan_step *a = &plan->steps[i], *b = &plan->steps[j];
+
+			if (a->action == CP_STEP_REMOVE &&
+			    (b->action != CP_STEP_REMOVE || strstr(b->driver, a->driver)))
+				return false;
+		}
+	return true;
+}
+
+/* The plan carried out, then planned again: with the state's list of created instances, too. */
+static void test_replan(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = plan_of(inv, NULL), *again = NULL,
+						*owned = NULL;
+	struct cp_inventory applied;
+	const char *names[MAX_NAMES];
+	char *created[MAX_NAMES];
+	size_t winners = 0, n_created = carry_out(inv, plan, &applied, created);
+
 	for (size_t i = 0; i < plan->n_steps; i++) {
 		const struct cp_alg *w = cp_inventory_winner(&applied, plan->steps[i].name);
 
@@ -353,6 +400,78 @@ static void test_replan(const struct cp_inventory *inv)
 	       "carried out: each name's created candidate is the kernel's winner");
 	again = plan_of(&applied, NULL);
 	is_int(again->n_steps, 0, "planning again: nothing left to do");
+	owned = plan_created(&applied, NULL, created, n_created);
+	is_int(owned->n_steps, 0, "planning again knowing what was created: nothing left to do");
+	ok(first_place(owned, AUTHENC) &&
+	       strcmp(first_place(owned, AUTHENC), AUTHENC_CANDIDATE) == 0 &&
+	       !first_is_created(owned, AUTHENC),
+	   "the created instance is planned first, as registered");
+	cp_inventory_free(&applied);
+}
+
+/* The policy changed: the instances created are removed where they no longer come first. */
+static void test_policy_changed(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = plan_of(inv, NULL), *offload = NULL,
+						*unknown = NULL, *excluded = NULL, *any = NULL,
+						*fresh = NULL;
+	const struct cp_plan_step *s;
+	struct cp_inventory applied;
+	char *created[MAX_NAMES];
+	size_t n_created = carry_out(inv, plan, &applied, created);
+
+	offload = plan_created(&applied, "[Policy]\nGears = offload cpu\n", created, n_created);
+	is_int(steps_of(offload, CP_STEP_REMOVE), n_created,
+	       "Gears = offload cpu: each created instance removed");
+	unknown = plan_created(&applied, "[Policy]\nGears = offload cpu\n", NULL, 0);
+	is_int(steps_of(unknown, CP_STEP_REMOVE), 0,
+	       "not known as created: a template instance, left alone");
+	is_int(offload->n_steps, unknown->n_steps + n_created,
+	       "the other steps: those of the names planned without them");
+	ok(removals_in_order(offload), "an instance removed before the instance it is built on");
+	s = cp_plan_find_step(offload, AUTHENC_CANDIDATE);
+	ok(s && s->action == CP_STEP_REMOVE && s->new_priority == CP_IN_USE_PRIORITY &&
+	       s->old_priority == cp_inventory_find_driver(&applied, AUTHENC_CANDIDATE)->priority,
+	   "the removal: from its priority, to %u while in use", CP_IN_USE_PRIORITY);
+	ok(why_says(s, "created by cryptoprio, now behind authenc-hmac-sha256-cbc-aes-"),
+	   "the removal says which engine comes first now");
+	is_str(first_place(offload, AUTHENC), "authenc-hmac-sha256-cbc-aes-caam",
+	       "the name planned without it");
+
+	unknown = plan_created(&applied, "[Policy]\nGears = offload cpu\n", NULL, 0);
+	any = plan_created(&applied, "[Policy]\nGears = any\nCalibrate = never\n", created,
+			   n_created);
+	fresh = plan_of(inv, "[Policy]\nGears = any\nCalibrate = never\n");
+	ok(steps_of(fresh, CP_STEP_CREATE) == 0 && steps_of(any, CP_STEP_REMOVE) == n_created,
+	   "the kernel's order kept (Gears = any, Calibrate = never): nothing a plan would create "
+	   "now, so each created instance is removed, not kept for its priority");
+	excluded = plan_created(&applied, "[Driver " AUTHENC_CANDIDATE "]\nExclude = yes\n",
+				created, n_created);
+	is_int(excluded->n_steps, 1, "Exclude = yes on one created instance: one step");
+	s = cp_plan_find_step(excluded, AUTHENC_CANDIDATE);
+	ok(s && s->action == CP_STEP_REMOVE, "its removal");
+	cp_inventory_free(&applied);
+}
+
+/* A created instance left in use, lowered: the policy wanting it again raises it, creates nothing.
+ */
+static void test_lowered_raised(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = plan_of(inv, NULL), *again = NULL;
+	const struct cp_plan_step *s;
+	struct cp_inventory applied;
+	char *created[MAX_NAMES];
+	size_t n_created = carry_out(inv, plan, &applied, created);
+
+	((struct cp_alg *) cp_inventory_find_driver(&applied, AUTHENC_CANDIDATE))->priority =
+	    CP_IN_USE_PRIORITY;
+	again = plan_created(&applied, NULL, created, n_created);
+	s = cp_plan_find_step(again, AUTHENC_CANDIDATE);
+	ok(s && s->action == CP_STEP_SET && s->old_priority == CP_IN_USE_PRIORITY &&
+	       s->new_priority == cp_plan_find_step(plan, AUTHENC_CANDIDATE)->new_priority,
+	   "lowered while in use, wanted first again: set back to its place");
+	is_int(steps_of(again, CP_STEP_CREATE) + steps_of(again, CP_STEP_REMOVE), 0,
+	       "nothing created, nothing removed");
 	cp_inventory_free(&applied);
 }
 
@@ -367,6 +486,8 @@ int main(void)
 	test_excluded(&inv);
 	test_too_long(&inv);
 	test_replan(&inv);
+	test_policy_changed(&inv);
+	test_lowered_raised(&inv);
 	cp_inventory_free(&inv);
 	return done_testing();
 }

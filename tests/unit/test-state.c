@@ -223,7 +223,7 @@ static void test_created(const char *dir)
 	snprintf(path, sizeof(path), "%s/created/state.json", dir);
 	cp_state_init(&state);
 	is_int(cp_state_add_created(&state, &c), 1, "a created instance recorded");
-	c.priority = CP_CREATED_IN_USE_PRIORITY;
+	c.priority = CP_IN_USE_PRIORITY;
 	c.in_use = true;
 	is_int(cp_state_add_created(&state, &c), 0, "recorded again: updated, not doubled");
 	snprintf(c.driver, sizeof(c.driver), "echainiv(authenc(hmac(sha256-ce),cbc-aes-ce))");
