@@ -99,11 +99,18 @@ static void print_steps(const struct cp_apply_result *r, bool with_result)
 		const char *result = !s->applied    ? ""
 				     : s->gone	    ? " gone  "
 				     : s->error < 0 ? " failed"
+				     : s->in_use    ? " in use"
 						    : " done  ";
+		char old[16];
 
-		printf("%-24s %-32s %-8s %10" PRIu32 " -> %-10" PRIu32 " %-6s%s %s\n", s->name,
-		       s->driver, cp_class_to_string(s->class), s->old_priority, s->new_priority,
+		/* Not registered before its create: no value then. */
+		snprintf(old, sizeof(old), s->action == CP_STEP_CREATE ? "-" : "%" PRIu32,
+			 s->old_priority);
+		printf("%-24s %-32s %-8s %10s -> %-10" PRIu32 " %-6s%s %s\n", s->name, s->driver,
+		       cp_class_to_string(s->class), old, s->new_priority,
 		       cp_step_action_to_string(s->action), with_result ? result : "", s->why);
+		if (with_result && s->error >= 0 && s->extack[0])
+			printf("%-24s %s\n", "", s->extack);
 		if (s->error < 0)
 			fprintf(stderr, "cryptoprioctl: apply: %s: %s%s%s\n", s->driver,
 				strerror(-s->error), s->extack[0] ? ": " : "", s->extack);
@@ -144,6 +151,20 @@ static size_t count_action(const struct cp_apply_result *r, enum cp_step_action 
 	return n;
 }
 
+static void print_applied(const struct cp_apply_result *r)
+{
+	size_t touched = r->n_steps - r->n_changed - r->n_created - r->n_removed - r->n_in_use -
+			 r->n_failed - r->n_gone;
+
+	printf("Applied: %zu changed, %zu touched, %zu failed", r->n_changed, touched, r->n_failed);
+	if (r->n_created || r->n_removed)
+		printf(", %zu created, %zu removed", r->n_created, r->n_removed);
+	if (r->n_in_use)
+		printf(", %zu in use (lowered to %u, removed once free)", r->n_in_use,
+		       CP_IN_USE_PRIORITY);
+	printf("%s.\n", r->n_gone ? ", some drivers gone meanwhile (see RESULT)" : "");
+}
+
 static void print_text(const struct cp_apply_result *r, const struct plan_opts *o, bool apply)
 {
 	print_policy_files(r->policy);
@@ -160,13 +181,13 @@ static void print_text(const struct cp_apply_result *r, const struct plan_opts *
 		printf("\n");
 	print_steps(r, apply && !o->dry_run);
 	if (!apply || o->dry_run)
-		printf("%zu steps planned (%zu set, %zu touched, %zu to create)%s.\n", r->n_steps,
-		       count_action(r, CP_STEP_SET), count_action(r, CP_STEP_TOUCH),
-		       count_action(r, CP_STEP_CREATE), apply ? "; dry run: nothing changed" : "");
+		printf(
+		    "%zu steps planned (%zu set, %zu touched, %zu to create, %zu to remove)%s.\n",
+		    r->n_steps, count_action(r, CP_STEP_SET), count_action(r, CP_STEP_TOUCH),
+		    count_action(r, CP_STEP_CREATE), count_action(r, CP_STEP_REMOVE),
+		    apply ? "; dry run: nothing changed" : "");
 	else
-		printf("Applied: %zu changed, %zu touched, %zu failed%s.\n", r->n_changed,
-		       r->n_steps - r->n_changed - r->n_failed - r->n_gone, r->n_failed,
-		       r->n_gone ? ", some drivers gone meanwhile (see RESULT)" : "");
+		print_applied(r);
 }
 
 /* ---- JSON ---- */
@@ -268,6 +289,7 @@ static json_object *step_json(const struct cp_apply_step_result *s, bool with_re
 			       json_object_new_string(!s->applied    ? "planned"
 						      : s->gone	     ? "gone"
 						      : s->error < 0 ? "failed"
+						      : s->in_use    ? "in-use"
 								     : "done"));
 	json_object_object_add(o, "error",
 			       s->error < 0 ? json_object_new_string(strerror(-s->error)) : NULL);
@@ -310,6 +332,11 @@ static json_object *result_json(const struct cp_apply_result *r, const struct pl
 				       json_object_new_int64((int64_t) r->n_changed));
 		json_object_object_add(doc, "failed", json_object_new_int64((int64_t) r->n_failed));
 		json_object_object_add(doc, "gone", json_object_new_int64((int64_t) r->n_gone));
+		json_object_object_add(doc, "created",
+				       json_object_new_int64((int64_t) r->n_created));
+		json_object_object_add(doc, "removed",
+				       json_object_new_int64((int64_t) r->n_removed));
+		json_object_object_add(doc, "in_use", json_object_new_int64((int64_t) r->n_in_use));
 	}
 	return doc;
 }
