@@ -520,6 +520,38 @@ static void print_last_apply(const struct cp_state_apply *a)
 		       ctl_format_time(t, sizeof(t), a->finished_at), a->n_steps, failed);
 }
 
+static void print_created(const struct cp_state *state)
+{
+	printf("Instances created by cryptoprio: %zu%s\n", state->n_created,
+	       state->n_created ? " (cryptoprioctl reset removes them)" : "");
+	if (state->n_created == 0)
+		return;
+	printf("  %-48s %-40s %10s %s\n", "DRIVER", "ALGORITHM", "PRIORITY", "STATE");
+	for (size_t i = 0; i < state->n_created; i++) {
+		const struct cp_created *c = &state->created[i];
+
+		printf("  %-48s %-40s %10" PRIu32 " %s\n", c->driver, c->name, c->priority,
+		       c->in_use ? "in use: lowered, removed once free" : "created");
+	}
+}
+
+static json_object *created_json(const struct cp_state *state)
+{
+	json_object *array = json_object_new_array();
+
+	for (size_t i = 0; i < state->n_created; i++) {
+		const struct cp_created *c = &state->created[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "driver", json_object_new_string(c->driver));
+		json_object_object_add(o, "algorithm", json_object_new_string(c->name));
+		json_object_object_add(o, "priority", json_object_new_int64(c->priority));
+		json_object_object_add(o, "in_use", json_object_new_boolean(c->in_use));
+		json_object_array_add(array, o);
+	}
+	return array;
+}
+
 static void print_status(const struct cp_state *state)
 {
 	char t[64];
@@ -532,6 +564,7 @@ static void print_status(const struct cp_state *state)
 	printf("Last checked: %s\n", ctl_format_time(t, sizeof(t), state->checked_at));
 	printf("Original priorities recorded: %zu (cryptoprioctl reset restores them)\n",
 	       state->n_originals);
+	print_created(state);
 	ctl_daemon_print(state); /* cli/ctl-daemon.c */
 }
 
@@ -565,6 +598,7 @@ static json_object *status_json(const struct cp_state *state)
 	json_object_object_add(doc, "checked_at",
 			       state->checked_at ? json_object_new_int64(state->checked_at) : NULL);
 	json_object_object_add(doc, "originals", originals);
+	json_object_object_add(doc, "created", created_json(state));
 	json_object_object_add(doc, "daemon", ctl_daemon_json(state));
 	return doc;
 }
