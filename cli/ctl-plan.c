@@ -99,11 +99,18 @@ static void print_steps(const struct cp_apply_result *r, bool with_result)
 		const char *result = !s->applied    ? ""
 				     : s->gone	    ? " gone  "
 				     : s->error < 0 ? " failed"
+				     : s->in_use    ? " in use"
 						    : " done  ";
+		char old[16];
 
-		printf("%-24s %-32s %-8s %10" PRIu32 " -> %-10" PRIu32 " %-6s%s %s\n", s->name,
-		       s->driver, cp_class_to_string(s->class), s->old_priority, s->new_priority,
+		/* Not registered before its create: no value then. */
+		snprintf(old, sizeof(old), s->action == CP_STEP_CREATE ? "-" : "%" PRIu32,
+			 s->old_priority);
+		printf("%-24s %-32s %-8s %10s -> %-10" PRIu32 " %-6s%s %s\n", s->name, s->driver,
+		       cp_class_to_string(s->class), old, s->new_priority,
 		       cp_step_action_to_string(s->action), with_result ? result : "", s->why);
+		if (with_result && s->error >= 0 && s->extack[0])
+			printf("%-24s %s\n", "", s->extack);
 		if (s->error < 0)
 			fprintf(stderr, "cryptoprioctl: apply: %s: %s%s%s\n", s->driver,
 				strerror(-s->error), s->extack[0] ? ": " : "", s->extack);
@@ -124,10 +131,13 @@ static void print_orders(const struct cp_plan *plan)
 		       a->settings.in_flight);
 		for (size_t k = 0; k < a->n_places; k++) {
 			const struct cp_plan_place *p = &a->places[k];
+			char old[16];
 
-			printf("  %zu. %-32s %-8s %10" PRIu32 " -> %-10" PRIu32 " %s\n", k + 1,
-			       p->driver, cp_class_to_string(p->class), p->old_priority,
-			       p->new_priority, p->why);
+			/* Not registered: no value now. */
+			snprintf(old, sizeof(old), p->create ? "-" : "%" PRIu32, p->old_priority);
+			printf("  %zu. %-32s %-8s %10s -> %-10" PRIu32 " %s%s\n", k + 1, p->driver,
+			       cp_class_to_string(p->class), old, p->new_priority,
+			       p->create ? "to be created: " : "", p->why);
 		}
 	}
 }
@@ -139,6 +149,22 @@ static size_t count_action(const struct cp_apply_result *r, enum cp_step_action 
 	for (size_t i = 0; i < r->n_steps; i++)
 		n += r->steps[i].action == action;
 	return n;
+}
+
+static void print_applied(const struct cp_apply_result *r)
+{
+	size_t touched = r->n_steps - r->n_changed - r->n_created - r->n_removed - r->n_in_use -
+			 r->n_failed - r->n_gone;
+
+	printf("Applied: %zu changed, %zu touched, %zu failed", r->n_changed, touched, r->n_failed);
+	if (r->n_created || r->n_removed)
+		printf(", %zu created, %zu removed", r->n_created, r->n_removed);
+	if (r->n_in_use)
+		printf(", %zu in use (lowered to %u, removed once free)", r->n_in_use,
+		       CP_IN_USE_PRIORITY);
+	if (r->n_gone)
+		printf(", %zu gone meanwhile", r->n_gone); /* as the daemon's summary says it */
+	printf(".\n");
 }
 
 static void print_text(const struct cp_apply_result *r, const struct plan_opts *o, bool apply)
@@ -156,17 +182,14 @@ static void print_text(const struct cp_apply_result *r, const struct plan_opts *
 	if (o->all)
 		printf("\n");
 	print_steps(r, apply && !o->dry_run);
-	if (!apply || o->dry_run) {
-		printf("%zu steps planned (%zu set, %zu touched)%s.\n", r->n_steps,
-		       count_action(r, CP_STEP_SET), count_action(r, CP_STEP_TOUCH),
-		       apply ? "; dry run: nothing changed" : "");
-		return;
-	}
-	printf("Applied: %zu changed, %zu touched, %zu failed", r->n_changed,
-	       r->n_steps - r->n_changed - r->n_failed - r->n_gone, r->n_failed);
-	if (r->n_gone)
-		printf(", %zu gone meanwhile", r->n_gone); /* as the daemon's summary says it */
-	printf(".\n");
+	if (!apply || o->dry_run)
+		printf(
+		    "%zu steps planned (%zu set, %zu touched, %zu to create, %zu to remove)%s.\n",
+		    r->n_steps, count_action(r, CP_STEP_SET), count_action(r, CP_STEP_TOUCH),
+		    count_action(r, CP_STEP_CREATE), count_action(r, CP_STEP_REMOVE),
+		    apply ? "; dry run: nothing changed" : "");
+	else
+		print_applied(r);
 }
 
 /* ---- JSON ---- */
@@ -220,6 +243,7 @@ static json_object *place_json(const struct cp_plan_place *p)
 	json_object_object_add(o, "reason",
 			       json_object_new_string(cp_place_reason_to_string(p->reason)));
 	json_object_object_add(o, "why", json_object_new_string(p->why));
+	json_object_object_add(o, "create", json_object_new_boolean(p->create));
 	return o;
 }
 
@@ -267,6 +291,7 @@ static json_object *step_json(const struct cp_apply_step_result *s, bool with_re
 			       json_object_new_string(!s->applied    ? "planned"
 						      : s->gone	     ? "gone"
 						      : s->error < 0 ? "failed"
+						      : s->in_use    ? "in-use"
 								     : "done"));
 	json_object_object_add(o, "error",
 			       s->error < 0 ? json_object_new_string(strerror(-s->error)) : NULL);
@@ -309,6 +334,11 @@ static json_object *result_json(const struct cp_apply_result *r, const struct pl
 				       json_object_new_int64((int64_t) r->n_changed));
 		json_object_object_add(doc, "failed", json_object_new_int64((int64_t) r->n_failed));
 		json_object_object_add(doc, "gone", json_object_new_int64((int64_t) r->n_gone));
+		json_object_object_add(doc, "created",
+				       json_object_new_int64((int64_t) r->n_created));
+		json_object_object_add(doc, "removed",
+				       json_object_new_int64((int64_t) r->n_removed));
+		json_object_object_add(doc, "in_use", json_object_new_int64((int64_t) r->n_in_use));
 	}
 	return doc;
 }
@@ -492,6 +522,38 @@ static void print_last_apply(const struct cp_state_apply *a)
 		       ctl_format_time(t, sizeof(t), a->finished_at), a->n_steps, failed);
 }
 
+static void print_created(const struct cp_state *state)
+{
+	printf("Instances created by cryptoprio: %zu%s\n", state->n_created,
+	       state->n_created ? " (cryptoprioctl reset removes them)" : "");
+	if (state->n_created == 0)
+		return;
+	printf("  %-48s %-40s %10s %s\n", "DRIVER", "ALGORITHM", "PRIORITY", "STATE");
+	for (size_t i = 0; i < state->n_created; i++) {
+		const struct cp_created *c = &state->created[i];
+
+		printf("  %-48s %-40s %10" PRIu32 " %s\n", c->driver, c->name, c->priority,
+		       c->in_use ? "in use: lowered, removed once free" : "created");
+	}
+}
+
+static json_object *created_json(const struct cp_state *state)
+{
+	json_object *array = json_object_new_array();
+
+	for (size_t i = 0; i < state->n_created; i++) {
+		const struct cp_created *c = &state->created[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "driver", json_object_new_string(c->driver));
+		json_object_object_add(o, "algorithm", json_object_new_string(c->name));
+		json_object_object_add(o, "priority", json_object_new_int64(c->priority));
+		json_object_object_add(o, "in_use", json_object_new_boolean(c->in_use));
+		json_object_array_add(array, o);
+	}
+	return array;
+}
+
 static void print_status(const struct cp_state *state)
 {
 	char t[64];
@@ -504,6 +566,7 @@ static void print_status(const struct cp_state *state)
 	printf("Last checked: %s\n", ctl_format_time(t, sizeof(t), state->checked_at));
 	printf("Original priorities recorded: %zu (cryptoprioctl reset restores them)\n",
 	       state->n_originals);
+	print_created(state);
 	ctl_daemon_print(state); /* cli/ctl-daemon.c */
 }
 
@@ -537,6 +600,7 @@ static json_object *status_json(const struct cp_state *state)
 	json_object_object_add(doc, "checked_at",
 			       state->checked_at ? json_object_new_int64(state->checked_at) : NULL);
 	json_object_object_add(doc, "originals", originals);
+	json_object_object_add(doc, "created", created_json(state));
 	json_object_object_add(doc, "daemon", ctl_daemon_json(state));
 	return doc;
 }

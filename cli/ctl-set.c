@@ -199,7 +199,8 @@ int verb_set(struct ctl *ctl, int argc, char **argv)
 }
 
 struct reset_result {
-	json_object *steps; /* for --json */
+	json_object *steps;   /* for --json */
+	json_object *removed; /* the created instances: removed, gone, in use or failed */
 	int failed;
 };
 
@@ -247,6 +248,101 @@ static void reset_one(struct ctl *ctl, struct writer *w, struct reset_result *re
 	(void) cp_state_forget(&w->state, driver);
 }
 
+static void report_removal(struct ctl *ctl, struct reset_result *res, const struct cp_created *c,
+			   const char *result)
+{
+	if (ctl->json) {
+		json_object *obj = json_object_new_object();
+
+		json_object_object_add(obj, "driver", json_object_new_string(c->driver));
+		json_object_object_add(obj, "algorithm", json_object_new_string(c->name));
+		json_object_object_add(obj, "result", json_object_new_string(result));
+		json_object_object_add(obj, "priority",
+				       strcmp(result, "in-use") == 0
+					   ? json_object_new_int64(CP_IN_USE_PRIORITY)
+					   : NULL);
+		json_object_array_add(res->removed, obj);
+	} else if (strcmp(result, "in-use") == 0) {
+		printf("%s: in use, not removed: lowered to priority %u (the next reset or apply "
+		       "removes it once free)\n",
+		       c->driver, CP_IN_USE_PRIORITY);
+	} else {
+		printf("%s: created by cryptoprio (%s)\n", c->driver, result);
+	}
+}
+
+/*
+ * Remove an instance cryptoprio created. Held by someone (EBUSY): lowered
+ * to CP_IN_USE_PRIORITY so that it wins no new lookup, and kept in the
+ * state for the next reset or apply; "in use" is not a failure of reset.
+ */
+static void remove_one(struct ctl *ctl, struct writer *w, struct reset_result *res,
+		       const char *driver)
+{
+	struct cp_created c = *cp_state_find_created(&w->state, driver);
+	int r = cp_cu_delete(&w->nl, driver);
+
+	if (r == 0 || r == -ENOENT) {
+		report_removal(ctl, res, &c, r == 0 ? "removed" : "gone");
+		(void) cp_state_forget_created(&w->state, driver);
+		return;
+	}
+	if (r == -EBUSY) {
+		fprintf(stderr, "reset: %s is in use: lowering it to priority %u instead\n", driver,
+			CP_IN_USE_PRIORITY);
+		r = cp_cu_set_priority(&w->nl, driver, CP_IN_USE_PRIORITY);
+	}
+	if (r < 0) {
+		(void) ctl_errno(r, w->nl.extack, "reset: removing %s", driver);
+		report_removal(ctl, res, &c, "failed");
+		res->failed++;
+		return;
+	}
+	c.priority = CP_IN_USE_PRIORITY;
+	c.in_use = true;
+	report_removal(ctl, res, &c, "in-use");
+	if (cp_state_add_created(&w->state, &c) < 0)
+		res->failed += ctl_errno(-ENOMEM, NULL, "reset");
+}
+
+/* Longer driver names first: an instance before the instances it is built on (it holds them). */
+static int outermost_first(const void *x, const void *y)
+{
+	size_t a = strlen(((const struct cp_created *) x)->driver),
+	       b = strlen(((const struct cp_created *) y)->driver);
+
+	return a > b ? -1 : a < b;
+}
+
+/*
+ * After the originals: while an engine's priority is restored, the instance
+ * still serves its name, so new users go from the instance straight to the
+ * engines as they were before cryptoprio. Removing it first would hand them
+ * for a moment the engines in cryptoprio's order, which is neither.
+ */
+static void remove_created(struct ctl *ctl, struct writer *w, struct reset_result *res,
+			   char **drivers, int n_drivers)
+{
+	_cleanup_free_ struct cp_created *all = NULL;
+	size_t n = w->state.n_created;
+
+	all = calloc(n + 1, sizeof(*all));
+	if (!all) {
+		res->failed += ctl_errno(-ENOMEM, NULL, "reset");
+		return;
+	}
+	memcpy(all, w->state.created, n * sizeof(*all));
+	qsort(all, n, sizeof(*all), outermost_first);
+	for (size_t i = 0; i < n; i++) {
+		bool named = n_drivers == 0;
+
+		for (int k = 0; k < n_drivers && !named; k++)
+			named = strcmp(drivers[k], all[i].driver) == 0;
+		if (named)
+			remove_one(ctl, w, res, all[i].driver);
+	}
+}
+
 /* Drivers away from their recorded default with no original in the state: /run lost it. */
 static int recover_originals(struct writer *w)
 {
@@ -267,8 +363,11 @@ static int check_reset_arguments(struct writer *w, char **drivers, int n_drivers
 	int r = 0;
 
 	for (int i = 0; i < n_drivers; i++)
-		if (!cp_state_find(&w->state, drivers[i]))
-			r = ctl_error("reset: no original priority recorded for '%s'", drivers[i]);
+		if (!cp_state_find(&w->state, drivers[i]) &&
+		    !cp_state_find_created(&w->state, drivers[i]))
+			r = ctl_error("reset: no original priority recorded for '%s', nor "
+				      "created by cryptoprio",
+				      drivers[i]);
 	return r;
 }
 
@@ -303,6 +402,7 @@ int verb_reset(struct ctl *ctl, int argc, char **argv)
 	if (r != 0)
 		return r;
 	res.steps = json_object_new_array();
+	res.removed = json_object_new_array();
 	if (n_drivers == 0) {
 		/* Copy the names: reset_one() removes entries as it goes. */
 		while (w.state.n_originals > (size_t) res.failed) {
@@ -314,7 +414,9 @@ int verb_reset(struct ctl *ctl, int argc, char **argv)
 		}
 	}
 	for (int i = 0; i < n_drivers; i++)
-		reset_one(ctl, &w, &res, drivers[i]);
+		if (cp_state_find(&w.state, drivers[i]))
+			reset_one(ctl, &w, &res, drivers[i]);
+	remove_created(ctl, &w, &res, drivers, n_drivers);
 	r = cp_state_save(CP_STATE_PATH, &w.state);
 	if (r < 0)
 		res.failed += ctl_errno(r, NULL, "reset: cannot update %s", CP_STATE_PATH);
@@ -322,11 +424,14 @@ int verb_reset(struct ctl *ctl, int argc, char **argv)
 		json_object *doc = json_object_new_object();
 
 		json_object_object_add(doc, "reset", res.steps);
+		json_object_object_add(doc, "removed", res.removed);
 		ctl_json_print(doc);
 	} else {
-		if (json_object_array_length(res.steps) == 0)
+		if (json_object_array_length(res.steps) == 0 &&
+		    json_object_array_length(res.removed) == 0)
 			printf("Nothing to reset: no priority was changed by cryptoprio.\n");
 		json_object_put(res.steps);
+		json_object_put(res.removed);
 	}
 	return res.failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

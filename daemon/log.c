@@ -92,27 +92,66 @@ int cp_log_errno(int level, int err, const char *fmt, ...)
 	return err;
 }
 
+/* The journal line of a step that did not fail. */
+static void step_text(const struct cp_apply_step_result *s, char *msg, size_t len)
+{
+	if (s->gone && s->action == CP_STEP_REMOVE)
+		snprintf(msg, len, "%s (%s): gone already, no longer recorded as created",
+			 s->driver, s->name);
+	else if (s->gone)
+		snprintf(msg, len, "%s (%s): gone before its priority could be set to %u",
+			 s->driver, s->name, s->new_priority);
+	else if (s->action == CP_STEP_CREATE)
+		snprintf(msg, len, "%s (%s): created at priority %u%s%s (%s)", s->driver, s->name,
+			 s->new_priority, s->extack[0] ? ", " : "", s->extack, s->why);
+	else if (s->in_use)
+		snprintf(msg, len,
+			 "%s (%s): in use, not removed: priority %u -> %u, removed once free (%s)",
+			 s->driver, s->name, s->old_priority, s->new_priority, s->why);
+	else if (s->action == CP_STEP_REMOVE)
+		snprintf(msg, len, "%s (%s): removed (%s)", s->driver, s->name, s->why);
+	else if (s->action == CP_STEP_SET)
+		snprintf(msg, len, "%s (%s): priority %u -> %u (%s)", s->driver, s->name,
+			 s->old_priority, s->new_priority, s->why);
+	else
+		snprintf(msg, len, "%s (%s): priority %u touched, templates on it retired",
+			 s->driver, s->name, s->old_priority);
+}
+
+static void failure_text(const struct cp_apply_step_result *s, char *msg, size_t len)
+{
+	const char *sep = s->extack[0] ? ": " : "";
+
+	if (s->action == CP_STEP_CREATE)
+		snprintf(msg, len, "Failed to create %s (%s) at priority %u: %s%s%s", s->driver,
+			 s->name, s->new_priority, strerror(-s->error), sep, s->extack);
+	else if (s->action == CP_STEP_REMOVE)
+		snprintf(msg, len, "Failed to remove %s (%s) or lower it to %u: %s%s%s", s->driver,
+			 s->name, s->new_priority, strerror(-s->error), sep, s->extack);
+	else
+		snprintf(msg, len, "Failed to set %s (%s) priority %u -> %u: %s%s%s", s->driver,
+			 s->name, s->old_priority, s->new_priority, strerror(-s->error), sep,
+			 s->extack);
+}
+
+/* A step that changed which implementation new users get: said at LOG_INFO. */
+static bool changes_lookups(const struct cp_apply_step_result *s)
+{
+	return s->action != CP_STEP_TOUCH;
+}
+
 void cp_log_step(const struct cp_apply_step_result *s, const char *trigger)
 {
-	int level = s->error < 0	       ? LOG_ERR
-		    : s->gone		       ? LOG_NOTICE
-		    : s->action == CP_STEP_SET ? LOG_INFO
-					       : LOG_DEBUG;
+	int level = s->error < 0	   ? LOG_ERR
+		    : s->gone || s->in_use ? LOG_NOTICE
+		    : changes_lookups(s)   ? LOG_INFO
+					   : LOG_DEBUG;
 	char msg[1024];
 
 	if (s->error < 0)
-		snprintf(msg, sizeof(msg), "Failed to set %s (%s) priority %u -> %u: %s%s%s",
-			 s->driver, s->name, s->old_priority, s->new_priority, strerror(-s->error),
-			 s->extack[0] ? ": " : "", s->extack);
-	else if (s->gone)
-		snprintf(msg, sizeof(msg), "%s (%s): gone before its priority could be set to %u",
-			 s->driver, s->name, s->new_priority);
-	else if (s->action == CP_STEP_SET)
-		snprintf(msg, sizeof(msg), "%s (%s): priority %u -> %u (%s)", s->driver, s->name,
-			 s->old_priority, s->new_priority, s->why);
+		failure_text(s, msg, sizeof(msg));
 	else
-		snprintf(msg, sizeof(msg), "%s (%s): priority %u touched, templates on it retired",
-			 s->driver, s->name, s->old_priority);
+		step_text(s, msg, sizeof(msg));
 	remember(level, msg);
 	if (level > log_max)
 		return;
@@ -127,18 +166,20 @@ void cp_log_step(const struct cp_apply_step_result *s, const char *trigger)
 		    "CRYPTOPRIO_ALGORITHM=%s", s->name, "CRYPTOPRIO_OLD_PRIORITY=%u",
 		    s->old_priority, "CRYPTOPRIO_NEW_PRIORITY=%u", s->new_priority,
 		    "CRYPTOPRIO_REASON=%s", s->why, "CRYPTOPRIO_TRIGGER=%s", trigger, "ERRNO=%i",
-		    -s->error, "CRYPTOPRIO_KERNEL_MESSAGE=%s", s->extack, NULL);
+		    -s->error, "CRYPTOPRIO_KERNEL_MESSAGE=%s", s->extack, "CRYPTOPRIO_ACTION=%s",
+		    cp_step_action_to_string(s->action), NULL);
 	else if (s->gone)
 		(void) sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", level,
 				       "CRYPTOPRIO_DRIVER=%s", s->driver, "CRYPTOPRIO_ALGORITHM=%s",
 				       s->name, "CRYPTOPRIO_TRIGGER=%s", trigger, NULL);
-	else if (s->action == CP_STEP_SET)
+	else if (changes_lookups(s))
 		(void) sd_journal_send(
 		    "MESSAGE=%s", msg, "PRIORITY=%i", level,
 		    "MESSAGE_ID=" CP_MESSAGE_PRIORITY_CHANGED, "CRYPTOPRIO_DRIVER=%s", s->driver,
 		    "CRYPTOPRIO_ALGORITHM=%s", s->name, "CRYPTOPRIO_OLD_PRIORITY=%u",
 		    s->old_priority, "CRYPTOPRIO_NEW_PRIORITY=%u", s->new_priority,
-		    "CRYPTOPRIO_REASON=%s", s->why, "CRYPTOPRIO_TRIGGER=%s", trigger, NULL);
+		    "CRYPTOPRIO_REASON=%s", s->why, "CRYPTOPRIO_TRIGGER=%s", trigger,
+		    "CRYPTOPRIO_ACTION=%s", cp_step_action_to_string(s->action), NULL);
 	else
 		(void) sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", level, NULL);
 }

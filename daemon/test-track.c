@@ -148,6 +148,14 @@ static void test_status(void)
 	   buf);
 	cp_track_status_text(&r, "module", buf, 10);
 	is_int(strlen(buf), 9, "truncated, terminated");
+	/* creates and removals are changes, even with no priority set */
+	r.n_created = 2;
+	r.n_in_use = 1;
+	cp_track_status_text(&r, "start", buf, sizeof(buf));
+	ok(strcmp(buf, "Policy applied (start): 0 changed, 0 failed, 2 created, 0 removed, 1 in "
+		       "use (lowered, removed once free); calibration module, 7 from cache, 0 "
+		       "measured") == 0,
+	   "status text, instances created and one left in use: %s", buf);
 }
 
 static void test_record(void)

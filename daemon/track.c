@@ -166,11 +166,16 @@ const char *cp_track_status_text(const struct cp_apply_result *r, const char *tr
 	if (len == 0)
 		return buf;
 	buf[0] = '\0';
-	if (r->n_changed == 0 && r->n_failed == 0 && r->n_gone == 0)
+	if (r->n_changed == 0 && r->n_failed == 0 && r->n_gone == 0 && r->n_created == 0 &&
+	    r->n_removed == 0 && r->n_in_use == 0)
 		APPEND("Policy in force (%s): nothing to change", trigger);
 	else
 		APPEND("Policy applied (%s): %zu changed, %zu failed", trigger, r->n_changed,
 		       r->n_failed);
+	if (r->n_created || r->n_removed)
+		APPEND(", %zu created, %zu removed", r->n_created, r->n_removed);
+	if (r->n_in_use)
+		APPEND(", %zu in use (lowered, removed once free)", r->n_in_use);
 	if (r->n_gone)
 		APPEND(", %zu gone meanwhile", r->n_gone);
 	for (size_t i = 0; i < r->n_steps && shown < 3; i++) {

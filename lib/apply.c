@@ -310,6 +310,37 @@ int cp_apply_measurements(const struct cp_calibration *cal, struct cp_measuremen
 
 /* ---- the state record ---- */
 
+int cp_apply_note_creates(struct cp_state *state, const struct cp_apply_result *result)
+{
+	for (size_t i = 0; i < result->n_steps; i++) {
+		const struct cp_apply_step_result *s = &result->steps[i];
+		struct cp_created c = {.priority = s->new_priority};
+
+		if (s->action != CP_STEP_CREATE)
+			continue;
+		snprintf(c.driver, sizeof(c.driver), "%s", s->driver);
+		snprintf(c.name, sizeof(c.name), "%s", s->name);
+		if (cp_state_add_created(state, &c) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+size_t cp_apply_forget_unregistered(struct cp_state *state, const struct cp_inventory *inv)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < state->n_created;) {
+		if (cp_inventory_find_driver(inv, state->created[i].driver)) {
+			i++;
+			continue;
+		}
+		(void) cp_state_forget_created(state, state->created[i].driver);
+		n++;
+	}
+	return n;
+}
+
 struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *result,
 					     const struct cp_policy *policy, const char *agent,
 					     int64_t now, int32_t pid)
@@ -433,6 +464,33 @@ static int calibrate(const struct cp_apply_options *opts, const struct cp_policy
 	return r;
 }
 
+static const char *state_path(const struct cp_apply_options *opts)
+{
+	return opts->state_path ? opts->state_path : CP_STATE_PATH;
+}
+
+/*
+ * The plan, knowing the instances the state file says cryptoprio created.
+ * A state file that cannot be read knows none (apply then salvages it, or
+ * stops before any change).
+ */
+static int build_plan(const struct cp_apply_options *opts, const struct cp_policy *policy,
+		      struct cp_apply_result *result, const struct cp_measurement *ms, size_t n)
+{
+	_cleanup_(cp_state_free) struct cp_state state = {};
+	_cleanup_free_ char **created = NULL;
+
+	if (cp_state_load(state_path(opts), &state) < 0)
+		cp_state_free(&state);
+	created = calloc(state.n_created + 1, sizeof(*created));
+	if (!created)
+		return -ENOMEM;
+	for (size_t i = 0; i < state.n_created; i++)
+		created[i] = state.created[i].driver;
+	return cp_plan_build_created(&result->inventory, ms, n, policy, created, state.n_created,
+				     &result->plan);
+}
+
 static int plan(const struct cp_apply_options *opts, const struct cp_policy *policy,
 		struct cp_apply_result *result)
 {
@@ -442,7 +500,7 @@ static int plan(const struct cp_apply_options *opts, const struct cp_policy *pol
 	n = cp_apply_measurements(&result->calibration, &ms);
 	if (n < 0)
 		return n;
-	r = cp_plan_build(&result->inventory, ms, (size_t) n, policy, &result->plan);
+	r = build_plan(opts, policy, result, ms, (size_t) n);
 	if (r < 0)
 		return r;
 	result->steps = calloc(result->plan->n_steps + 1, sizeof(*result->steps));
@@ -503,11 +561,15 @@ static int record_before(const struct cp_apply_options *opts, struct cp_apply_re
 	/* Corrupt or absent: no defaults known (calibration has said why already). */
 	if (cache_path(opts) && cp_cache_load(cache_path(opts), &cache) < 0)
 		cp_cache_free(&cache);
+	if (cp_apply_note_creates(state, result) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < result->n_steps; i++) {
 		const struct cp_alg *alg =
 		    cp_inventory_find_driver(&result->inventory, result->steps[i].driver);
 
-		if (alg && cp_state_record_default(state, alg, &cache) < 0)
+		/* A created instance has no original: reset removes it. */
+		if (alg && !cp_state_find_created(state, alg->driver) &&
+		    cp_state_record_default(state, alg, &cache) < 0)
 			return -ENOMEM;
 	}
 	/* The policy in force: loaded here, or handed in by the daemon. */
@@ -524,22 +586,112 @@ static int record_before(const struct cp_apply_options *opts, struct cp_apply_re
 }
 
 /*
- * One UPDATEALG. A driver unregistered since the inventory was read (its
- * module removed during calibration) is gone, not failed: there is nothing
- * left to order, and the kernel's lookups no longer see it.
+ * NEWALG. One registered meanwhile (EEXIST: looked up by its driver name
+ * since the inventory was read) gets the planned priority instead, and is
+ * kept as created: cryptoprio placed it, reset removes it. Recorded as
+ * created before (cp_apply_note_creates()); forgotten again when the
+ * kernel refused it, since nothing was created.
  */
-static void run_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp_state_step *rec)
+static int create_step(struct cp_nl *nl, const struct cp_apply_step_result *s,
+		       struct cp_state *state, char *note, size_t len)
 {
+	int r = cp_cu_create(nl, s->driver, s->name, s->new_priority);
+
+	if (r == -EEXIST) {
+		snprintf(note, len, "registered meanwhile: its priority set");
+		r = cp_cu_set_priority(nl, s->driver, s->new_priority);
+	}
+	if (r < 0)
+		(void) cp_state_forget_created(state, s->driver);
+	return r;
+}
+
+/*
+ * DELALG. Held by someone (EBUSY): lowered to new_priority
+ * (CP_IN_USE_PRIORITY) so that it wins no new lookup, and kept in the
+ * state, to be removed by a later apply or reset once free. Not registered
+ * (ENOENT): gone already, forgotten.
+ */
+static int remove_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp_state *state,
+		       char *note, size_t len)
+{
+	const struct cp_created *known = cp_state_find_created(state, s->driver);
+	struct cp_created kept = known ? *known : (struct cp_created){};
+	int r = cp_cu_delete(nl, s->driver);
+
+	if (r == -EBUSY) {
+		r = cp_cu_set_priority(nl, s->driver, s->new_priority);
+		s->in_use = r == 0;
+	}
+	if (r == 0 && s->in_use) {
+		snprintf(note, len, "in use: lowered to priority %u, removed once free",
+			 s->new_priority);
+		snprintf(kept.driver, sizeof(kept.driver), "%s", s->driver);
+		snprintf(kept.name, sizeof(kept.name), "%s", s->name);
+		kept.priority = s->new_priority;
+		kept.in_use = true;
+		return cp_state_add_created(state, &kept) < 0 ? -ENOMEM : 0;
+	}
+	if (r == 0 || r == -ENOENT)
+		(void) cp_state_forget_created(state, s->driver);
+	return r;
+}
+
+/* UPDATEALG; a created instance set (raised again after it was found in use) is wanted again. */
+static int set_step(struct cp_nl *nl, const struct cp_apply_step_result *s, struct cp_state *state)
+{
+	struct cp_created *known = (struct cp_created *) cp_state_find_created(state, s->driver);
+	int r = cp_cu_set_priority(nl, s->driver, s->new_priority);
+
+	if (r == 0 && known) {
+		known->priority = s->new_priority;
+		known->in_use = false;
+	}
+	return r;
+}
+
+/*
+ * One step. A driver unregistered since the inventory was read (its module
+ * removed during calibration) is gone, not failed: there is nothing left to
+ * order, and the kernel's lookups no longer see it. Not so for a create,
+ * whose ENOENT says a part could not be found.
+ */
+static void run_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp_state *state,
+		     struct cp_state_step *rec)
+{
+	char note[sizeof(s->extack)] = "";
+
 	nl->extack[0] = '\0';
-	s->error = cp_cu_set_priority(nl, s->driver, s->new_priority);
+	if (s->action == CP_STEP_CREATE)
+		s->error = create_step(nl, s, state, note, sizeof(note));
+	else if (s->action == CP_STEP_REMOVE)
+		s->error = remove_step(nl, s, state, note, sizeof(note));
+	else
+		s->error = set_step(nl, s, state);
 	s->applied = true;
-	s->gone = s->error == -ENOENT;
+	s->gone = s->error == -ENOENT && s->action != CP_STEP_CREATE;
 	if (s->gone)
 		s->error = 0;
-	snprintf(s->extack, sizeof(s->extack), "%s", s->error < 0 ? nl->extack : "");
+	snprintf(s->extack, sizeof(s->extack), "%s", s->error < 0 ? nl->extack : note);
 	rec->result = s->gone ? CP_STEP_GONE : s->error < 0 ? CP_STEP_FAILED : CP_STEP_DONE;
 	rec->error = s->error;
 	memcpy(rec->message, s->extack, sizeof(rec->message));
+}
+
+static void count_step(struct cp_apply_result *result, const struct cp_apply_step_result *s)
+{
+	if (s->error < 0)
+		result->n_failed++;
+	else if (s->gone)
+		result->n_gone++;
+	else if (s->in_use)
+		result->n_in_use++;
+	else if (s->action == CP_STEP_SET)
+		result->n_changed++;
+	else if (s->action == CP_STEP_CREATE)
+		result->n_created++;
+	else if (s->action == CP_STEP_REMOVE)
+		result->n_removed++;
 }
 
 static int apply_steps(struct cp_apply_result *result, struct cp_state *state,
@@ -554,13 +706,8 @@ static int apply_steps(struct cp_apply_result *result, struct cp_state *state,
 	for (size_t i = 0; i < result->n_steps; i++) {
 		struct cp_apply_step_result *s = &result->steps[i];
 
-		run_step(&nl, s, &state->last_apply->steps[i]);
-		if (s->error < 0)
-			result->n_failed++;
-		else if (s->gone)
-			result->n_gone++;
-		else if (s->action == CP_STEP_SET)
-			result->n_changed++;
+		run_step(&nl, s, state, &state->last_apply->steps[i]);
+		count_step(result, s);
 		r = cp_state_save(state_path, state);
 		if (r < 0 && !result->state_error)
 			result->state_error = r;
@@ -576,23 +723,23 @@ static int apply_steps(struct cp_apply_result *result, struct cp_state *state,
 /* Under the lock: the state file, then the changes. */
 static int apply_locked(const struct cp_apply_options *opts, struct cp_apply_result *result)
 {
-	const char *state_path = opts->state_path ? opts->state_path : CP_STATE_PATH;
 	_cleanup_(cp_state_free) struct cp_state state = {};
 	int r;
 
-	r = cp_state_load_salvage(state_path, &state);
+	r = cp_state_load_salvage(state_path(opts), &state);
 	if (r < 0)
 		return r;
 	result->state_salvaged = r > 0;
 	result->applied_at = time(NULL);
+	(void) cp_apply_forget_unregistered(&state, &result->inventory);
 	if (result->n_steps == 0) {
 		state.checked_at = (int64_t) result->applied_at;
-		return cp_state_save(state_path, &state);
+		return cp_state_save(state_path(opts), &state);
 	}
-	r = record_before(opts, result, &state, state_path);
+	r = record_before(opts, result, &state, state_path(opts));
 	if (r < 0)
 		return r; /* nothing changed yet */
-	return apply_steps(result, &state, state_path);
+	return apply_steps(result, &state, state_path(opts));
 }
 
 static int open_lock(const struct cp_apply_options *opts, int *ret_fd)

@@ -37,7 +37,7 @@ struct cp_apply_options {
 	void (*lock_waiting)(const char *path); /* called once before waiting for another holder */
 };
 
-/* What one UPDATEALG did. */
+/* What one step (UPDATEALG, NEWALG or DELALG) did. */
 struct cp_apply_step_result {
 	char driver[CP_NAME_MAX];
 	uint32_t old_priority, new_priority;
@@ -47,8 +47,9 @@ struct cp_apply_step_result {
 	char name[CP_NAME_MAX]; /* the algorithm it was planned under */
 	enum cp_class class;
 	char why[CP_STEP_WHY_MAX];
-	bool applied; /* sent to the kernel (false with dry_run) */
+	bool applied; /* sent to the kernel; false with dry_run */
 	bool gone;    /* the kernel no longer had the driver (ENOENT): not an error */
+	bool in_use;  /* a remove found it held (EBUSY): lowered instead, removed when free */
 };
 
 struct cp_apply_result {
@@ -59,6 +60,7 @@ struct cp_apply_result {
 	struct cp_apply_step_result *steps;
 	size_t n_steps;
 	size_t n_changed, n_failed, n_gone;
+	size_t n_created, n_removed, n_in_use; /* creates done; removes done, and found held */
 	time_t applied_at;
 	/* Added for the CLI: */
 	enum cp_calibrate calibrate; /* the policy's Calibrate= */
@@ -118,6 +120,20 @@ int cp_apply_measurements(const struct cp_calibration *cal, struct cp_measuremen
 /* Whether @name's planned steps are to be applied given @only_drivers (none: all). */
 bool cp_apply_name_selected(const struct cp_inventory *inv, const char *name,
 			    char *const *only_drivers, size_t n_only_drivers);
+
+/*
+ * Record each create step of @result in state->created before its NEWALG,
+ * so that an instance created just before a crash is known. Returns 0 or
+ * -ENOMEM.
+ */
+int cp_apply_note_creates(struct cp_state *state, const struct cp_apply_result *result);
+
+/*
+ * Forget the created instances @inv (from crypto_user) does not list: a
+ * create that did not happen, or an instance removed by someone else (or
+ * torn down with a module of its parts). Returns how many were forgotten.
+ */
+size_t cp_apply_forget_unregistered(struct cp_state *state, const struct cp_inventory *inv);
 
 /*
  * The state record of a plan about to be applied: every step pending,

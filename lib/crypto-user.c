@@ -54,6 +54,52 @@ struct nlmsghdr *cp_cu_build_update(void *buf, const char *driver, uint64_t prio
 	return nlh;
 }
 
+struct nlmsghdr *cp_cu_build_create(void *buf, const char *driver, const char *name,
+				    uint64_t priority)
+{
+	struct crypto_user_alg *cru;
+	struct nlmsghdr *nlh;
+	int r;
+
+	r = cp_cu_check_update(driver, priority);
+	if (r == 0 && name && strlen(name) >= CRYPTO_MAX_NAME)
+		r = -ENAMETOOLONG;
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = CRYPTO_MSG_NEWALG;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	cru = mnl_nlmsg_put_extra_header(nlh, sizeof(*cru));
+	/* With a driver name the kernel looks up (and instantiates) by it: exact. */
+	memcpy(cru->cru_driver_name, driver, strlen(driver) + 1);
+	if (name)
+		memcpy(cru->cru_name, name, strlen(name) + 1);
+	/* cru_type and cru_mask 0: whatever type the template builds. */
+	mnl_attr_put_u32(nlh, CRYPTOCFGA_PRIORITY_VAL, (uint32_t) priority);
+	return nlh;
+}
+
+struct nlmsghdr *cp_cu_build_delete(void *buf, const char *driver)
+{
+	struct crypto_user_alg *cru;
+	struct nlmsghdr *nlh;
+	int r;
+
+	r = cp_cu_check_update(driver, 0);
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = CRYPTO_MSG_DELALG;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	cru = mnl_nlmsg_put_extra_header(nlh, sizeof(*cru));
+	memcpy(cru->cru_driver_name, driver, strlen(driver) + 1);
+	return nlh;
+}
+
 /* A fixed-size kernel string: copy at most its size, always terminated. */
 static void copy_name(char dst[CP_NAME_MAX], const char *src, size_t src_size)
 {
@@ -141,4 +187,28 @@ int cp_cu_set_priority(struct cp_nl *nl, const char *driver, uint64_t priority)
 	if (!nlh)
 		return negative_errno();
 	return cp_nl_transact(nl, nlh, NULL, NULL);
+}
+
+/* Send a built request (NULL: refused, errno set) and wait for the ack. */
+static int transact_built(struct cp_nl *nl, struct nlmsghdr *nlh)
+{
+	if (!nlh)
+		return negative_errno();
+	return cp_nl_transact(nl, nlh, NULL, NULL);
+}
+
+int cp_cu_create(struct cp_nl *nl, const char *driver, const char *name, uint64_t priority)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	memset(buf, 0, sizeof(buf)); /* as in cpmod.c: no stack bytes to the kernel */
+	return transact_built(nl, cp_cu_build_create(buf, driver, name, priority));
+}
+
+int cp_cu_delete(struct cp_nl *nl, const char *driver)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	memset(buf, 0, sizeof(buf));
+	return transact_built(nl, cp_cu_build_delete(buf, driver));
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "composite.h"
 #include "macro.h"
 #include "planner.h"
 #include "units.h"
@@ -41,6 +42,8 @@ struct cand {
 	uint32_t new_priority;
 	size_t new_rank;
 	const char *shared_with; /* name it was planned under first */
+	bool create;		 /* the CPU's candidate: not registered yet */
+	bool owned;		 /* registered: an instance cryptoprio created */
 };
 
 /* What has been planned so far, so that a driver is planned once. */
@@ -58,7 +61,20 @@ struct builder {
 	struct cp_plan *plan;
 	struct planned *planned;
 	size_t n_planned;
+	struct cp_alg *candidates; /* the CPU's composites for names only engines serve */
+	size_t n_candidates;
+	char *const *created; /* the instances cryptoprio created, by driver name */
+	size_t n_created;
 };
+
+/* Whether @alg is registered and cryptoprio created it. */
+static bool is_owned(const struct builder *b, const struct cp_alg *alg)
+{
+	for (size_t i = 0; i < b->n_created; i++)
+		if (strcmp(b->created[i], alg->driver) == 0)
+			return true;
+	return false;
+}
 
 bool cp_driver_is_template_instance(const char *driver)
 {
@@ -132,6 +148,10 @@ const char *cp_step_action_to_string(enum cp_step_action action)
 		return "set";
 	case CP_STEP_TOUCH:
 		return "touch";
+	case CP_STEP_CREATE:
+		return "create";
+	case CP_STEP_REMOVE:
+		return "remove";
 	}
 	return "unknown";
 }
@@ -328,10 +348,16 @@ static bool set_special_tier(const struct builder *b, struct cand *c, const stru
 	return true;
 }
 
+/* The class the planner uses: detected, or Class= of the policy. */
+static enum cp_class class_of(const struct cp_alg *alg, const struct cp_driver_rule *rule)
+{
+	return rule->has_class ? rule->class : alg->class;
+}
+
 static void init_cand(const struct builder *b, struct cand *c, const struct cp_settings *s)
 {
 	cp_policy_driver(b->policy, c->alg->driver, &c->rule);
-	c->class = c->rule.has_class ? c->rule.class : c->alg->class;
+	c->class = class_of(c->alg, &c->rule);
 	c->gear = gear_of(s->gears, c->class);
 	c->tier = TIER_GEARS;
 	if (set_special_tier(b, c, s))
@@ -356,6 +382,9 @@ static int kernel_cmp(const void *x, const void *y)
 
 	if (a->alg->priority != b->alg->priority)
 		return a->alg->priority > b->alg->priority ? -1 : 1;
+	/* Registered ones first: the kernel does not know a candidate. */
+	if (a->create != b->create)
+		return a->create ? 1 : -1;
 	return a->alg < b->alg ? -1 : a->alg > b->alg;
 }
 
@@ -459,6 +488,14 @@ static size_t order_candidates(struct cand *c, size_t n, const struct cp_setting
 			swap_cand(&c[j], &c[j - 1]);
 	while (n_planned < n && !c[n_planned].fixed)
 		n_planned++;
+	/*
+	 * A created instance where its candidate would be, after the registered
+	 * ones (stable; kernel_rank kept for the touches): where the policy
+	 * leaves the kernel's order, it stays only if a plan would create it.
+	 */
+	for (size_t i = 1; i < n_planned; i++)
+		for (size_t j = i; j > 0 && !c[j].owned && c[j - 1].owned; j--)
+			swap_cand(&c[j], &c[j - 1]);
 	sort_buckets(c, n_planned);
 	rank_measured(c, n_planned);
 	explain_measured(c, n_planned, s);
@@ -696,12 +733,29 @@ static const struct cand *overtaken_by(const struct cand *c, size_t n, const str
 	return NULL;
 }
 
+static int add_step(struct builder *b, struct cp_plan_step **ret)
+{
+	struct cp_plan_step *steps =
+	    reallocarray(b->plan->steps, b->plan->n_steps + 1, sizeof(*steps));
+
+	if (!steps)
+		return -ENOMEM;
+	b->plan->steps = steps;
+	*ret = &steps[b->plan->n_steps++];
+	return 0;
+}
+
 static void explain_step(struct cp_plan_step *step, const struct cand *c, size_t n, size_t i,
 			 const struct cand *winner_over)
 {
 	const char *lost = winner_over ? winner_over->alg->driver : NULL;
 
-	if (step->action == CP_STEP_TOUCH)
+	if (step->action == CP_STEP_CREATE)
+		snprintf(step->why, sizeof(step->why),
+			 "the CPU's composite, built from its parts: no CPU implementation of %s "
+			 "is registered; %s",
+			 step->name, c[i].why);
+	else if (step->action == CP_STEP_TOUCH)
 		snprintf(step->why, sizeof(step->why),
 			 "lost its place to %s: touched so the kernel retires template instances "
 			 "built on it",
@@ -720,24 +774,29 @@ static void explain_step(struct cp_plan_step *step, const struct cand *c, size_t
 			 c[i].why);
 }
 
+static enum cp_step_action action_of(const struct cand *c)
+{
+	if (c->create)
+		return CP_STEP_CREATE;
+	return c->new_priority == c->alg->priority ? CP_STEP_TOUCH : CP_STEP_SET;
+}
+
+/* In the new order: a candidate, always first, is created before those it displaces. */
 static int add_steps(struct builder *b, const char *name, const struct cand *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct cand *by = overtaken_by(c, n, &c[i]);
-		struct cp_plan_step *steps, *step;
+		struct cp_plan_step *step;
 
 		if (c[i].reason == CP_PLACE_SHARED)
 			continue;
-		if (c[i].new_priority == c[i].alg->priority && !by)
+		if (!c[i].create && c[i].new_priority == c[i].alg->priority && !by)
 			continue;
-		steps = reallocarray(b->plan->steps, b->plan->n_steps + 1, sizeof(*steps));
-		if (!steps)
+		if (add_step(b, &step) < 0)
 			return -ENOMEM;
-		b->plan->steps = steps;
-		step = &steps[b->plan->n_steps++];
 		*step = (struct cp_plan_step){
 		    .class = c[i].class,
-		    .action = c[i].new_priority == c[i].alg->priority ? CP_STEP_TOUCH : CP_STEP_SET,
+		    .action = action_of(&c[i]),
 		    .old_priority = c[i].alg->priority,
 		    .new_priority = c[i].new_priority,
 		};
@@ -775,6 +834,7 @@ static int add_algorithm(struct builder *b, const struct cp_alg *first, const st
 		p->old_priority = c[i].alg->priority;
 		p->new_priority = c[i].new_priority;
 		p->reason = c[i].reason;
+		p->create = c[i].create;
 	}
 	return 0;
 }
@@ -796,24 +856,24 @@ static int remember_planned(struct builder *b, const struct cand *c, size_t n)
 	return 0;
 }
 
-/* Plan the @n competing implementations of one name. */
-static int plan_name(struct builder *b, const struct cp_alg *const *algs, size_t n)
+static bool is_candidate(const struct builder *b, const struct cp_alg *alg)
 {
-	_cleanup_free_ struct cand *c = calloc(n, sizeof(*c));
-	_cleanup_free_ int64_t *taken_values = NULL;
-	struct taken taken = {};
-	struct cp_settings s;
-	size_t n_planned;
-	bool any_fixed = false;
-	int r;
+	for (size_t i = 0; i < b->n_candidates; i++)
+		if (alg == &b->candidates[i])
+			return true;
+	return false;
+}
 
-	if (!c)
-		return -ENOMEM;
-	cp_policy_algorithm(b->policy, algs[0]->name, &s);
+/* Class, gear, tier and metric of each; notes for drivers planned under another name. */
+static int init_cands(struct builder *b, const struct cp_alg *const *algs, size_t n, struct cand *c,
+		      const struct cp_settings *s, bool *any_fixed)
+{
 	for (size_t i = 0; i < n; i++) {
 		c[i].alg = algs[i];
-		init_cand(b, &c[i], &s);
-		any_fixed |= c[i].fixed;
+		c[i].create = is_candidate(b, algs[i]);
+		c[i].owned = !c[i].create && is_owned(b, algs[i]);
+		init_cand(b, &c[i], s);
+		*any_fixed |= c[i].fixed;
 		if (c[i].reason == CP_PLACE_SHARED &&
 		    add_note(b->plan,
 			     "%s serves both %s and %s: planned under %s (first by name); "
@@ -822,10 +882,18 @@ static int plan_name(struct builder *b, const struct cp_alg *const *algs, size_t
 			     algs[0]->name) < 0)
 			return -ENOMEM;
 	}
-	if (n < 2 && !any_fixed)
-		return 0;
-	n_planned = order_candidates(c, n, &s);
-	r = reserve_fixed(b, algs[0]->name, c, n, &taken);
+	return 0;
+}
+
+/* The order and the new priorities: @c sorted in the new order. */
+static int place_cands(struct builder *b, const char *name, struct cand *c, size_t n,
+		       const struct cp_settings *s)
+{
+	_cleanup_free_ int64_t *taken_values = NULL;
+	struct taken taken = {};
+	size_t n_planned = order_candidates(c, n, s);
+	int r = reserve_fixed(b, name, c, n, &taken);
+
 	taken_values = taken.v;
 	if (r < 0)
 		return r;
@@ -833,6 +901,97 @@ static int plan_name(struct builder *b, const struct cp_alg *const *algs, size_t
 	qsort(c, n, sizeof(*c), new_order_cmp);
 	for (size_t i = 0; i < n; i++)
 		c[i].new_rank = i;
+	return 0;
+}
+
+/* A candidate or a created instance behind someone: creating it, or keeping it, changes no lookup.
+ */
+static bool is_behind(const struct cand *c, size_t i)
+{
+	return i > 0 && (c[i].create || c[i].owned);
+}
+
+static bool any_behind(const struct cand *c, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (is_behind(c, i))
+			return true;
+	return false;
+}
+
+static void drop_notes_from(struct cp_plan *plan, size_t n_notes)
+{
+	while (plan->n_notes > n_notes)
+		free(plan->notes[--plan->n_notes]);
+}
+
+/* The created instance @c[i], behind @c[0]: removed, or lowered while in use. */
+static int add_remove_step(struct builder *b, const struct cand *c, size_t i)
+{
+	struct cp_plan_step *step;
+	int r = add_step(b, &step);
+
+	if (r < 0)
+		return r;
+	*step = (struct cp_plan_step){
+	    .class = c[i].class,
+	    .action = CP_STEP_REMOVE,
+	    .old_priority = c[i].alg->priority,
+	    .new_priority = CP_IN_USE_PRIORITY,
+	};
+	snprintf(step->driver, sizeof(step->driver), "%s", c[i].alg->driver);
+	snprintf(step->name, sizeof(step->name), "%s", c[i].alg->name);
+	snprintf(step->why, sizeof(step->why),
+		 "created by cryptoprio, now behind %s: removed (lowered to %u while in use); %s",
+		 c[0].alg->driver, CP_IN_USE_PRIORITY, c[i].why);
+	return 0;
+}
+
+static int plan_name(struct builder *b, const struct cp_alg *const *algs, size_t n);
+
+/* The name planned without those behind: candidates not created, created instances removed. */
+static int plan_without_behind(struct builder *b, const struct cand *c, size_t n)
+{
+	_cleanup_free_ const struct cp_alg **kept = calloc(n, sizeof(*kept));
+	size_t n_kept = 0;
+	int r = 0;
+
+	if (!kept)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!is_behind(c, i))
+			kept[n_kept++] = c[i].alg;
+	if (n_kept)
+		r = plan_name(b, kept, n_kept);
+	for (size_t i = 1; r >= 0 && i < n; i++)
+		if (c[i].owned)
+			r = add_remove_step(b, c, i);
+	return r;
+}
+
+/* Plan the @n competing implementations of one name (its candidate to create included). */
+static int plan_name(struct builder *b, const struct cp_alg *const *algs, size_t n)
+{
+	_cleanup_free_ struct cand *c = calloc(n, sizeof(*c));
+	size_t notes_before = b->plan->n_notes;
+	struct cp_settings s;
+	bool any_fixed = false;
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	cp_policy_algorithm(b->policy, algs[0]->name, &s);
+	r = init_cands(b, algs, n, c, &s, &any_fixed);
+	if (r < 0 || (n < 2 && !any_fixed))
+		return r;
+	r = place_cands(b, algs[0]->name, c, n, &s);
+	if (r < 0)
+		return r;
+	if (any_behind(c, n)) {
+		/* Their notes come again from the plan without them. */
+		drop_notes_from(b->plan, notes_before);
+		return plan_without_behind(b, c, n);
+	}
 	r = add_algorithm(b, algs[0], c, n, &s);
 	if (r < 0)
 		return r;
@@ -883,7 +1042,8 @@ static int collect(struct builder *b, const struct cp_alg ***ret, size_t *ret_n)
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *a = &inv->algs[i];
 
-		if (cp_driver_is_template_instance(a->driver) || !planned_type(a->type))
+		if ((cp_driver_is_template_instance(a->driver) && !is_owned(b, a)) ||
+		    !planned_type(a->type))
 			continue;
 		if (cp_alg_competes(a)) {
 			algs[n++] = a;
@@ -904,8 +1064,117 @@ static int collect(struct builder *b, const struct cp_alg ***ret, size_t *ret_n)
 	return 0;
 }
 
+/* ---- the CPU's candidates for the names only engines serve ---- */
+
+/* The end of the group of @algs[i]'s name (@algs sorted by name). */
+static size_t group_end(const struct cp_alg *const *algs, size_t n, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < n && strcmp(algs[j]->name, algs[i]->name) == 0)
+		j++;
+	return j;
+}
+
+/* Whether one of the group is of class cpu, as the planner sees it (after Class=). */
+static bool cpu_serves(const struct builder *b, const struct cp_alg *const *algs, size_t n)
+{
+	struct cp_driver_rule rule;
+
+	for (size_t i = 0; i < n; i++) {
+		cp_policy_driver(b->policy, algs[i]->driver, &rule);
+		if (class_of(algs[i], &rule) == CP_CLASS_CPU)
+			return true;
+	}
+	return false;
+}
+
+/* The CPU's candidate for @engine's name, appended to b->candidates (room made by the caller). */
+static int find_candidate(struct builder *b, const struct cp_alg *engine)
+{
+	struct cp_alg *cand = &b->candidates[b->n_candidates];
+	int r;
+
+	*cand = (struct cp_alg){.flags = CP_ALG_TESTED, .class = CP_CLASS_CPU};
+	r = cp_composite_candidate(b->inv, engine->name, cand->driver);
+	if (r == -ENAMETOOLONG)
+		return add_note(b->plan,
+				"%s: the CPU's candidate cannot be addressed by the kernel (its "
+				"driver name would be %d bytes or more): not created",
+				engine->name, CP_NAME_MAX);
+	if (r == -EINVAL)
+		return add_note(b->plan,
+				"%s: not understood as TEMPLATE(PART,...): no CPU candidate",
+				engine->name);
+	/* -EEXIST, -ENOENT: nothing to create; registered already: not self-tested yet. */
+	if (r < 0 || cp_inventory_find_driver(b->inv, cand->driver))
+		return 0;
+	memcpy(cand->name, engine->name, sizeof(cand->name));
+	memcpy(cand->type, engine->type, sizeof(cand->type));
+	b->n_candidates++;
+	return 0;
+}
+
+/* Into *algs (sorted by name): each name only engines serve followed by the CPU's candidate. */
+static int add_candidates(struct builder *b, const struct cp_alg ***algs, size_t *n)
+{
+	_cleanup_free_ const struct cp_alg **merged = calloc(2 * *n + 1, sizeof(*merged));
+	size_t n_merged = 0;
+	int r = 0;
+
+	b->candidates = calloc(*n + 1, sizeof(*b->candidates));
+	if (!merged || !b->candidates)
+		return -ENOMEM;
+	for (size_t i = 0, j; r >= 0 && i < *n; i = j) {
+		size_t before = b->n_candidates;
+
+		j = group_end(*algs, *n, i);
+		memcpy(merged + n_merged, *algs + i, (j - i) * sizeof(*merged));
+		n_merged += j - i;
+		if (!cpu_serves(b, *algs + i, j - i))
+			r = find_candidate(b, (*algs)[i]);
+		if (b->n_candidates > before)
+			merged[n_merged++] = &b->candidates[before];
+	}
+	if (r < 0)
+		return r;
+	free(*algs);
+	*algs = steal_pointer(&merged);
+	*n = n_merged;
+	return 0;
+}
+
+/* A removal's place among the steps: 0 for others; an instance before those it is built on. */
+static size_t removal_key(const struct cp_plan_step *s)
+{
+	/* An instance's driver name contains those of its parts: longer, removed first. */
+	return s->action == CP_STEP_REMOVE ? CP_NAME_MAX - strlen(s->driver) : 0;
+}
+
+/* Removals last (stable): after the steps that order the names, outermost first. */
+static void removals_last(struct cp_plan *plan)
+{
+	for (size_t i = 1; i < plan->n_steps; i++)
+		for (size_t j = i;
+		     j > 0 && removal_key(&plan->steps[j - 1]) > removal_key(&plan->steps[j]);
+		     j--) {
+			struct cp_plan_step t = plan->steps[j];
+
+			plan->steps[j] = plan->steps[j - 1];
+			plan->steps[j - 1] = t;
+		}
+}
+
 int cp_plan_build(const struct cp_inventory *inventory, const struct cp_measurement *measurements,
 		  size_t n_measurements, const struct cp_policy *policy, struct cp_plan **ret)
+{
+	return cp_plan_build_created(inventory, measurements, n_measurements, policy, NULL, 0, ret);
+}
+
+int cp_plan_build_created(const struct cp_inventory *inventory,
+			  const struct cp_measurement *measurements, size_t n_measurements,
+			  const struct cp_policy *policy, char *const *created, size_t n_created,
+			  struct cp_plan **ret)
 {
 	_cleanup_(cp_plan_freep) struct cp_plan *plan = calloc(1, sizeof(*plan));
 	_cleanup_free_ const struct cp_alg **algs = NULL;
@@ -914,6 +1183,8 @@ int cp_plan_build(const struct cp_inventory *inventory, const struct cp_measurem
 	    .ms = measurements,
 	    .n_ms = n_measurements,
 	    .policy = policy,
+	    .created = created,
+	    .n_created = n_created,
 	};
 	size_t n = 0;
 	int r;
@@ -922,14 +1193,17 @@ int cp_plan_build(const struct cp_inventory *inventory, const struct cp_measurem
 		return -ENOMEM;
 	b.plan = plan;
 	r = collect(&b, &algs, &n);
+	if (r >= 0)
+		r = add_candidates(&b, &algs, &n);
 	for (size_t i = 0, j; r >= 0 && i < n; i = j) {
-		for (j = i + 1; j < n && strcmp(algs[j]->name, algs[i]->name) == 0; j++)
-			;
+		j = group_end(algs, n, i);
 		r = plan_name(&b, algs + i, j - i);
 	}
 	free(b.planned);
+	free(b.candidates);
 	if (r < 0)
 		return r;
+	removals_last(plan);
 	*ret = steal_pointer(&plan);
 	return 0;
 }

@@ -63,9 +63,15 @@ struct cp_plan_place {
 	uint32_t new_priority;
 	enum cp_place_reason reason;
 	char why[192]; /* for people: "gear 1 (cpu), 1107 MB/s at 4 KiB, depth 1" */
+	/*
+	 * Not registered: the CPU's composite for a name only engines serve
+	 * (cp_composite_candidate()), to be created by a CP_STEP_CREATE step.
+	 * Its old_priority is 0. Only planned where it comes first.
+	 */
+	bool create;
 };
 
-/* The desired order of one algorithm name, best first. */
+/* The desired order of one algorithm name, best first (a place to create included). */
 struct cp_plan_algorithm {
 	char name[CP_NAME_MAX];
 	char type[CP_NAME_MAX];
@@ -74,10 +80,22 @@ struct cp_plan_algorithm {
 	size_t n_places;
 };
 
+/*
+ * What a created instance that cannot be removed (in use) is lowered to:
+ * the lowest value the kernel stores, so that it wins no lookup while any
+ * other implementation of its name has a higher one.
+ */
+#define CP_IN_USE_PRIORITY 0u
+
 enum cp_step_action {
-	CP_STEP_SET,   /* new priority differs from the old one */
-	CP_STEP_TOUCH, /* same value, but it lost its place: UPDATEALG so the kernel retires
-			  the template instances built on it */
+	CP_STEP_SET,	/* new priority differs from the old one */
+	CP_STEP_TOUCH,	/* same value, but it lost its place: UPDATEALG so the kernel retires
+			   the template instances built on it */
+	CP_STEP_CREATE, /* the CPU's composite, not registered: NEWALG at new_priority; it
+			   comes before the steps of the engines it displaces */
+	CP_STEP_REMOVE, /* an instance cryptoprio created that no longer comes first: DELALG;
+			   in use, lowered to new_priority (CP_IN_USE_PRIORITY); these
+			   come last, an instance before those it is built on */
 };
 
 struct cp_plan_step {
@@ -91,8 +109,9 @@ struct cp_plan_step {
 };
 
 struct cp_plan {
-	struct cp_plan_algorithm *algorithms; /* names with two or more competing implementations,
-						 or with a fixed Priority=; sorted by name */
+	struct cp_plan_algorithm *algorithms; /* names with two or more competing implementations
+						 (a candidate to create counts), or with a fixed
+						 Priority=; sorted by name */
 	size_t n_algorithms;
 	struct cp_plan_step *steps; /* per driver, at most once; sorted by name, then new order */
 	size_t n_steps;
@@ -103,10 +122,25 @@ struct cp_plan {
 /*
  * Build the plan. @measurements may be NULL with n == 0; the one matching a
  * driver at its name's RequestSize and InFlight is used, others are
- * ignored. Returns 0 or -ENOMEM; *ret is released with cp_plan_free().
+ * ignored. A name only engines serve (after Class=) gets the CPU's
+ * candidate as one more place, ranked and matched by [Driver] rules like
+ * the others by its driver name; it is created only where it comes first.
+ * Returns 0 or -ENOMEM; *ret is released with cp_plan_free().
  */
 int cp_plan_build(const struct cp_inventory *inventory, const struct cp_measurement *measurements,
 		  size_t n_measurements, const struct cp_policy *policy, struct cp_plan **ret);
+
+/*
+ * The same, knowing the @n_created template instances cryptoprio created
+ * (the state file's, by driver name). A registered one is planned as its
+ * name's CPU candidate would be (ordered after the registered ones where
+ * the policy leaves the kernel's order): kept where it comes first, given a
+ * CP_STEP_REMOVE step where it does not, and its name planned without it.
+ */
+int cp_plan_build_created(const struct cp_inventory *inventory,
+			  const struct cp_measurement *measurements, size_t n_measurements,
+			  const struct cp_policy *policy, char *const *created, size_t n_created,
+			  struct cp_plan **ret);
 void cp_plan_free(struct cp_plan *plan);
 static inline void cp_plan_freep(struct cp_plan **p)
 {

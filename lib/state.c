@@ -17,6 +17,7 @@ void cp_state_init(struct cp_state *state)
 void cp_state_free(struct cp_state *state)
 {
 	free(state->originals);
+	free(state->created);
 	if (state->last_apply)
 		cp_state_apply_free(state->last_apply);
 	if (state->doc)
@@ -105,6 +106,10 @@ static int parse_action(json_object *obj, enum cp_step_action *ret)
 		*ret = CP_STEP_SET;
 	else if (strcmp(s, cp_step_action_to_string(CP_STEP_TOUCH)) == 0)
 		*ret = CP_STEP_TOUCH;
+	else if (strcmp(s, cp_step_action_to_string(CP_STEP_CREATE)) == 0)
+		*ret = CP_STEP_CREATE;
+	else if (strcmp(s, cp_step_action_to_string(CP_STEP_REMOVE)) == 0)
+		*ret = CP_STEP_REMOVE;
 	else
 		return -EBADMSG;
 	return 0;
@@ -184,6 +189,44 @@ static int parse_apply(json_object *obj, struct cp_state_apply **ret)
 	return 0;
 }
 
+static int parse_created_one(json_object *obj, struct cp_created *created)
+{
+	json_object *value;
+	int64_t priority;
+
+	if (!json_object_is_type(obj, json_type_object) ||
+	    copy_string(created->driver, obj, "driver") < 0 || !created->driver[0] ||
+	    copy_string(created->name, obj, "algorithm") < 0 ||
+	    get_int(obj, "priority", 0, INT_MAX, &priority) < 0 ||
+	    !json_object_object_get_ex(obj, "in_use", &value) ||
+	    !json_object_is_type(value, json_type_boolean))
+		return -EBADMSG;
+	created->priority = (uint32_t) priority;
+	created->in_use = json_object_get_boolean(value);
+	return 0;
+}
+
+/* "created": absent in files written before cryptoprio created anything. */
+static int parse_created(struct cp_state *state)
+{
+	json_object *array;
+
+	if (!json_object_object_get_ex(state->doc, "created", &array))
+		return 0;
+	if (!json_object_is_type(array, json_type_array))
+		return -EBADMSG;
+	for (size_t i = 0; i < json_object_array_length(array); i++) {
+		struct cp_created created = {};
+
+		if (parse_created_one(json_object_array_get_idx(array, i), &created) < 0 ||
+		    cp_state_find_created(state, created.driver))
+			return -EBADMSG;
+		if (cp_state_add_created(state, &created) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The optional members: "last_apply" and "checked_at". */
 static int parse_apply_members(struct cp_state *state)
 {
@@ -212,6 +255,8 @@ int cp_state_parse(const char *text, struct cp_state *state)
 	r = parse_originals(originals, state);
 	if (r >= 0)
 		r = parse_apply_members(state);
+	if (r >= 0)
+		r = parse_created(state);
 	if (r < 0) {
 		cp_state_free(state);
 		return r;
@@ -233,6 +278,23 @@ static json_object *format_originals(const struct cp_state *state)
 		json_object_object_add(obj, "driver", json_object_new_string(original->driver));
 		json_object_object_add(obj, "module", json_object_new_string(original->module));
 		json_object_object_add(obj, "priority", json_object_new_int64(original->priority));
+		json_object_array_add(array, obj);
+	}
+	return array;
+}
+
+static json_object *format_created(const struct cp_state *state)
+{
+	json_object *array = json_object_new_array();
+
+	for (size_t i = 0; array && i < state->n_created; i++) {
+		const struct cp_created *c = &state->created[i];
+		json_object *obj = json_object_new_object();
+
+		json_object_object_add(obj, "driver", json_object_new_string(c->driver));
+		json_object_object_add(obj, "algorithm", json_object_new_string(c->name));
+		json_object_object_add(obj, "priority", json_object_new_int64(c->priority));
+		json_object_object_add(obj, "in_use", json_object_new_boolean(c->in_use));
 		json_object_array_add(array, obj);
 	}
 	return array;
@@ -292,6 +354,10 @@ int cp_state_format(const struct cp_state *state, char **ret_text)
 		json_object_object_add(doc, "checked_at", json_object_new_int64(state->checked_at));
 	else
 		json_object_object_del(doc, "checked_at");
+	if (state->n_created)
+		json_object_object_add(doc, "created", format_created(state));
+	else
+		json_object_object_del(doc, "created");
 	text = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
 							      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(doc);
@@ -379,6 +445,44 @@ int cp_state_forget(struct cp_state *state, const char *driver)
 		memmove(&state->originals[i], &state->originals[i + 1],
 			(state->n_originals - i - 1) * sizeof(*state->originals));
 		state->n_originals--;
+		return 1;
+	}
+	return 0;
+}
+
+const struct cp_created *cp_state_find_created(const struct cp_state *state, const char *driver)
+{
+	for (size_t i = 0; i < state->n_created; i++)
+		if (strcmp(state->created[i].driver, driver) == 0)
+			return &state->created[i];
+	return NULL;
+}
+
+int cp_state_add_created(struct cp_state *state, const struct cp_created *created)
+{
+	struct cp_created *all =
+	    (struct cp_created *) cp_state_find_created(state, created->driver);
+
+	if (all) {
+		*all = *created;
+		return 0;
+	}
+	all = reallocarray(state->created, state->n_created + 1, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	state->created = all;
+	all[state->n_created++] = *created;
+	return 1;
+}
+
+int cp_state_forget_created(struct cp_state *state, const char *driver)
+{
+	for (size_t i = 0; i < state->n_created; i++) {
+		if (strcmp(state->created[i].driver, driver) != 0)
+			continue;
+		memmove(&state->created[i], &state->created[i + 1],
+			(state->n_created - i - 1) * sizeof(*state->created));
+		state->n_created--;
 		return 1;
 	}
 	return 0;

@@ -18,6 +18,19 @@ struct cp_original {
 	uint32_t priority;
 };
 
+/*
+ * A template instance cryptoprio created (NEWALG): removed again by reset,
+ * or by an apply whose plan no longer puts it first. Recorded before the
+ * NEWALG, so that a crash cannot leave one nobody knows about; one that is
+ * not registered is simply forgotten.
+ */
+struct cp_created {
+	char driver[CP_NAME_MAX];
+	char name[CP_NAME_MAX]; /* the algorithm it serves */
+	uint32_t priority;	/* set at creation, or CP_IN_USE_PRIORITY */
+	bool in_use;		/* a removal found it held (EBUSY): lowered, removed when free */
+};
+
 /* What became of one step of an applied plan. */
 enum cp_step_result {
 	CP_STEP_PENDING, /* recorded before the change; still so after a crash */
@@ -55,6 +68,8 @@ struct cp_state {
 	struct cp_original *originals;
 	size_t n_originals;
 	struct cp_state_apply *last_apply; /* NULL: no plan applied yet */
+	struct cp_created *created;	   /* kept across applies until removed */
+	size_t n_created;
 	int64_t checked_at; /* the last apply run, even one with nothing to change; 0: never */
 	/* The whole document as read: keys this version does not know are kept on save. */
 	json_object *doc;
@@ -85,6 +100,12 @@ int cp_state_record(struct cp_state *state, const struct cp_alg *alg);
 int cp_state_record_priority(struct cp_state *state, const struct cp_alg *alg, uint32_t priority);
 /* Forget @driver's original (after it was restored). Returns 1 if there was one. */
 int cp_state_forget(struct cp_state *state, const char *driver);
+
+const struct cp_created *cp_state_find_created(const struct cp_state *state, const char *driver);
+/* Record (or update) @created: 1 added, 0 updated, -ENOMEM. */
+int cp_state_add_created(struct cp_state *state, const struct cp_created *created);
+/* Forget @driver's creation (removed, or not registered). Returns 1 if there was one. */
+int cp_state_forget_created(struct cp_state *state, const char *driver);
 
 /* An empty record of an apply run; NULL on ENOMEM. */
 struct cp_state_apply *cp_state_apply_new(void);

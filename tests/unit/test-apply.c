@@ -257,6 +257,46 @@ static void test_state_record(void)
 	cp_state_apply_free(rec);
 }
 
+/* Creates recorded before the change; those the kernel does not list forgotten. */
+static void test_created_bookkeeping(void)
+{
+	struct cp_apply_step_result steps[] = {
+	    {.driver = "authenc(hmac(sha256-ce),cbc-aes-ce)",
+	     .name = "authenc(hmac(sha256),cbc(aes))",
+	     .action = CP_STEP_CREATE,
+	     .new_priority = 4001},
+	    {.driver = "authenc-hmac-sha256-cbc-aes-caam",
+	     .name = "authenc(hmac(sha256),cbc(aes))",
+	     .action = CP_STEP_TOUCH,
+	     .old_priority = 3000,
+	     .new_priority = 3000},
+	};
+	struct cp_apply_result res = {.steps = steps, .n_steps = ARRAY_SIZE(steps)};
+	struct cp_created in_use = {.driver = "echainiv(authenc(hmac(sha256-ce),cbc-aes-ce))",
+				    .name = "echainiv(authenc(hmac(sha256),cbc(aes)))",
+				    .in_use = true};
+	struct cp_state state;
+	struct cp_inventory inv;
+
+	cp_state_init(&state);
+	(void) cp_state_add_created(&state, &in_use);
+	is_int(cp_apply_note_creates(&state, &res), 0, "creates noted");
+	is_int(state.n_created, 2, "the create recorded beside the one left in use");
+	ok(cp_state_find_created(&state, steps[0].driver) &&
+	       cp_state_find_created(&state, steps[0].driver)->priority == 4001 &&
+	       !cp_state_find_created(&state, steps[1].driver),
+	   "at its planned priority; a touch is no create");
+
+	make_inventory(&inv);
+	add_alg(&inv, "echainiv(authenc(hmac(sha256),cbc(aes)))", in_use.driver, "aead", 0);
+	is_int(cp_apply_forget_unregistered(&state, &inv), 1,
+	       "the create the kernel does not list is forgotten");
+	ok(state.n_created == 1 && cp_state_find_created(&state, in_use.driver),
+	   "the registered one is kept");
+	cp_inventory_free(&inv);
+	cp_state_free(&state);
+}
+
 int main(void)
 {
 	test_workloads();
@@ -264,5 +304,6 @@ int main(void)
 	test_measurements();
 	test_noise_robust();
 	test_state_record();
+	test_created_bookkeeping();
 	return done_testing();
 }

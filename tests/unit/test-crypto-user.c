@@ -30,6 +30,57 @@ static void test_build_update(void)
 	       "nothing else in the message");
 }
 
+static void test_build_create(void)
+{
+	static const char driver[] = "authenc(hmac(sha256-ce),cbc-aes-ce)";
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	const struct crypto_user_alg *cru;
+	const struct nlattr *attr;
+
+	memset(buf, 0xa5, sizeof(buf)); /* what the builder leaves unset shows */
+	nlh = cp_cu_build_create(buf, driver, "authenc(hmac(sha256),cbc(aes))", 4001);
+	ok(nlh != NULL, "create message built");
+	is_int(nlh->nlmsg_type, CRYPTO_MSG_NEWALG, "type NEWALG");
+	is_int(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK, "a request asking for an ack");
+	cru = mnl_nlmsg_get_payload(nlh);
+	is_str(cru->cru_driver_name, driver, "the instance by its driver name");
+	is_str(cru->cru_name, "authenc(hmac(sha256),cbc(aes))", "the algorithm name");
+	ok(cru->cru_type == 0 && cru->cru_mask == 0 && cru->cru_flags == 0,
+	   "type, mask and flags 0: any type");
+	attr = (const struct nlattr *) ((const char *) cru + MNL_ALIGN(sizeof(*cru)));
+	is_int(mnl_attr_get_type(attr), CRYPTOCFGA_PRIORITY_VAL, "priority attribute");
+	is_int(mnl_attr_get_u32(attr), 4001, "priority value");
+	is_int(nlh->nlmsg_len, MNL_ALIGN(sizeof(*nlh)) + MNL_ALIGN(sizeof(*cru)) + 8,
+	       "nothing else in the message");
+
+	nlh = cp_cu_build_create(buf, driver, NULL, 1);
+	is_str(((const struct crypto_user_alg *) mnl_nlmsg_get_payload(nlh))->cru_name, "",
+	       "no algorithm name: left empty");
+	errno = 0;
+	ok(cp_cu_build_create(buf, driver, NULL, (uint64_t) INT_MAX + 1) == NULL && errno == ERANGE,
+	   "a priority the kernel cannot store is refused");
+}
+
+static void test_build_delete(void)
+{
+	static const char driver[] = "echainiv(authenc(hmac(sha256-ce),cbc-aes-ce))";
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	const struct crypto_user_alg *cru;
+
+	memset(buf, 0xa5, sizeof(buf));
+	nlh = cp_cu_build_delete(buf, driver);
+	ok(nlh != NULL, "delete message built");
+	is_int(nlh->nlmsg_type, CRYPTO_MSG_DELALG, "type DELALG");
+	is_int(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK, "a request asking for an ack");
+	cru = mnl_nlmsg_get_payload(nlh);
+	is_str(cru->cru_driver_name, driver, "the instance by its driver name");
+	is_str(cru->cru_name, "", "algorithm name left empty");
+	ok(cru->cru_type == 0 && cru->cru_mask == 0, "type and mask 0");
+	is_int(nlh->nlmsg_len, MNL_ALIGN(sizeof(*nlh)) + MNL_ALIGN(sizeof(*cru)), "no attribute");
+}
+
 static void test_refusals(void)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -47,6 +98,15 @@ static void test_refusals(void)
 	errno = 0;
 	ok(cp_cu_build_update(buf, name64, 1) == NULL && errno == ENAMETOOLONG,
 	   "no message is built for a refused name");
+	errno = 0;
+	ok(cp_cu_build_create(buf, name64, NULL, 1) == NULL && errno == ENAMETOOLONG,
+	   "no instance is created by a name the kernel cannot hold");
+	errno = 0;
+	ok(cp_cu_build_create(buf, "x", name64, 1) == NULL && errno == ENAMETOOLONG,
+	   "nor with an algorithm name it cannot hold");
+	errno = 0;
+	ok(cp_cu_build_delete(buf, "") == NULL && errno == EINVAL,
+	   "no instance is removed by an empty name");
 }
 
 /* A GETALG reply as the kernel builds it (crypto_report_alg). */
@@ -217,6 +277,8 @@ static void test_recording(const char *kernel)
 int main(void)
 {
 	test_build_update();
+	test_build_create();
+	test_build_delete();
 	test_refusals();
 	test_parse_built();
 	test_error_with_extack();

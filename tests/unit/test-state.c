@@ -152,6 +152,13 @@ static struct cp_state_apply *make_apply(void)
 				      .error = -EPERM,
 				      .message = "denied"};
 	(void) cp_state_apply_add_step(a, &step);
+	step = (struct cp_state_step){.driver = "authenc(hmac(sha256-ce),cbc-aes-ce)",
+				      .name = "authenc(hmac(sha256),cbc(aes))",
+				      .action = CP_STEP_CREATE,
+				      .new_priority = 3001,
+				      .result = CP_STEP_FAILED,
+				      .error = -EOPNOTSUPP};
+	(void) cp_state_apply_add_step(a, &step);
 	return a;
 }
 
@@ -178,7 +185,7 @@ static void test_last_apply(const char *dir)
 	is_str(a->backend, "module", "backend kept");
 	ok(a->n_policy_files == 1 && strcmp(a->policy_files[0], "/etc/cryptoprio.conf") == 0,
 	   "policy files kept");
-	is_int(a->n_steps, 2, "both steps");
+	is_int(a->n_steps, 3, "every step");
 	ok(a->steps[0].action == CP_STEP_SET && a->steps[0].old_priority == 3000 &&
 	       a->steps[0].new_priority == 399 && a->steps[0].result == CP_STEP_DONE,
 	   "first step whole");
@@ -187,6 +194,9 @@ static void test_last_apply(const char *dir)
 	       a->steps[1].error == -EPERM,
 	   "failed touch with its errno");
 	is_str(a->steps[1].message, "denied", "kernel message kept");
+	ok(a->steps[2].action == CP_STEP_CREATE && a->steps[2].new_priority == 3001 &&
+	       a->steps[2].error == -EOPNOTSUPP,
+	   "a create refused, read back as a create");
 
 	cp_state_set_last_apply(&loaded, NULL);
 	loaded.checked_at = 0;
@@ -199,6 +209,68 @@ static void test_last_apply(const char *dir)
 	}
 	cp_state_free(&loaded);
 	cp_state_free(&state);
+}
+
+static void test_created(const char *dir)
+{
+	struct cp_created c = {.driver = "authenc(hmac(sha256-ce),cbc-aes-ce)",
+			       .name = "authenc(hmac(sha256),cbc(aes))",
+			       .priority = 4001};
+	struct cp_state state, loaded;
+	_cleanup_free_ char *text = NULL;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/created/state.json", dir);
+	cp_state_init(&state);
+	is_int(cp_state_add_created(&state, &c), 1, "a created instance recorded");
+	c.priority = CP_IN_USE_PRIORITY;
+	c.in_use = true;
+	is_int(cp_state_add_created(&state, &c), 0, "recorded again: updated, not doubled");
+	snprintf(c.driver, sizeof(c.driver), "echainiv(authenc(hmac(sha256-ce),cbc-aes-ce))");
+	c.in_use = false;
+	is_int(cp_state_add_created(&state, &c), 1, "a second one");
+	cp_state_set_last_apply(&state, make_apply());
+	is_int(cp_state_save(path, &state), 0, "saved");
+	is_int(cp_state_load(path, &loaded), 0, "loaded back");
+	is_int(loaded.n_created, 2, "both created instances");
+	ok(loaded.n_created == 2 && loaded.created[0].priority == 0 && loaded.created[0].in_use &&
+	       strcmp(loaded.created[0].name, "authenc(hmac(sha256),cbc(aes))") == 0,
+	   "the one in use: lowered, with its algorithm");
+	ok(cp_state_find_created(&loaded, "echainiv(authenc(hmac(sha256-ce),cbc-aes-ce))") &&
+	       !cp_state_find_created(&loaded, "cbc-aes-ce"),
+	   "found by driver name");
+	ok(loaded.last_apply && loaded.last_apply->n_steps == 3, "kept beside the last plan");
+	is_int(cp_state_forget_created(&loaded, "authenc(hmac(sha256-ce),cbc-aes-ce)"), 1,
+	       "a removed one forgotten");
+	is_int(cp_state_forget_created(&loaded, "authenc(hmac(sha256-ce),cbc-aes-ce)"), 0,
+	       "forgotten twice: nothing left");
+	cp_state_forget_created(&loaded, "echainiv(authenc(hmac(sha256-ce),cbc-aes-ce))");
+	is_int(cp_state_format(&loaded, &text), 0, "formatted with none left");
+	ok(text && !strstr(text, "\"created\""), "no list written back from the old document");
+	cp_state_free(&loaded);
+	cp_state_free(&state);
+}
+
+static void test_created_corrupt(void)
+{
+	static const char *const bad[] = {
+	    "{\"version\":1,\"originals\":[],\"created\":{}}",
+	    "{\"version\":1,\"originals\":[],\"created\":[{\"driver\":\"d\"}]}",
+	    "{\"version\":1,\"originals\":[],\"created\":[{\"driver\":\"d\","
+	    "\"algorithm\":\"n\",\"priority\":-1,\"in_use\":false}]}",
+	    "{\"version\":1,\"originals\":[],\"created\":[{\"driver\":\"d\","
+	    "\"algorithm\":\"n\",\"priority\":1,\"in_use\":false},{\"driver\":\"d\","
+	    "\"algorithm\":\"n\",\"priority\":2,\"in_use\":false}]}",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct cp_state state;
+
+		is_int(cp_state_parse(bad[i], &state), -EBADMSG, "corrupt created list %zu refused",
+		       i);
+		ok(state.created == NULL && state.n_created == 0, "nothing half-trusted from %zu",
+		   i);
+	}
 }
 
 static void test_last_apply_corrupt(void)
@@ -248,6 +320,8 @@ int main(void)
 	test_comment_at_end();
 	test_atomic_write(dir);
 	test_last_apply(dir);
+	test_created(dir);
+	test_created_corrupt();
 	test_last_apply_corrupt();
 	remove_tree(dir);
 	return done_testing();

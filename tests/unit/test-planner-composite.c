@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The planner on the LX2160A inventory (CAAM job ring and QI2 beside the
+ * arm64 CE drivers): the CPU's composite for each name only the engines
+ * serve is created ahead of them under the default policy, and not at all
+ * where it would not come first (Gears = offload cpu, Exclude = yes) or
+ * where the kernel could not address it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "composite.h"
+#include "macro.h"
+#include "planner.h"
+#include "policy.h"
+#include "proc-fixture.h"
+#include "tap.h"
+
+#define MAX_NAMES 256
+
+/* The authenc() every LX2160A CAAM serves and the CPU does not register. */
+#define AUTHENC		  "authenc(hmac(sha256),cbc(aes))"
+#define AUTHENC_CANDIDATE "authenc(hmac(sha256-ce),cbc-aes-ce)"
+
+static struct cp_policy *policy_from(const char *text)
+{
+	struct cp_policy *p = cp_policy_new();
+	FILE *f;
+
+	if (!p)
+		abort();
+	if (text) {
+		f = fmemopen((void *) text, strlen(text), "r");
+		if (!f || cp_policy_parse_stream(p, f, "test.conf") < 0)
+			abort();
+		fclose(f);
+	}
+	for (size_t i = 0; i < p->n_errors; i++)
+		diag("policy error: %s:%u: %s", p->errors[i].file, p->errors[i].line,
+		     p->errors[i].reason);
+	return p;
+}
+
+static struct cp_plan *plan_of(const struct cp_inventory *inv, const char *policy_text)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(policy_text);
+	struct cp_plan *plan = NULL;
+
+	if (cp_plan_build(inv, NULL, 0, p, &plan) < 0)
+		abort();
+	return plan;
+}
+
+static bool planned_type(const char *type)
+{
+	return strcmp(type, "skcipher") == 0 || strcmp(type, "aead") == 0 ||
+	       strcmp(type, "shash") == 0 || strcmp(type, "ahash") == 0 ||
+	       strcmp(type, "cipher") == 0;
+}
+
+static bool cpu_registers(const struct cp_inventory *inv, const char *name)
+{
+	for (size_t i = 0; i < inv->n_algs; i++)
+		if (strcmp(inv->algs[i].name, name) == 0 && inv->algs[i].class == CP_CLASS_CPU &&
+		    cp_alg_competes(&inv->algs[i]))
+			return true;
+	return false;
+}
+
+static bool listed(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Names an engine registers natively (planned types) of which the CPU registers nothing. */
+static size_t engine_only_names(const struct cp_inventory *inv, const char *names[MAX_NAMES])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+
+		if (alg->class != CP_CLASS_OFFLOAD || !cp_alg_competes(alg) ||
+		    cp_driver_is_template_instance(alg->driver) || !planned_type(alg->type) ||
+		    cpu_registers(inv, alg->name) || listed(names, n, alg->name))
+			continue;
+		if (n == MAX_NAMES)
+			abort();
+		names[n++] = alg->name;
+	}
+	return n;
+}
+
+static size_t create_steps(const struct cp_plan *plan)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n_steps; i++)
+		n += plan->steps[i].action == CP_STEP_CREATE;
+	return n;
+}
+
+static const struct cp_plan_step *create_step(const struct cp_plan *plan, const char *name)
+{
+	for (size_t i = 0; i < plan->n_steps; i++)
+		if (plan->steps[i].action == CP_STEP_CREATE &&
+		    strcmp(plan->steps[i].name, name) == 0)
+			return &plan->steps[i];
+	return NULL;
+}
+
+static const char *created_driver(const struct cp_plan *plan, const char *name)
+{
+	const struct cp_plan_step *s = create_step(plan, name);
+
+	return s ? s->driver : "(none)";
+}
+
+static bool first_is_created(const struct cp_plan *plan, const char *name)
+{
+	const struct cp_plan_algorithm *a = cp_plan_find_algorithm(plan, name);
+
+	return a && a->n_places > 0 && a->places[0].create;
+}
+
+static const char *first_place(const struct cp_plan *plan, const char *name)
+{
+	const struct cp_plan_algorithm *a = cp_plan_find_algorithm(plan, name);
+
+	return a && a->n_places > 0 ? a->places[0].driver : "(none)";
+}
+
+static bool has_steps(const struct cp_plan *plan, const char *name)
+{
+	for (size_t i = 0; i < plan->n_steps; i++)
+		if (strcmp(plan->steps[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static size_t places_to_create(const struct cp_plan *plan)
+{
+	size_t n = 0;
+
+	for (size_t a = 0; a < plan->n_algorithms; a++)
+		for (size_t k = 0; k < plan->algorithms[a].n_places; k++)
+			n += plan->algorithms[a].places[k].create;
+	return n;
+}
+
+/* The create step of @name is first among its steps; every engine after it, keeping its value. */
+static bool created_first(const struct cp_plan *plan, const char *name)
+{
+	const struct cp_plan_step *create = create_step(plan, name);
+	const struct cp_plan_algorithm *a = cp_plan_find_algorithm(plan, name);
+
+	if (!create || !a || a->n_places < 2)
+		return false;
+	for (size_t i = 0; i < plan->n_steps; i++) {
+		const struct cp_plan_step *s = &plan->steps[i];
+
+		if (strcmp(s->name, name) != 0 || s == create)
+			continue;
+		if (s < create || s->action != CP_STEP_TOUCH)
+			return false;
+	}
+	for (size_t k = 1; k < a->n_places; k++)
+		if (a->places[k].create || a->places[k].old_priority >= create->new_priority ||
+		    !cp_plan_find_step(plan, a->places[k].driver))
+			return false;
+	return a->places[0].create && strcmp(a->places[0].driver, create->driver) == 0 &&
+	       a->places[0].class == CP_CLASS_CPU && a->places[0].old_priority == 0 &&
+	       a->places[0].new_priority == create->new_priority;
+}
+
+static bool why_says(const struct cp_plan_step *step, const char *text)
+{
+	if (step && strstr(step->why, text))
+		return true;
+	diag("why: %s", step ? step->why : "(no step)");
+	return false;
+}
+
+static void test_default_policy(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = plan_of(inv, NULL);
+	const char *names[MAX_NAMES];
+	size_t n = engine_only_names(inv, names), first = 0, spelled = 0;
+
+	ok(n > 0, "LX2160A: %zu names only the engines serve", n);
+	is_int(create_steps(plan), n, "default policy: one create step per such name");
+	is_int(places_to_create(plan), n, "and as many places marked to be created");
+	for (size_t i = 0; i < n; i++) {
+		const struct cp_plan_step *s = create_step(plan, names[i]);
+		char candidate[CP_NAME_MAX] = "";
+
+		if (s && cp_composite_candidate(inv, names[i], candidate) == 0 &&
+		    strcmp(s->driver, candidate) == 0)
+			spelled++;
+		else
+			diag("%s: no create step for '%s'", names[i], candidate);
+		if (created_first(plan, names[i]))
+			first++;
+		else
+			diag("%s: the candidate is not first, or an engine is not touched after it",
+			     names[i]);
+	}
+	is_int(spelled, n, "each such name: the candidate's driver name created");
+	is_int(first, n, "each candidate first, above the engines, created before their touches");
+	ok(why_says(create_step(plan, AUTHENC), "the CPU's composite, built from its parts") &&
+	       why_says(create_step(plan, AUTHENC), "no CPU implementation of " AUTHENC),
+	   "the create says why");
+	ok(why_says(cp_plan_find_step(plan, "authenc-hmac-sha256-cbc-aes-caam"),
+		    "lost its place to " AUTHENC_CANDIDATE),
+	   "the engine's touch names the candidate");
+}
+
+/* The CPU registers gcm(aes) and rfc4106(gcm(aes)) on this board: ranked, not created. */
+static void test_registered_on_cpu(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = plan_of(inv, NULL);
+	static const char *const names[] = {"gcm(aes)", "rfc4106(gcm(aes))"};
+	static const char *const cpu_drivers[] = {"gcm-aes-ce", "rfc4106-gcm-aes-ce"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		ok(cp_inventory_find_driver(inv, cpu_drivers[i]), "fixture: %s registered",
+		   cpu_drivers[i]);
+		ok(!create_step(plan, names[i]), "%s: nothing created", names[i]);
+		is_str(first_place(plan, names[i]), cpu_drivers[i], "%s: %s ranked first", names[i],
+		       cpu_drivers[i]);
+	}
+	ok(create_step(plan, AUTHENC), "while " AUTHENC " is created");
+}
+
+/* Offload first: no candidate would come first, so none is, unless pinned first. */
+static void test_offload_first(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan =
+	    plan_of(inv, "[Policy]\nGears = offload cpu\n");
+	_cleanup_(cp_plan_freep) struct cp_plan *pinned = NULL;
+
+	is_int(create_steps(plan), 0, "Gears = offload cpu: nothing created");
+	is_int(places_to_create(plan), 0, "Gears = offload cpu: no place to create");
+	is_int(plan->n_steps, 0, "Gears = offload cpu: the engines already in order");
+	pinned = plan_of(inv, "[Policy]\nGears = offload cpu\n[Driver " AUTHENC_CANDIDATE "]\n"
+			      "Pin = first\n");
+	is_int(create_steps(pinned), 1, "Gears = offload cpu: only a candidate pinned first");
+	ok(created_first(pinned, AUTHENC), "that one first, the engines touched after it");
+}
+
+/* A [Driver] rule matches the candidate's driver name: excluded, it is not created. */
+static void test_excluded(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *all = plan_of(inv, NULL);
+	_cleanup_(cp_plan_freep) struct cp_plan *plan =
+	    plan_of(inv, "[Driver " AUTHENC_CANDIDATE "]\nExclude = yes\n");
+	const struct cp_plan_algorithm *a = cp_plan_find_algorithm(plan, AUTHENC);
+
+	ok(create_step(all, AUTHENC), "without the rule " AUTHENC_CANDIDATE " is created");
+	ok(!create_step(plan, AUTHENC), "Exclude = yes: " AUTHENC_CANDIDATE " not created");
+	ok(!has_steps(plan, AUTHENC), "nor are the engines of " AUTHENC " touched");
+	ok(a && a->n_places == 2 && !a->places[0].create && !a->places[1].create,
+	   AUTHENC ": the two engines planned as without a candidate");
+	is_int(create_steps(plan), create_steps(all) - 1, "the other candidates still created");
+}
+
+/* @inv with a CPU sha512 of a long driver name winning the CPU's sha512. */
+static void with_long_sha512(const struct cp_inventory *inv, struct cp_inventory *out)
+{
+	struct cp_alg sha512 = {
+	    .name = "sha512",
+	    .driver = "sha512-arm64-neon-interleaved-4way",
+	    .module = "sha512_4way",
+	    .type = "shash",
+	    .priority = 400,
+	    .flags = CP_ALG_TESTED,
+	    .class = CP_CLASS_CPU,
+	};
+
+	*out = (struct cp_inventory){};
+	for (size_t i = 0; i < inv->n_algs; i++)
+		if (cp_inventory_add(out, &inv->algs[i]) < 0)
+			abort();
+	if (cp_inventory_add(out, &sha512) < 0)
+		abort();
+}
+
+static bool noted(const struct cp_plan *plan, const char *a, const char *b)
+{
+	for (size_t i = 0; i < plan->n_notes; i++)
+		if (strstr(plan->notes[i], a) && strstr(plan->notes[i], b))
+			return true;
+	return false;
+}
+
+/* A candidate the kernel could not address (64 bytes or more): a note, nothing planned for it. */
+static void test_too_long(const struct cp_inventory *inv)
+{
+	static const char long_name[] = "authenc(hmac(sha512),cbc(des3_ede))";
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = NULL;
+	struct cp_inventory long_sha;
+
+	with_long_sha512(inv, &long_sha);
+	plan = plan_of(&long_sha, NULL);
+	ok(noted(plan, long_name, "cannot be addressed by the kernel"),
+	   "%s: noted as not addressable", long_name);
+	ok(!has_steps(plan, long_name), "%s: no step at all", long_name);
+	ok(!first_is_created(plan, long_name), "%s: no place to create", long_name);
+	is_str(created_driver(plan, "hmac(sha512)"), "hmac(sha512-arm64-neon-interleaved-4way)",
+	       "hmac(sha512): its shorter candidate still created");
+	cp_inventory_free(&long_sha);
+}
+
+/* @plan carried out on @inv into @applied: creates registered as the kernel would list them. */
+static size_t carry_out(const struct cp_inventory *inv, const struct cp_plan *plan,
+			struct cp_inventory *applied, char *created[MAX_NAMES])
+{
+	size_t n = 0;
+
+	*applied = (struct cp_inventory){};
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		struct cp_alg alg = inv->algs[i];
+		const struct cp_plan_step *s = cp_plan_find_step(plan, alg.driver);
+
+		alg.priority = s ? s->new_priority : alg.priority;
+		if (cp_inventory_add(applied, &alg) < 0)
+			abort();
+	}
+	for (size_t i = 0; i < plan->n_steps; i++) {
+		const struct cp_plan_step *s = &plan->steps[i];
+		struct cp_alg alg = {.priority = s->new_priority, .flags = CP_ALG_TESTED};
+
+		if (s->action != CP_STEP_CREATE)
+			continue;
+		memcpy(alg.name, s->name, sizeof(alg.name));
+		memcpy(alg.driver, s->driver, sizeof(alg.driver));
+		memcpy(alg.type, cp_plan_find_algorithm(plan, s->name)->type, sizeof(alg.type));
+		if (cp_inventory_add(applied, &alg) < 0 || n == MAX_NAMES)
+			abort();
+		created[n++] = (char *) s->driver;
+	}
+	cp_classify(applied, NULL);
+	return n;
+}
+
+static struct cp_plan *plan_created(const struct cp_inventory *inv, const char *policy_text,
+				    char *const *created, size_t n_created)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(policy_text);
+	struct cp_plan *plan = NULL;
+
+	if (cp_plan_build_created(inv, NULL, 0, p, created, n_created, &plan) < 0)
+		abort();
+	return plan;
+}
+
+static size_t steps_of(const struct cp_plan *plan, enum cp_step_action action)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->n_steps; i++)
+		n += plan->steps[i].action == action;
+	return n;
+}
+
+/* Every removal after the other steps, and an instance before the parts it is built on. */
+static bool removals_in_order(const struct cp_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_steps; i++)
+		for (size_t j = i + 1; j < plan->n_steps; j++) {
+			const struct cp_plan_step *a = &plan->steps[i], *b = &plan->steps[j];
+
+			if (a->action == CP_STEP_REMOVE &&
+			    (b->action != CP_STEP_REMOVE || strstr(b->driver, a->driver)))
+				return false;
+		}
+	return true;
+}
+
+/* The plan carried out, then planned again: with the state's list of created instances, too. */
+static void test_replan(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = plan_of(inv, NULL), *again = NULL,
+						*owned = NULL;
+	struct cp_inventory applied;
+	const char *names[MAX_NAMES];
+	char *created[MAX_NAMES];
+	size_t winners = 0, n_created = carry_out(inv, plan, &applied, created);
+
+	for (size_t i = 0; i < plan->n_steps; i++) {
+		const struct cp_alg *w = cp_inventory_winner(&applied, plan->steps[i].name);
+
+		winners += plan->steps[i].action == CP_STEP_CREATE && w &&
+			   strcmp(w->driver, plan->steps[i].driver) == 0;
+	}
+	is_int(winners, engine_only_names(inv, names),
+	       "carried out: each name's created candidate is the kernel's winner");
+	again = plan_of(&applied, NULL);
+	is_int(again->n_steps, 0, "planning again: nothing left to do");
+	owned = plan_created(&applied, NULL, created, n_created);
+	is_int(owned->n_steps, 0, "planning again knowing what was created: nothing left to do");
+	ok(first_place(owned, AUTHENC) &&
+	       strcmp(first_place(owned, AUTHENC), AUTHENC_CANDIDATE) == 0 &&
+	       !first_is_created(owned, AUTHENC),
+	   "the created instance is planned first, as registered");
+	cp_inventory_free(&applied);
+}
+
+/* The policy changed: the instances created are removed where they no longer come first. */
+static void test_policy_changed(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = plan_of(inv, NULL), *offload = NULL,
+						*unknown = NULL, *excluded = NULL, *any = NULL,
+						*fresh = NULL;
+	const struct cp_plan_step *s;
+	struct cp_inventory applied;
+	char *created[MAX_NAMES];
+	size_t n_created = carry_out(inv, plan, &applied, created);
+
+	offload = plan_created(&applied, "[Policy]\nGears = offload cpu\n", created, n_created);
+	is_int(steps_of(offload, CP_STEP_REMOVE), n_created,
+	       "Gears = offload cpu: each created instance removed");
+	unknown = plan_created(&applied, "[Policy]\nGears = offload cpu\n", NULL, 0);
+	is_int(steps_of(unknown, CP_STEP_REMOVE), 0,
+	       "not known as created: a template instance, left alone");
+	is_int(offload->n_steps, unknown->n_steps + n_created,
+	       "the other steps: those of the names planned without them");
+	ok(removals_in_order(offload), "an instance removed before the instance it is built on");
+	s = cp_plan_find_step(offload, AUTHENC_CANDIDATE);
+	ok(s && s->action == CP_STEP_REMOVE && s->new_priority == CP_IN_USE_PRIORITY &&
+	       s->old_priority == cp_inventory_find_driver(&applied, AUTHENC_CANDIDATE)->priority,
+	   "the removal: from its priority, to %u while in use", CP_IN_USE_PRIORITY);
+	ok(why_says(s, "created by cryptoprio, now behind authenc-hmac-sha256-cbc-aes-"),
+	   "the removal says which engine comes first now");
+	is_str(first_place(offload, AUTHENC), "authenc-hmac-sha256-cbc-aes-caam",
+	       "the name planned without it");
+
+	unknown = plan_created(&applied, "[Policy]\nGears = offload cpu\n", NULL, 0);
+	any = plan_created(&applied, "[Policy]\nGears = any\nCalibrate = never\n", created,
+			   n_created);
+	fresh = plan_of(inv, "[Policy]\nGears = any\nCalibrate = never\n");
+	ok(steps_of(fresh, CP_STEP_CREATE) == 0 && steps_of(any, CP_STEP_REMOVE) == n_created,
+	   "the kernel's order kept (Gears = any, Calibrate = never): nothing a plan would create "
+	   "now, so each created instance is removed, not kept for its priority");
+	excluded = plan_created(&applied, "[Driver " AUTHENC_CANDIDATE "]\nExclude = yes\n",
+				created, n_created);
+	is_int(excluded->n_steps, 1, "Exclude = yes on one created instance: one step");
+	s = cp_plan_find_step(excluded, AUTHENC_CANDIDATE);
+	ok(s && s->action == CP_STEP_REMOVE, "its removal");
+	cp_inventory_free(&applied);
+}
+
+/* A created instance left in use, lowered: the policy wanting it again raises it, creates nothing.
+ */
+static void test_lowered_raised(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = plan_of(inv, NULL), *again = NULL;
+	const struct cp_plan_step *s;
+	struct cp_inventory applied;
+	char *created[MAX_NAMES];
+	size_t n_created = carry_out(inv, plan, &applied, created);
+
+	((struct cp_alg *) cp_inventory_find_driver(&applied, AUTHENC_CANDIDATE))->priority =
+	    CP_IN_USE_PRIORITY;
+	again = plan_created(&applied, NULL, created, n_created);
+	s = cp_plan_find_step(again, AUTHENC_CANDIDATE);
+	ok(s && s->action == CP_STEP_SET && s->old_priority == CP_IN_USE_PRIORITY &&
+	       s->new_priority == cp_plan_find_step(plan, AUTHENC_CANDIDATE)->new_priority,
+	   "lowered while in use, wanted first again: set back to its place");
+	is_int(steps_of(again, CP_STEP_CREATE) + steps_of(again, CP_STEP_REMOVE), 0,
+	       "nothing created, nothing removed");
+	cp_inventory_free(&applied);
+}
+
+int main(void)
+{
+	struct cp_inventory inv;
+
+	load_fixture("proc-crypto-lx2160a.txt", &inv);
+	test_default_policy(&inv);
+	test_registered_on_cpu(&inv);
+	test_offload_first(&inv);
+	test_excluded(&inv);
+	test_too_long(&inv);
+	test_replan(&inv);
+	test_policy_changed(&inv);
+	test_lowered_raised(&inv);
+	cp_inventory_free(&inv);
+	return done_testing();
+}
