@@ -25,6 +25,13 @@
 #define cpt_base_complete(base, err) ((base)->complete(base, err))
 #endif
 
+/* 6.12 moved <asm/unaligned.h> to <linux/unaligned.h>. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 #define CPT_PRIORITY	100
 #define CPT_FLAGS	(CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY | \
 			 CRYPTO_ALG_NEED_FALLBACK)
