@@ -44,10 +44,10 @@ rfc4106-gcm-aes-cp-caam|rfc4106(gcm(aes))|aead
 gcm-aes-cp-caam|gcm(aes)|aead
 hmac-sha256-cp-caam|hmac(sha256)|ahash
 xts-aes-cp-caam|xts(aes)|skcipher"
-drivers=$(cut -d'|' -f1 <<<"$shapes")
-authenc=authenc-hmac-sha256-cbc-aes-cp-caam
-echainiv=echainiv-authenc-hmac-sha256-cbc-aes-cp-caam
-rfc4106=rfc4106-gcm-aes-cp-caam
+mapfile -t drivers < <(cut -d'|' -f1 <<<"$shapes")
+authenc="authenc-hmac-sha256-cbc-aes-cp-caam"
+echainiv="echainiv-authenc-hmac-sha256-cbc-aes-cp-caam"
+rfc4106="rfc4106-gcm-aes-cp-caam"
 exclusive="authenc(hmac(sha256),cbc(aes))|$authenc
 echainiv(authenc(hmac(sha256),cbc(aes)))|$echainiv
 hmac(sha256)|hmac-sha256-cp-caam"
@@ -97,7 +97,7 @@ check "after the load: authenc, echainiv, hmac(sha256) have no other implementat
 # Flags as crypto_user reports them: all kernel-driver-only, and all but
 # xts(aes) allocates-memory.
 "$ctl" --json list >"$r/list.json" || true
-"$py" - "$r/list.json" $drivers >"$r/flags.txt" <<'PY'
+"$py" - "$r/list.json" "${drivers[@]}" >"$r/flags.txt" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 found = {}
@@ -115,7 +115,7 @@ for d in sys.argv[2:]:
     print(d, ",".join(found.get(d, ["none"])))
 PY
 cat "$r/flags.txt"
-for d in $drivers; do
+for d in "${drivers[@]}"; do
 	f=$(grep "^$d " "$r/flags.txt" | cut -d' ' -f2)
 	check "$d: kernel-driver-only ($f)" grep -q "kernel-driver-only" <<<"$f"
 	if [[ $d == xts-aes-cp-caam ]]; then
@@ -193,13 +193,11 @@ expect() {
 }
 # xts(aes) apart: cryptoprio.ko has no reference for it ("unsupported" on
 # 6.1 and 7.2); xts.py compares it with aesni through AF_ALG instead.
-kat=$(grep -v "^xts-" <<<"$drivers")
-# shellcheck disable=SC2086
-ciphers=($(grep -v "^hmac-" <<<"$kat"))
-xts=xts-aes-cp-caam
-# shellcheck disable=SC2086
+mapfile -t kat < <(printf '%s\n' "${drivers[@]}" | grep -v "^xts-")
+mapfile -t ciphers < <(printf '%s\n' "${kat[@]}" | grep -v "^hmac-")
+xts="xts-aes-cp-caam"
 check "mode ok: every shape's known answer is ok (encryption, hash)" \
-	test "$(verdicts ok-enc $kat --size 1024 --depth 4 --budget 300)" = "$(expect ok $kat)"
+	test "$(verdicts ok-enc "${kat[@]}" --size 1024 --depth 4 --budget 300)" = "$(expect ok "${kat[@]}")"
 check "mode ok: every cipher's known answer is ok (decryption)" \
 	test "$(verdicts ok-dec "${ciphers[@]}" --size 1024 --depth 4 --budget 300 --decrypt)" = \
 	"$(expect ok "${ciphers[@]}")"
@@ -207,9 +205,8 @@ v=$(verdicts xts-ok $xts --size 4096 --depth 4 --budget 300)
 check "mode ok: xts(aes) known answer ok, or no reference ($v)" \
 	grep -qxE "$xts=(ok|unsupported)" <<<"$v"
 check "mode=wrong accepted" sh -c "echo wrong >$params/mode && test \"\$(cat $params/mode)\" = wrong"
-# shellcheck disable=SC2086
 check "mode wrong: every shape is a mismatch (encryption, hash)" \
-	test "$(verdicts wrong-enc $kat --size 1024 --depth 4 --budget 300)" = "$(expect mismatch $kat)"
+	test "$(verdicts wrong-enc "${kat[@]}" --size 1024 --depth 4 --budget 300)" = "$(expect mismatch "${kat[@]}")"
 check "mode wrong: every cipher is a mismatch (decryption)" \
 	test "$(verdicts wrong-dec "${ciphers[@]}" --size 1024 --depth 4 --budget 300 --decrypt)" = \
 	"$(expect mismatch "${ciphers[@]}")"
