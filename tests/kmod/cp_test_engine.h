@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * cp_test_engine: what the engine core (cp_test_engine_main.c) and the
- * algorithm shapes (skcipher, hash, aead) share. Every difference between
- * the kernels the engine builds for (6.1 to 7.x) is in this file, at the top.
+ * The test engines: what the engine core (cp_engine_core.c) and the
+ * algorithm shapes of cp_test_engine (skcipher, hash, aead) and of
+ * cp_caam_engine share. Every difference between the kernels the engines
+ * build for (6.1 to 7.x) is in this file, at the top.
  */
 #ifndef CP_TEST_ENGINE_H
 #define CP_TEST_ENGINE_H
@@ -22,6 +23,13 @@
 #define cpt_base_complete(base, err) crypto_request_complete(base, err)
 #else
 #define cpt_base_complete(base, err) ((base)->complete(base, err))
+#endif
+
+/* 6.12 moved <asm/unaligned.h> to <linux/unaligned.h>. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
 #endif
 
 #define CPT_PRIORITY	100
@@ -45,7 +53,9 @@ struct cpt_req {
 	unsigned long subreq[] __aligned(CRYPTO_MINALIGN);
 };
 
-/* cp_test_engine_main.c */
+/* cp_engine_core.c */
+int cpt_core_init(void);
+void cpt_core_exit(void);
 int cpt_submit(struct cpt_req *r, struct crypto_async_request *base,
 	       int (*run)(struct cpt_req *r));
 bool cpt_wrong(void);

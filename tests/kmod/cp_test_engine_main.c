@@ -17,46 +17,11 @@
  *                     cp_test_engine_echainiv_authenc_hmac_sha256_cbc_aes
  *
  * Each request is computed by a synchronous software fallback of the same
- * name, by default from a workqueue, so completions are really
- * asynchronous. Writable parameters change the requests submitted
- * afterwards (the defaults are the state at load, where the kernel's
- * self-test must pass):
+ * name (so each needs one: CRYPTO_ALG_NEED_FALLBACK), through the engine
+ * core (cp_engine_core.c), which says what the parameters mode,
+ * completion, queue_len, backlog, hang_after, latency_us and burn_us do.
+ * One more, of this module only:
  *
- * mode
- *   ok     correct results (default)
- *   slow   correct, plus 200 us of sleep per request
- *   wrong  correct, then one output byte flipped (skcipher: the last
- *          byte; hash: the first digest byte; aead encrypt: the last
- *          ciphertext byte, decrypt: the last plaintext byte once
- *          authenticated)
- *   hang   never completed: requests are parked on a list; they are
- *          released (computed correctly and completed) as soon as the
- *          mode is set to anything else
- * completion (mode ok, slow or wrong; hang always parks)
- *   async  from the workqueue (default): the call returns -EINPROGRESS
- *   sync   computed inside the call, which returns the result (0 or an
- *          error) and calls no callback
- *   inline computed inside the call, which calls the request's callback
- *          itself, from the submitting context, then returns -EINPROGRESS
- * queue_len (default 0: unlimited)
- *   at most this many requests queued, running or parked at once; beyond
- *   it a request with CRYPTO_TFM_REQ_MAY_BACKLOG goes to a backlog (the
- *   call returns -EBUSY; once it enters the queue its callback gets
- *   -EINPROGRESS, later its result, as with crypto_engine), one without
- *   gets -ENOSPC. Not for sync and inline completions, which never queue.
- * backlog (default Y)
- *   N: a full queue refuses every request with -ENOSPC, MAY_BACKLOG or
- *   not, as a driver without a backlog does
- * hang_after (default 0: off)
- *   N: the N-th request submitted from now on, and every later one, hangs
- *   (mode becomes hang), so a test can hang an engine in the middle of a
- *   run, after its first N - 1 requests
- * latency_us (default 0)
- *   each request sleeps this long before it completes, as a DMA engine
- *   keeps the CPU free
- * burn_us (default 0)
- *   each request busy-waits this long on the CPU before it completes, as
- *   a CPU-driven engine does (keep it well below the soft-lockup timeout)
  * offload_to (load time only; default none)
  *   a cbc(aes) driver (virtio_crypto_aes_cbc) that computes cbc(aes)
  *   requests instead of the CPU fallback when the engine's worker runs
@@ -64,348 +29,29 @@
  *   is done outside the machine's CPUs, the engine costs the CPU what a
  *   DMA engine does. Sync and inline completions still use the fallback.
  *
- * With sync or inline completion, the delays of slow and latency_us are
- * slept only when the request may sleep (CRYPTO_TFM_REQ_MAY_SLEEP), and
- * waited on the CPU otherwise.
- *
- * Queued, backlogged and parked requests belong to transforms, which hold
- * a reference on this module: it cannot be unloaded with requests
- * outstanding, and module exit has nothing left to release.
+ * A fallback of the same name is no use where the test needs the engine's
+ * composites to be the only implementations of their names (allocating an
+ * authenc(...) fallback instantiates the kernel's generic one):
+ * cp_caam_engine.ko is that engine.
  *
  * Never installed: built only for the VM tests.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/bottom_half.h>
-#include <linux/delay.h>
-#include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/spinlock.h>
-#include <linux/string.h>
 
 #include "cp_test_engine.h"
-
-enum cpt_mode { CPT_OK, CPT_SLOW, CPT_WRONG, CPT_HANG };
-static const char * const cpt_mode_names[] = { "ok", "slow", "wrong", "hang" };
-static int cpt_mode = CPT_OK;
-
-enum cpt_completion { CPT_ASYNC, CPT_SYNC, CPT_INLINE };
-static const char * const cpt_completion_names[] = { "async", "sync", "inline" };
-static int cpt_completion = CPT_ASYNC;
-
-static unsigned int cpt_queue_len;
-static bool cpt_backlog_on = true;
-static unsigned int cpt_latency_us;
-static unsigned int cpt_burn_us;
-static atomic_t cpt_hang_after = ATOMIC_INIT(0);
-
-static struct workqueue_struct *cpt_wq;
-/* cpt_lock: cpt_parked, cpt_backlog, cpt_queued, and mode changes */
-static DEFINE_SPINLOCK(cpt_lock);
-static LIST_HEAD(cpt_parked);		/* requests held in hang mode */
-static LIST_HEAD(cpt_backlog);		/* waiting for room in the queue */
-static unsigned int cpt_queued;		/* on the workqueue, running or parked */
-
-bool cpt_wrong(void)
-{
-	return READ_ONCE(cpt_mode) == CPT_WRONG;
-}
-
-/* Flip the byte at @off of @sg. */
-void cpt_flip(struct scatterlist *sg, unsigned int off)
-{
-	u8 b;
-
-	if (sg_pcopy_to_buffer(sg, sg_nents(sg), &b, 1, off) != 1)
-		return;
-	b ^= 0x01;
-	sg_pcopy_from_buffer(sg, sg_nents(sg), &b, 1, off);
-}
-
-static void cpt_busy_wait_us(unsigned int us)
-{
-	ktime_t end = ktime_add_us(ktime_get(), us);
-
-	while (ktime_before(ktime_get(), end))
-		cpu_relax();
-}
-
-static void cpt_wait_us(unsigned int us, bool may_sleep)
-{
-	if (!us)
-		return;
-	if (!may_sleep)
-		cpt_busy_wait_us(us);
-	else if (us < 20 * USEC_PER_MSEC)
-		usleep_range(us, us + us / 8 + 10);
-	else
-		msleep(DIV_ROUND_UP(us, USEC_PER_MSEC));
-}
-
-/* The time the engine spends on one request before it completes. */
-static void cpt_delay(bool may_sleep)
-{
-	if (READ_ONCE(cpt_mode) == CPT_SLOW)
-		cpt_wait_us(200, may_sleep);
-	cpt_wait_us(READ_ONCE(cpt_latency_us), may_sleep);
-	cpt_busy_wait_us(READ_ONCE(cpt_burn_us));
-}
-
-/* The request's callback, from the kind of context engines call it in. */
-static void cpt_callback(struct crypto_async_request *base, int err)
-{
-	local_bh_disable();
-	cpt_base_complete(base, err);
-	local_bh_enable();
-}
-
-/* Queue @r, or park it in hang mode. Counted in cpt_queued already. */
-static void cpt_admit_locked(struct cpt_req *r)
-{
-	lockdep_assert_held(&cpt_lock);
-	if (cpt_mode == CPT_HANG)
-		list_add_tail(&r->node, &cpt_parked);
-	else
-		queue_work(cpt_wq, &r->work);
-}
-
-static bool cpt_full_locked(void)
-{
-	unsigned int len = READ_ONCE(cpt_queue_len);
-
-	return len && cpt_queued >= len;
-}
-
-/*
- * Move backlogged requests into the queue while there is room: each one's
- * callback first hears -EINPROGRESS, then the request is queued. Process
- * context, no lock held.
- */
-static void cpt_drain_backlog(void)
-{
-	struct cpt_req *r, *tmp;
-	unsigned long flags;
-	LIST_HEAD(moved);
-
-	spin_lock_irqsave(&cpt_lock, flags);
-	while (!list_empty(&cpt_backlog) && !cpt_full_locked()) {
-		list_move_tail(cpt_backlog.next, &moved);
-		cpt_queued++;
-	}
-	spin_unlock_irqrestore(&cpt_lock, flags);
-
-	list_for_each_entry_safe(r, tmp, &moved, node) {
-		list_del(&r->node);
-		cpt_callback(r->base, -EINPROGRESS);
-		spin_lock_irqsave(&cpt_lock, flags);
-		cpt_admit_locked(r);
-		spin_unlock_irqrestore(&cpt_lock, flags);
-	}
-}
-
-static void cpt_work(struct work_struct *work)
-{
-	struct cpt_req *r = container_of(work, struct cpt_req, work);
-	struct crypto_async_request *base = r->base;
-	unsigned long flags;
-	int err;
-
-	cpt_delay(true);
-	r->in_worker = true;
-	err = r->run(r);
-	spin_lock_irqsave(&cpt_lock, flags);
-	cpt_queued--;
-	spin_unlock_irqrestore(&cpt_lock, flags);
-	/* @r belongs to its owner again from here on (it may resubmit it) */
-	cpt_callback(base, err);
-	cpt_drain_backlog();
-}
-
-/* hang_after: this request is the last one before mode becomes hang. */
-static void cpt_count_down(void)
-{
-	unsigned long flags;
-
-	if (atomic_add_unless(&cpt_hang_after, -1, 0) &&
-	    !atomic_read(&cpt_hang_after)) {
-		spin_lock_irqsave(&cpt_lock, flags);
-		WRITE_ONCE(cpt_mode, CPT_HANG);
-		spin_unlock_irqrestore(&cpt_lock, flags);
-		pr_info("mode hang (hang_after)\n");
-	}
-}
-
-/* Completion sync or inline: compute @r in the caller's context. */
-static int cpt_run_now(struct cpt_req *r, bool inline_cb)
-{
-	struct crypto_async_request *base = r->base;
-	int err;
-
-	cpt_delay(base->flags & CRYPTO_TFM_REQ_MAY_SLEEP);
-	err = r->run(r);
-	if (!inline_cb)
-		return err;
-	cpt_base_complete(base, err);
-	return -EINPROGRESS;
-}
-
-/*
- * Hand @r (the context of the outer request @base) to the engine; @run
- * computes it. Returns what the outer encrypt/decrypt/digest returns.
- */
-int cpt_submit(struct cpt_req *r, struct crypto_async_request *base,
-	       int (*run)(struct cpt_req *r))
-{
-	int completion = READ_ONCE(cpt_completion);
-	unsigned long flags;
-	int err;
-
-	r->base = base;
-	r->run = run;
-	r->in_worker = false;
-	INIT_WORK(&r->work, cpt_work);
-	cpt_count_down();
-	if (completion != CPT_ASYNC && READ_ONCE(cpt_mode) != CPT_HANG)
-		return cpt_run_now(r, completion == CPT_INLINE);
-
-	spin_lock_irqsave(&cpt_lock, flags);
-	if (cpt_full_locked() || !list_empty(&cpt_backlog)) {
-		if ((base->flags & CRYPTO_TFM_REQ_MAY_BACKLOG) &&
-		    READ_ONCE(cpt_backlog_on)) {
-			list_add_tail(&r->node, &cpt_backlog);
-			err = -EBUSY;
-		} else {
-			err = -ENOSPC;
-		}
-	} else {
-		cpt_queued++;
-		cpt_admit_locked(r);
-		err = -EINPROGRESS;
-	}
-	spin_unlock_irqrestore(&cpt_lock, flags);
-	return err;
-}
-
-static int cpt_mode_set(const char *val, const struct kernel_param *kp)
-{
-	struct cpt_req *r, *tmp;
-	unsigned long flags;
-	int m;
-
-	m = sysfs_match_string(cpt_mode_names, val);
-	if (m < 0)
-		return m;
-	spin_lock_irqsave(&cpt_lock, flags);
-	WRITE_ONCE(cpt_mode, m);
-	if (m != CPT_HANG) {
-		list_for_each_entry_safe(r, tmp, &cpt_parked, node) {
-			list_del(&r->node);
-			queue_work(cpt_wq, &r->work);
-		}
-	}
-	spin_unlock_irqrestore(&cpt_lock, flags);
-	pr_info("mode %s\n", cpt_mode_names[m]);
-	return 0;
-}
-
-static int cpt_mode_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n", cpt_mode_names[READ_ONCE(cpt_mode)]);
-}
-
-static const struct kernel_param_ops cpt_mode_ops = {
-	.set = cpt_mode_set,
-	.get = cpt_mode_get,
-};
-module_param_cb(mode, &cpt_mode_ops, NULL, 0644);
-MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), hang (never complete)");
-
-static int cpt_completion_set(const char *val, const struct kernel_param *kp)
-{
-	int c = sysfs_match_string(cpt_completion_names, val);
-
-	if (c < 0)
-		return c;
-	WRITE_ONCE(cpt_completion, c);
-	pr_info("completion %s\n", cpt_completion_names[c]);
-	return 0;
-}
-
-static int cpt_completion_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%s\n",
-			  cpt_completion_names[READ_ONCE(cpt_completion)]);
-}
-
-static const struct kernel_param_ops cpt_completion_ops = {
-	.set = cpt_completion_set,
-	.get = cpt_completion_get,
-};
-module_param_cb(completion, &cpt_completion_ops, NULL, 0644);
-MODULE_PARM_DESC(completion, "async (from a workqueue), sync (in the call, no callback), inline (callback called in the call, then -EINPROGRESS)");
-
-/* A longer queue (or 0, unlimited) takes backlogged requests in at once. */
-static int cpt_queue_len_set(const char *val, const struct kernel_param *kp)
-{
-	int r = param_set_uint(val, kp);
-
-	if (r)
-		return r;
-	/* the module is loaded: cpt_wq exists (a load parameter finds none) */
-	if (cpt_wq)
-		cpt_drain_backlog();
-	return 0;
-}
-
-static const struct kernel_param_ops cpt_queue_len_ops = {
-	.set = cpt_queue_len_set,
-	.get = param_get_uint,
-};
-module_param_cb(queue_len, &cpt_queue_len_ops, &cpt_queue_len, 0644);
-MODULE_PARM_DESC(queue_len, "requests queued at most (0: unlimited); beyond: backlog and -EBUSY with MAY_BACKLOG, else -ENOSPC");
-
-module_param_named(latency_us, cpt_latency_us, uint, 0644);
-MODULE_PARM_DESC(latency_us, "sleep per request before it completes (us), as a DMA engine");
-
-module_param_named(burn_us, cpt_burn_us, uint, 0644);
-MODULE_PARM_DESC(burn_us, "busy-wait on the CPU per request before it completes (us)");
-
-module_param_named(backlog, cpt_backlog_on, bool, 0644);
-MODULE_PARM_DESC(backlog, "Y: a full queue backlogs MAY_BACKLOG requests (-EBUSY); N: it refuses every request with -ENOSPC");
-
-static int cpt_hang_after_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int n;
-	int r = kstrtouint(val, 0, &n);
-
-	if (r)
-		return r;
-	atomic_set(&cpt_hang_after, n);
-	return 0;
-}
-
-static int cpt_hang_after_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%d\n", atomic_read(&cpt_hang_after));
-}
-
-static const struct kernel_param_ops cpt_hang_after_ops = {
-	.set = cpt_hang_after_set,
-	.get = cpt_hang_after_get,
-};
-module_param_cb(hang_after, &cpt_hang_after_ops, NULL, 0644);
-MODULE_PARM_DESC(hang_after, "N > 0: the N-th request submitted from now on switches mode to hang (0: off)");
 
 static int __init cpt_init(void)
 {
 	int r;
 
-	cpt_wq = alloc_workqueue("cp_test_engine", WQ_UNBOUND, 0);
-	if (!cpt_wq)
-		return -ENOMEM;
+	r = cpt_core_init();
+	if (r)
+		return r;
 	r = cpt_skcipher_register();
 	if (r)
-		goto free_wq;
+		goto exit_core;
 	r = cpt_hash_register();
 	if (r)
 		goto unregister_skcipher;
@@ -418,8 +64,8 @@ unregister_hash:
 	cpt_hash_unregister();
 unregister_skcipher:
 	cpt_skcipher_unregister();
-free_wq:
-	destroy_workqueue(cpt_wq);
+exit_core:
+	cpt_core_exit();
 	return r;
 }
 
@@ -428,11 +74,7 @@ static void __exit cpt_exit(void)
 	cpt_aead_unregister();
 	cpt_hash_unregister();
 	cpt_skcipher_unregister();
-	/*
-	 * No transform is left, so no request is parked, backlogged or
-	 * queued; this waits for a worker still returning from a callback.
-	 */
-	destroy_workqueue(cpt_wq);
+	cpt_core_exit();
 }
 
 module_init(cpt_init);
