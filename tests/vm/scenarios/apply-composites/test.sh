@@ -1,0 +1,141 @@
+# The CPU's composites against an engine's own (cp_caam_engine: native
+# authenc(hmac(sha256),cbc(aes)) and its echainiv at 3000, computed from
+# other names only, so the kernel has no CPU instance of them). While the
+# engine's is the only one registered, every IPsec SA gets it at any
+# priority; the default policy (CPU first) must create the CPU's instance
+# above it, through crypto_user, and leave nothing behind when told
+# otherwise:
+#   - plan creates nothing (it only says what apply would create);
+#   - apply creates echainiv(authenc(...)) from the CPU's parts, above the
+#     engine, recorded in the state file; a new SA is built on it;
+#   - a second apply changes nothing;
+#   - Gears = offload cpu removes what cryptoprio created; new SAs go to
+#     the engine again;
+#   - reset while an SA holds a created instance lowers it to 0 and keeps
+#     it in the state file; the next reset, once free, removes it.
+# Calibrate = never: the order is by gear alone, nothing is timed.
+ctl=$CP_BUILD/cli/cryptoprioctl
+r=$CP_RESULTS
+state=/run/cryptoprio/state.json
+modprobe_q aesni_intel crypto_user xfrm_user esp4 authenc echainiv
+for m in cbc ctr ecb seqiv crypto-sha256 crypto-hmac; do
+	modprobe -q "$m" || log "modprobe $m failed (built in?)"
+done
+
+E='echainiv(authenc(hmac(sha256),cbc(aes)))'
+A='authenc(hmac(sha256),cbc(aes))'
+eng_e=echainiv-authenc-hmac-sha256-cbc-aes-cp-caam
+eng_a=authenc-hmac-sha256-cbc-aes-cp-caam
+
+jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+refcnt() { proc_crypto_field "$1" refcnt || echo 0; }
+drivers_now() { awk '$1 == "driver" { print $3 }' /proc/crypto | sort -u; }
+policy() { printf '[Policy]\nCalibrate = never\n%s\n' "$1" >/etc/cryptoprio.conf; }
+key16=0x000102030405060708090a0b0c0d0e0f
+key32=0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f
+add_sa() {
+	ip xfrm state add src 127.0.0.1 dst 127.0.0.2 proto esp spi "$1" \
+		enc 'cbc(aes)' "$key16" auth 'hmac(sha256)' "$key32"
+}
+# sa_on DRIVER SPI: a new SA takes a reference on DRIVER
+sa_on() {
+	local before after
+	before=$(refcnt "$1")
+	add_sa "$2" || return 1
+	after=$(refcnt "$1")
+	log "refcnt of $1: $before -> $after"
+	[[ $after -gt $before ]]
+}
+# released DRIVER: wait until no SA holds DRIVER (xfrm frees states, and the
+# kernel instances, from a work item)
+released() { wait_until 20 test "$(refcnt "$1")" -le 1; }
+# created: the drivers the state file lists as created, sorted, one line
+created() { jget "$state" "' '.join(sorted(c['driver'] for c in d.get('created', [])))" 2>/dev/null; }
+
+base=$(dmesg | wc -l)
+check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
+check "the engine's echainiv passed its self-test" wait_for_driver $eng_e 120
+wait_for_selftests cp_caam_engine 120 || true
+check "the engine's echainiv is the only one" test "$(first_of "$E")" = $eng_e
+policy ""
+
+# 1. plan: creates are planned, nothing is created
+drivers_now >"$r/drivers-before.txt"
+priority_snapshot >"$r/prio-before.txt"
+check "plan exits 0" sh -c "'$ctl' --json plan >'$r/plan.json'"
+mapfile -t creates < <(jget "$r/plan.json" \
+	"'\n'.join(s['algorithm'] + '|' + s['driver'] for s in d['steps'] if s['action'] == 'create')")
+printf 'create: %s\n' "${creates[@]}"
+cpu_e=$(printf '%s\n' "${creates[@]}" | awk -F'|' -v n="$E" '$1 == n { print $2 }')
+cpu_a=$(printf '%s\n' "${creates[@]}" | awk -F'|' -v n="$A" '$1 == n { print $2 }')
+check "plan creates the CPU's $E ($cpu_e)" grep -q '^echainiv(authenc(hmac(sha256[^)]*),cbc-aes-aesni))$' <<<"$cpu_e"
+check "plan creates the CPU's $A ($cpu_a)" test "echainiv($cpu_a)" = "$cpu_e"
+check "plan created nothing" cmp -s "$r/drivers-before.txt" <(drivers_now)
+check "plan changed no priority" priorities_as "$r/prio-before.txt"
+
+# 2. apply: created above the engine, recorded, SAs built on it
+rc=0
+"$ctl" --json apply >"$r/apply.json" || rc=$?
+check "apply exits 0" test $rc = 0
+jget "$r/apply.json" "'\n'.join('%s %s %s %s' % (s['action'], s['driver'], s['result'], s['message']) for s in d['steps'])"
+check "every step done" test "$(jget "$r/apply.json" "all(s['result'] == 'done' for s in d['steps'])")" = True
+check "apply counts what it created" test "$(jget "$r/apply.json" "d['created']")" = "${#creates[@]}"
+check "$cpu_e is registered" has_driver "$cpu_e"
+check "$cpu_e above the engine's" \
+	test "$(proc_crypto_prio "$cpu_e")" -gt "$(proc_crypto_prio $eng_e)"
+check "$E: the kernel hands out the CPU's now" test "$(first_of "$E")" = "$cpu_e"
+check "the state file lists what was created" test "$(created)" = \
+	"$(printf '%s\n' "${creates[@]}" | cut -d'|' -f2 | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+eng_refs=$(refcnt $eng_e)
+check "a new SA is built on the CPU's instance" sa_on "$cpu_e" 0x200
+check "and not on the engine's" test "$(refcnt $eng_e)" = "$eng_refs"
+"$ctl" status >"$r/status.txt" || true
+check "status lists $cpu_e as created" grep -qF "$cpu_e" "$r/status.txt"
+
+# 3. a second apply changes nothing
+priority_snapshot >"$r/prio-applied.txt"
+"$ctl" --json apply >"$r/apply2.json" || true
+check "second apply: nothing created, changed or removed" test \
+	"$(jget "$r/apply2.json" "(d['created'], d['changed'], d['removed'], d['failed'])")" = "(0, 0, 0, 0)"
+check "second apply: priorities as they were" priorities_as "$r/prio-applied.txt"
+
+# 4. Gears = offload cpu: the created instances are removed
+ip xfrm state flush
+check "the SA let go of $cpu_e" released "$cpu_e"
+policy "Gears = offload cpu"
+rc=0
+"$ctl" --json apply >"$r/apply-offload.json" || rc=$?
+jget "$r/apply-offload.json" "'\n'.join('%s %s %s %s' % (s['action'], s['driver'], s['result'], s['message']) for s in d['steps'])"
+check "offload cpu: apply exits 0" test $rc = 0
+check "offload cpu: every created instance removed" test \
+	"$(jget "$r/apply-offload.json" "(d['removed'], d['in_use'])")" = "(${#creates[@]}, 0)"
+check "offload cpu: $cpu_e is gone" sh -c "! grep -qxF 'driver       : $cpu_e' /proc/crypto"
+check "offload cpu: the state file lists nothing created" test -z "$(created)"
+check "offload cpu: the engine's echainiv is handed out" test "$(first_of "$E")" = $eng_e
+check "offload cpu: a new SA is built on the engine" sa_on $eng_e 0x201
+ip xfrm state flush
+
+# 5. reset while an SA holds a created instance
+policy ""
+check "default policy: apply creates again" sh -c "'$ctl' --json apply >'$r/apply3.json'"
+check "$cpu_e registered again" has_driver "$cpu_e"
+check "an SA on the CPU's instance" sa_on "$cpu_e" 0x202
+"$ctl" reset >"$r/reset1.txt" 2>&1 || true
+cat "$r/reset1.txt"
+check "reset while held: $cpu_e kept at priority 0" test "$(proc_crypto_prio "$cpu_e")" = 0
+check "reset while held: the state file says it is in use" \
+	test "$(jget "$state" "[c['in_use'] for c in d['created'] if c['driver'] == '$cpu_e']")" = "[True]"
+check "reset while held: the engine has its priority back" test "$(proc_crypto_prio $eng_e)" = 3000
+check "reset while held: new SAs go to the engine" sa_on $eng_e 0x203
+ip xfrm state flush
+check "the SAs let go of $cpu_e" released "$cpu_e"
+"$ctl" reset >"$r/reset2.txt" 2>&1 || true
+cat "$r/reset2.txt"
+check "reset once free: nothing of cryptoprio's left" cmp -s "$r/drivers-before.txt" <(drivers_now)
+check "reset once free: the state file lists nothing created" test -z "$(created)"
+check "every priority as before" priorities_as "$r/prio-before.txt"
+
+check "rmmod cp_caam_engine" wait_until 20 rmmod cp_caam_engine
+dmesg | tail -n +"$((base + 1))" >"$r/dmesg.txt"
+check "kernel log: no oops, BUG or warning" \
+	sh -c '! grep -E "Oops|BUG:|WARNING:|Call Trace|refcount_t|use-after-free" "$0"' "$r/dmesg.txt"
