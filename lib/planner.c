@@ -1144,20 +1144,31 @@ static int add_candidates(struct builder *b, const struct cp_alg ***algs, size_t
 	return 0;
 }
 
-/* A removal's place among the steps: 0 for others; an instance before those it is built on. */
-static size_t removal_key(const struct cp_plan_step *s)
+/*
+ * A step's place among the steps. A priority set (CRYPTO_MSG_UPDATEALG)
+ * makes the kernel remove every instance built on that implementation
+ * (crypto_remove_spawns()), so the instances come after every set: first
+ * the steps that order the names (0), then the removals, outermost first,
+ * then the creates, innermost first. An instance's driver name contains
+ * those of its parts, so the longer name is the outer one.
+ */
+static size_t step_key(const struct cp_plan_step *s)
 {
-	/* An instance's driver name contains those of its parts: longer, removed first. */
-	return s->action == CP_STEP_REMOVE ? CP_NAME_MAX - strlen(s->driver) : 0;
+	size_t len = strlen(s->driver);
+
+	if (s->action == CP_STEP_REMOVE)
+		return 1 + CP_NAME_MAX - len;
+	if (s->action == CP_STEP_CREATE)
+		return 1 + CP_NAME_MAX + len;
+	return 0;
 }
 
-/* Removals last (stable): after the steps that order the names, outermost first. */
-static void removals_last(struct cp_plan *plan)
+/* Sort the steps by step_key(), stable: the names' own order is kept. */
+static void instances_last(struct cp_plan *plan)
 {
 	for (size_t i = 1; i < plan->n_steps; i++)
 		for (size_t j = i;
-		     j > 0 && removal_key(&plan->steps[j - 1]) > removal_key(&plan->steps[j]);
-		     j--) {
+		     j > 0 && step_key(&plan->steps[j - 1]) > step_key(&plan->steps[j]); j--) {
 			struct cp_plan_step t = plan->steps[j];
 
 			plan->steps[j] = plan->steps[j - 1];
@@ -1203,7 +1214,7 @@ int cp_plan_build_created(const struct cp_inventory *inventory,
 	free(b.candidates);
 	if (r < 0)
 		return r;
-	removals_last(plan);
+	instances_last(plan);
 	*ret = steal_pointer(&plan);
 	return 0;
 }

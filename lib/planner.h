@@ -91,11 +91,12 @@ enum cp_step_action {
 	CP_STEP_SET,	/* new priority differs from the old one */
 	CP_STEP_TOUCH,	/* same value, but it lost its place: UPDATEALG so the kernel retires
 			   the template instances built on it */
-	CP_STEP_CREATE, /* the CPU's composite, not registered: NEWALG at new_priority; it
-			   comes before the steps of the engines it displaces */
+	CP_STEP_CREATE, /* the CPU's composite, not registered: NEWALG at new_priority;
+			   creates come last, the parts of an instance before it (an
+			   UPDATEALG retires the instances built on its driver) */
 	CP_STEP_REMOVE, /* an instance cryptoprio created that no longer comes first: DELALG;
 			   in use, lowered to new_priority (CP_IN_USE_PRIORITY); these
-			   come last, an instance before those it is built on */
+			   come after the sets, an instance before those it is built on */
 };
 
 struct cp_plan_step {

@@ -151,7 +151,11 @@ static size_t places_to_create(const struct cp_plan *plan)
 	return n;
 }
 
-/* The create step of @name is first among its steps; every engine after it, keeping its value. */
+/*
+ * The create step of @name is last among its steps (the engines are
+ * touched before it, keeping their values), and the planned value puts it
+ * first.
+ */
 static bool created_first(const struct cp_plan *plan, const char *name)
 {
 	const struct cp_plan_step *create = create_step(plan, name);
@@ -164,7 +168,7 @@ static bool created_first(const struct cp_plan *plan, const char *name)
 
 		if (strcmp(s->name, name) != 0 || s == create)
 			continue;
-		if (s < create || s->action != CP_STEP_TOUCH)
+		if (s > create || s->action != CP_STEP_TOUCH)
 			return false;
 	}
 	for (size_t k = 1; k < a->n_places; k++)
@@ -174,6 +178,34 @@ static bool created_first(const struct cp_plan *plan, const char *name)
 	return a->places[0].create && strcmp(a->places[0].driver, create->driver) == 0 &&
 	       a->places[0].class == CP_CLASS_CPU && a->places[0].old_priority == 0 &&
 	       a->places[0].new_priority == create->new_priority;
+}
+
+/*
+ * A priority set makes the kernel remove the instances built on that
+ * implementation: no set or touch after a create, and every create after
+ * the creates of its parts (shorter driver names).
+ */
+static bool creates_after_sets(const struct cp_plan *plan)
+{
+	const struct cp_plan_step *prev_create = NULL;
+
+	for (size_t i = 0; i < plan->n_steps; i++) {
+		const struct cp_plan_step *s = &plan->steps[i];
+
+		if (s->action == CP_STEP_SET || s->action == CP_STEP_TOUCH) {
+			if (prev_create) {
+				diag("%s set after %s was created", s->driver, prev_create->driver);
+				return false;
+			}
+		} else if (s->action == CP_STEP_CREATE) {
+			if (prev_create && strlen(prev_create->driver) > strlen(s->driver)) {
+				diag("%s created after %s", s->driver, prev_create->driver);
+				return false;
+			}
+			prev_create = s;
+		}
+	}
+	return prev_create != NULL;
 }
 
 static bool why_says(const struct cp_plan_step *step, const char *text)
@@ -209,7 +241,8 @@ static void test_default_policy(const struct cp_inventory *inv)
 			     names[i]);
 	}
 	is_int(spelled, n, "each such name: the candidate's driver name created");
-	is_int(first, n, "each candidate first, above the engines, created before their touches");
+	is_int(first, n, "each candidate first, above the engines, created after their touches");
+	ok(creates_after_sets(plan), "creates after every set and touch, innermost first");
 	ok(why_says(create_step(plan, AUTHENC), "the CPU's composite, built from its parts") &&
 	       why_says(create_step(plan, AUTHENC), "no CPU implementation of " AUTHENC),
 	   "the create says why");
@@ -248,7 +281,7 @@ static void test_offload_first(const struct cp_inventory *inv)
 	pinned = plan_of(inv, "[Policy]\nGears = offload cpu\n[Driver " AUTHENC_CANDIDATE "]\n"
 			      "Pin = first\n");
 	is_int(create_steps(pinned), 1, "Gears = offload cpu: only a candidate pinned first");
-	ok(created_first(pinned, AUTHENC), "that one first, the engines touched after it");
+	ok(created_first(pinned, AUTHENC), "that one first, the engines touched before it");
 }
 
 /* A [Driver] rule matches the candidate's driver name: excluded, it is not created. */
