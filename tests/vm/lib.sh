@@ -146,6 +146,15 @@ selftests_running() {
 	grep -sqx cryptomgr_test /proc/[0-9]*/comm
 }
 
+# larvals_present: true while /proc/crypto lists a "larval": an
+# implementation under self-test, or a lookup building a template instance
+# (no driver name, priority -1). What is registered is not settled then:
+# on 6.12 a self-test of cp_test_engine's authenc allocates its fallback,
+# which builds and registers the CPU's authenc instance a second later.
+larvals_present() {
+	awk '$1 == "type" && $3 == "larval" { found = 1; exit } END { exit !found }' /proc/crypto
+}
+
 # wait_for_selftests MODULE [TIMEOUT]: wait (default 60 s) until the kernel
 # has finished self-testing every implementation of MODULE, passed or
 # failed: only then does nothing of the kernel's hold the module, and an
