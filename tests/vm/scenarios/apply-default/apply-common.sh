@@ -5,10 +5,7 @@ ctl=$CP_BUILD/cli/cryptoprioctl
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user xfrm_user esp4
 wait_for_driver virtio_crypto_aes_cbc 60
 wait_for_driver cbc-aes-aesni
-# What Linux >= 6.12 still self-tests in the background loads the CPUs the
-# figures are taken on (see module-calibrate).
-wait_for_selftests aesni_intel 120 || true
-wait_for_selftests virtio_crypto 120 || true
+wait_before_measuring aesni_intel virtio_crypto
 # What an SA is built from, loaded up front: autoloading these while the SA
 # is created races under TCG (see set-reset).
 modprobe_q authenc echainiv

@@ -11,10 +11,7 @@ ctl=$CP_BUILD/cli/cryptoprioctl
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 wait_for_driver cbc-aes-aesni
-# What Linux >= 6.12 still self-tests in the background loads the CPUs the
-# figures are taken on (see module-calibrate).
-wait_for_selftests aesni_intel 120 || true
-wait_for_selftests virtio_crypto 120 || true
+wait_before_measuring aesni_intel virtio_crypto
 
 # order FILE: "aesni-first virtio-first" ... per size 16 4096 65536, from the JSON
 order() {

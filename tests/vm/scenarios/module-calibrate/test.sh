@@ -7,13 +7,7 @@ py=/usr/bin/python3
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc 60
 wait_for_driver cbc-aes-aesni
-# Linux >= 6.12 self-tests the other implementations of these modules in
-# the background (aesni_intel's dozen, virtio-crypto-rsa): measured while
-# they ran, on 7.2, aesni's 64 KiB run was charged 44 ms of CPU for 100 ms
-# of wall time, the load they put on the other CPU having been subtracted
-# from the one they shared with the run.
-wait_for_selftests aesni_intel 120 || true
-wait_for_selftests virtio_crypto 120 || true
+wait_before_measuring aesni_intel virtio_crypto
 
 # jq is not assumed: small JSON queries in python.
 # jget FILE EXPR: print EXPR evaluated with d = the document.
@@ -53,10 +47,15 @@ for drv in cbc-aes-aesni virtio_crypto_aes_cbc; do
 		# A synchronous CPU driver keeps a CPU busy for its whole run; an
 		# engine that works outside the guest's CPUs (virtio-crypto's
 		# backend runs in QEMU's I/O thread) may cost less than the
-		# machine's own load, which is subtracted: 0 then.
+		# machine's own load, which is subtracted: 0 then. The machine's
+		# load is measured around the run and subtracted whole, though
+		# the part of it on the run's CPU was displaced by the run: with
+		# a second VM beside this one on the host (as CI runs them),
+		# 7.2 counted aesni 0.56 of its wall time at 64 KiB (1.00
+		# alone). So the check is that the time is counted, not exact.
 		if [[ $drv == cbc-aes-aesni ]]; then
-			check "$drv at $size: CPU time counted (at least half the wall time)" \
-				test "$(jget "$out" "$sel[0]['cpu_ns'] * 2 >= $sel[0]['wall_ns']")" = True
+			check "$drv at $size: CPU time counted (at least a quarter of the wall time)" \
+				test "$(jget "$out" "$sel[0]['cpu_ns'] * 4 >= $sel[0]['wall_ns']")" = True
 		else
 			check "$drv at $size: CPU time reported" test "$(jget "$out" "$sel[0]['cpu_ns'] >= 0")" = True
 		fi

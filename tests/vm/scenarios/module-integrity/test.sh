@@ -23,19 +23,22 @@ wait_for_driver virtio_crypto_aes_cbc 60
 wait_for_driver cp_test_engine_cbc_aes
 wait_for_driver cp_test_engine_sha256
 
-# stable_snapshot FILE: /proc/crypto's drivers and priorities once two
-# looks a second apart agree (self-tests of late modules run on).
+# stable_snapshot FILE: /proc/crypto's drivers and priorities once no
+# larval is listed and two looks a second apart agree (self-tests of late
+# modules run on, and build the instances the test engine's fallbacks need).
 stable_snapshot() {
 	local prev now
 	prev=$(priority_snapshot)
-	for _ in $(seq 30); do
+	for _ in $(seq 60); do
 		sleep 1
 		now=$(priority_snapshot)
-		[[ $now == "$prev" ]] && break
+		[[ $now == "$prev" ]] && ! larvals_present && break
 		prev=$now
 	done
+	larvals_present && log "still a larval after 60 s: $(grep -B3 -A3 'larval' /proc/crypto | tr '\n' ' ')"
 	printf '%s\n' "$now" >"$1"
 }
+wait_before_measuring aesni_intel virtio_crypto cp_test_engine
 stable_snapshot "$r/before.txt"
 log "$(wc -l <"$r/before.txt") implementations registered"
 

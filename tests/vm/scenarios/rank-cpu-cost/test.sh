@@ -34,9 +34,9 @@ check "cp_test_engine loads with offload_to=virtio_crypto_aes_cbc" \
 	insmod "$CP_KMOD/cp_test_engine.ko" offload_to=virtio_crypto_aes_cbc latency_us=1000
 check "$eng passed its self-test through virtio-crypto" wait_for_driver $eng 60
 # The engine's other implementations are still in their self-tests (in
-# the background on Linux >= 6.12, each request 3 ms late): on 6.12 they
-# kept the idle machine 60 to 99% busy, and the DMA-like engine's sleeps
-# were charged as CPU time.
+# the background on Linux >= 6.12, each request latency_us late): on 6.12,
+# at 3 ms, they kept the idle machine 60 to 99% busy, and the DMA-like
+# engine's sleeps were charged as CPU time.
 check "the kernel's self-tests of the engine end" wait_for_selftests cp_test_engine 120
 
 # measure: cbc(aes) at 64 KiB, depth 1, into the cache the plans read
