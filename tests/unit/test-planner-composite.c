@@ -471,7 +471,6 @@ static void test_policy_changed(const struct cp_inventory *inv)
 	is_str(first_place(offload, AUTHENC), "authenc-hmac-sha256-cbc-aes-caam",
 	       "the name planned without it");
 
-	unknown = plan_created(&applied, "[Policy]\nGears = offload cpu\n", NULL, 0);
 	any = plan_created(&applied, "[Policy]\nGears = any\nCalibrate = never\n", created,
 			   n_created);
 	fresh = plan_of(inv, "[Policy]\nGears = any\nCalibrate = never\n");
