@@ -1144,6 +1144,84 @@ static int add_candidates(struct builder *b, const struct cp_alg ***algs, size_t
 	return 0;
 }
 
+/* Whether @part's driver name is one of @instance's, at any depth: "(part," "(part)" ",part)"... */
+static bool built_on(const char *instance, const char *part)
+{
+	size_t len = strlen(part);
+
+	for (const char *p = strstr(instance, part); p; p = strstr(p + 1, part))
+		if (p > instance && (p[-1] == '(' || p[-1] == ',') &&
+		    (p[len] == ')' || p[len] == ','))
+			return true;
+	return false;
+}
+
+/* The set or touch of a part @driver is built on: its index in the steps, or -1. */
+static ssize_t part_set(const struct cp_plan *plan, const char *driver)
+{
+	for (size_t i = 0; i < plan->n_steps; i++) {
+		const struct cp_plan_step *s = &plan->steps[i];
+
+		if ((s->action == CP_STEP_SET || s->action == CP_STEP_TOUCH) &&
+		    built_on(driver, s->driver))
+			return (ssize_t) i;
+	}
+	return -1;
+}
+
+/* The step of @alg's own, added if the plan has none: it keeps its priority. */
+static int own_step(struct builder *b, const struct cp_alg *alg, struct cp_plan_step **ret)
+{
+	struct cp_plan_step *own = (struct cp_plan_step *) cp_plan_find_step(b->plan, alg->driver);
+
+	if (!own) {
+		if (add_step(b, &own) < 0)
+			return -ENOMEM;
+		*own = (struct cp_plan_step){
+		    .class = CP_CLASS_CPU,
+		    .old_priority = alg->priority,
+		    .new_priority = alg->priority,
+		};
+		snprintf(own->driver, sizeof(own->driver), "%s", alg->driver);
+		snprintf(own->name, sizeof(own->name), "%s", alg->name);
+	}
+	*ret = own;
+	return 0;
+}
+
+/*
+ * A created instance the plan keeps, one of whose parts the plan sets: the
+ * kernel retires it with that UPDATEALG (crypto_remove_spawns()), so it is
+ * created again after the sets, at the priority planned for it (its own
+ * set, if any, becomes that create) or the one it has.
+ */
+static int recreate_retired(struct builder *b)
+{
+	for (size_t i = 0; i < b->n_created; i++) {
+		const struct cp_alg *alg = cp_inventory_find_driver(b->inv, b->created[i]);
+		const struct cp_plan_step *planned = cp_plan_find_step(b->plan, b->created[i]);
+		char part[CP_NAME_MAX], why[CP_STEP_WHY_MAX];
+		struct cp_plan_step *own;
+		ssize_t k;
+
+		if (!alg || (planned && planned->action == CP_STEP_REMOVE))
+			continue;
+		k = part_set(b->plan, alg->driver);
+		if (k < 0)
+			continue;
+		snprintf(part, sizeof(part), "%s", b->plan->steps[k].driver);
+		snprintf(why, sizeof(why), "%s", planned ? planned->why : "");
+		if (own_step(b, alg, &own) < 0)
+			return -ENOMEM;
+		own->action = CP_STEP_CREATE;
+		snprintf(own->why, sizeof(own->why),
+			 "created again: %s, one of its parts, is set before, and the kernel "
+			 "retires the instances built on it%s%.200s",
+			 part, why[0] ? "; " : "", why);
+	}
+	return 0;
+}
+
 /*
  * A step's place among the steps. A priority set (CRYPTO_MSG_UPDATEALG)
  * makes the kernel remove every instance built on that implementation
@@ -1212,6 +1290,8 @@ int cp_plan_build_created(const struct cp_inventory *inventory,
 	}
 	free(b.planned);
 	free(b.candidates);
+	if (r >= 0)
+		r = recreate_retired(&b);
 	if (r < 0)
 		return r;
 	instances_last(plan);

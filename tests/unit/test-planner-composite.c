@@ -485,7 +485,9 @@ static void test_policy_changed(const struct cp_inventory *inv)
 	cp_inventory_free(&applied);
 }
 
-/* A created instance left in use, lowered: the policy wanting it again raises it, creates nothing.
+/*
+ * A created instance left in use, lowered: the policy wanting it again
+ * raises it, and creates again only what that set retires.
  */
 static void test_lowered_raised(const struct cp_inventory *inv)
 {
@@ -502,8 +504,53 @@ static void test_lowered_raised(const struct cp_inventory *inv)
 	ok(s && s->action == CP_STEP_SET && s->old_priority == CP_IN_USE_PRIORITY &&
 	       s->new_priority == cp_plan_find_step(plan, AUTHENC_CANDIDATE)->new_priority,
 	   "lowered while in use, wanted first again: set back to its place");
-	is_int(steps_of(again, CP_STEP_CREATE) + steps_of(again, CP_STEP_REMOVE), 0,
-	       "nothing created, nothing removed");
+	is_int(steps_of(again, CP_STEP_REMOVE), 0, "nothing removed");
+	s = cp_plan_find_step(again, "echainiv(" AUTHENC_CANDIDATE ")");
+	ok(s && s->action == CP_STEP_CREATE && steps_of(again, CP_STEP_CREATE) == 1,
+	   "only the echainiv built on it created again: the set retires it");
+	cp_inventory_free(&applied);
+}
+
+/*
+ * A part of created instances set again (a fixed Priority= on sha256-ce):
+ * the kernel retires every instance built on it, so the plan creates them
+ * again after the set, innermost first, at the priority they have, and
+ * leaves the others alone.
+ */
+static void test_part_set(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = plan_of(inv, NULL), *again = NULL;
+	struct cp_inventory applied;
+	char *created[MAX_NAMES];
+	size_t n_created = carry_out(inv, plan, &applied, created), on_part = 0, recreated = 0,
+	       in_order = 0, kept_priority = 0;
+	const struct cp_plan_step *set;
+
+	again = plan_created(&applied, "[Driver sha256-ce]\nPriority = 250\n", created, n_created);
+	set = cp_plan_find_step(again, "sha256-ce");
+	ok(set && set->action == CP_STEP_SET && set->new_priority == 250, "sha256-ce set to 250");
+	for (size_t i = 0; i < n_created; i++) {
+		const struct cp_plan_step *s = cp_plan_find_step(again, created[i]);
+		bool built_on =
+		    strstr(created[i], "(sha256-ce)") || strstr(created[i], "(sha256-ce,");
+
+		on_part += built_on;
+		if (!s)
+			continue;
+		recreated += built_on && s->action == CP_STEP_CREATE;
+		in_order += s > set;
+		kept_priority +=
+		    s->new_priority == cp_inventory_find_driver(&applied, created[i])->priority;
+	}
+	ok(on_part >= 3, "%zu created instances are built on sha256-ce (hmac, authenc, echainiv)",
+	   on_part);
+	is_int(recreated, on_part, "each of them created again");
+	is_int(again->n_steps, 1 + on_part, "and nothing else: the others are not built on it");
+	is_int(in_order, on_part, "after the set that retires them");
+	is_int(kept_priority, on_part, "at the priority each has");
+	ok(why_says(cp_plan_find_step(again, AUTHENC_CANDIDATE),
+		    "created again: sha256-ce, one of its parts, is set before"),
+	   "the create says why");
 	cp_inventory_free(&applied);
 }
 
@@ -520,6 +567,7 @@ int main(void)
 	test_replan(&inv);
 	test_policy_changed(&inv);
 	test_lowered_raised(&inv);
+	test_part_set(&inv);
 	cp_inventory_free(&inv);
 	return done_testing();
 }

@@ -137,6 +137,27 @@ check "second apply: nothing created, changed or removed" test \
 	"$(jget "$r/apply2.json" "(d['created'], d['changed'], d['removed'], d['failed'])")" = "(0, 0, 0, 0)"
 check "second apply: priorities as they were" priorities_as "$r/prio-applied.txt"
 
+# 3b. a fixed priority on a CPU part of the created instances: that set
+# makes the kernel retire every instance built on the part; the same apply
+# creates them again after it
+part=${cpu_a##*,}
+part=${part%)}
+part_prio=$(($(proc_crypto_prio "$part") + 1))
+log "the cipher part of $cpu_a: $part, set to $part_prio"
+policy "$(printf '[Driver %s]\nPriority = %s' "$part" "$part_prio")"
+rc=0
+"$ctl" --json apply >"$r/apply-part.json" || rc=$?
+jget "$r/apply-part.json" "'\n'.join('%s %s %s %s' % (s['action'], s['driver'], s['result'], s['message']) for s in d['steps'])"
+check "part set: apply exits 0" test $rc = 0
+check "part set: $part at $part_prio" test "$(proc_crypto_prio "$part")" = "$part_prio"
+check "part set: every step done" test "$(jget "$r/apply-part.json" "all(s['result'] == 'done' for s in d['steps'])")" = True
+check "part set: $cpu_e created again, in the same apply" has_driver "$cpu_e"
+check "part set: the kernel hands out the CPU's $E" test "$(first_of "$E")" = "$cpu_e"
+check "part set: the state file lists the same instances" test "$(created)" = \
+	"$(printf '%s\n' "${creates[@]}" | cut -d'|' -f2 | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+check "part set: a new SA is built on the CPU's instance" sa_on "$cpu_e" 0x204
+policy ""
+
 # 4. Gears = offload cpu: the created instances are removed
 ip xfrm state flush
 check "the SA let go of $cpu_e" released "$cpu_e"
