@@ -1,0 +1,111 @@
+# dm-crypt, a real client, against an engine's xts(aes): cp_caam_engine
+# registers xts-aes-cp-caam at 3000 without CRYPTO_ALG_ALLOCATES_MEMORY, as
+# an engine that preallocates would, so dm-crypt (which masks that flag out)
+# may get it. A mapping opened
+#   - before apply is served by the engine;
+#   - after apply under the default policy, by the CPU;
+#   - under "Gears = offload cpu", by the engine again;
+#   - after reset, by the engine, with xts(aes)'s implementations and their
+#     priorities exactly as before cryptoprio ran.
+# Which implementation a mapping got is read from /proc/crypto's refcnt.
+# Sectors written through the engine read back the same through the CPU:
+# the two agree on the cipher, not only on the order.
+ctl=$CP_BUILD/cli/cryptoprioctl
+r=$CP_RESULTS
+eng=xts-aes-cp-caam
+modprobe_q aesni_intel crypto_user dm_crypt loop authenc
+for m in xts ecb cbc ctr gcm crypto-sha256 crypto-hmac; do
+	modprobe -q "$m" || log "modprobe $m failed (built in?)"
+done
+base=$(dmesg | wc -l)
+check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
+check "$eng passed its self-test" wait_for_driver $eng 120
+wait_before_measuring cp_caam_engine aesni_intel
+
+policy() { printf '[Policy]\nCalibrate = never\n%s\n' "$1" >/etc/cryptoprio.conf; }
+# xts_refcnts: "DRIVER REFCNT" for each implementation named xts(aes)
+xts_refcnts() {
+	awk '$1 == "name" { n = $3 } $1 == "driver" { d = $3 }
+	     $1 == "refcnt" && n == "xts(aes)" { print d, $3 }' /proc/crypto | sort -u
+}
+# xts_priorities: "DRIVER PRIORITY" for each implementation named xts(aes)
+xts_priorities() {
+	awk '$1 == "name" { n = $3 } $1 == "driver" { d = $3 }
+	     $1 == "priority" && n == "xts(aes)" { print d, $3 }' /proc/crypto | sort -u
+}
+
+truncate -s 8M /tmp/dm-disk.img
+loopdev=$(losetup -f --show /tmp/dm-disk.img)
+sectors=$(blockdev --getsz "$loopdev")
+key=$(printf '%064x%064x' 1 2)  # 512-bit XTS key: two AES-256 keys
+head -c 1M /dev/urandom >/tmp/plain
+# open_mapping: create the crypt mapping; print the xts(aes) driver whose
+# refcnt it raised (dm-crypt holds its tfms while the mapping exists)
+open_mapping() {
+	local before
+	before=$(xts_refcnts)
+	dmsetup --noudevsync create cpx --table \
+		"0 $sectors crypt aes-xts-plain64 $key 0 $loopdev 0" >&2 || return 1
+	dmsetup --noudevsync mknodes cpx >&2
+	join <(printf '%s\n' "$before") <(xts_refcnts) | awk '$3 > $2 { print $1 }'
+}
+close_mapping() { dmsetup --noudevsync remove cpx; }
+read_back() {
+	dd if=/dev/mapper/cpx bs=64k count=16 iflag=direct status=none | cmp -s - /tmp/plain
+}
+# served_by DRIVER STEP: a mapping opened now is DRIVER's, and reads back
+# what the first one wrote
+served_by() {
+	local got
+	got=$(open_mapping)
+	log "$2: dm-crypt got ${got:-nothing}"
+	check "$2: dm-crypt is served by $1" test "$got" = "$1"
+	check "$2: the sectors read back as written" read_back
+	close_mapping
+}
+
+xts_priorities >"$r/xts-before.txt"
+priority_snapshot >"$r/prio-before.txt"
+policy ""
+
+# 0. the premise: the engine, at 3000, is dm-crypt's
+got=$(open_mapping)
+log "before apply: dm-crypt got ${got:-nothing}"
+check "before apply: dm-crypt is served by the engine" test "$got" = $eng
+check "write 1 MiB through the engine" \
+	dd if=/tmp/plain of=/dev/mapper/cpx bs=64k oflag=direct conv=fsync status=none
+check "read back through the engine" read_back
+check "what reached the disk is not the plain text" \
+	sh -c '! head -c 1M "$0" | cmp -s - /tmp/plain' "$loopdev"
+close_mapping
+
+# 1. the default policy: the CPU first
+rc=0
+"$ctl" --json apply >"$r/apply.json" || rc=$?
+check "apply exits 0" test $rc = 0
+first=$(first_of 'xts(aes)')
+log "xts(aes) handed out first: $first"
+check "apply: a CPU driver of xts(aes) is first ($first)" \
+	sh -c 'test -n "$0" && test "$0" != "$1"' "$first" $eng
+served_by "$first" "default policy"
+
+# 2. Gears = offload cpu: the engine first again
+policy "Gears = offload cpu"
+check "offload cpu: apply exits 0" sh -c "'$ctl' --json apply >'$r/apply-offload.json'"
+served_by $eng "offload cpu"
+
+# 3. reset: the engine, and xts(aes) as the kernel had it
+policy ""
+check "default policy again: apply exits 0" sh -c "'$ctl' apply >/dev/null"
+check "reset exits 0" sh -c "'$ctl' reset >'$r/reset.txt' 2>&1"
+served_by $eng "after reset"
+xts_priorities >"$r/xts-after.txt"
+check "after reset: xts(aes)'s implementations and priorities as before" \
+	diff "$r/xts-before.txt" "$r/xts-after.txt"
+check "after reset: every priority as before" priorities_as "$r/prio-before.txt"
+
+losetup -d "$loopdev"
+check "rmmod cp_caam_engine" wait_until 20 rmmod cp_caam_engine
+dmesg | tail -n +"$((base + 1))" >"$r/dmesg.txt"
+check "kernel log: no oops, BUG or warning" \
+	sh -c '! grep -E "Oops|BUG:|WARNING:|Call Trace|refcount_t|use-after-free" "$0"' "$r/dmesg.txt"
