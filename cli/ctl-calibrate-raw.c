@@ -14,7 +14,7 @@
 
 #include "cpmod.h"
 #include "cryptoprioctl.h"
-#include "inventory.h"
+#include "inventory-load.h"
 
 #define MAX_SIZES	  16
 #define DEFAULT_BUDGET_MS 100u

@@ -12,7 +12,7 @@
 
 #include "calibrate.h"
 #include "cryptoprioctl.h"
-#include "inventory.h"
+#include "inventory-load.h"
 #include "paths.h"
 #include "policy.h"
 #include "units.h"

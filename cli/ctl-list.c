@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cryptoprioctl.h"
-#include "inventory.h"
+#include "inventory-load.h"
 
 static bool matches(const struct cp_alg *alg, char **patterns, int n_patterns)
 {

@@ -11,7 +11,7 @@
 
 #include "cpmod.h"
 #include "cryptoprioctl.h"
-#include "inventory.h"
+#include "inventory-load.h"
 
 static const struct caller {
 	const char *name;

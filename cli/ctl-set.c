@@ -8,7 +8,7 @@
 #include "cryptoprioctl.h"
 #include "defaults.h"
 #include "fileio.h"
-#include "inventory.h"
+#include "inventory-load.h"
 #include "paths.h"
 #include "state.h"
 

@@ -11,6 +11,7 @@
 #include "apply.h"
 #include "daemon-state.h"
 #include "daemon.h"
+#include "inventory-load.h"
 #include "log.h"
 #include "macro.h"
 #include "paths.h"

@@ -14,6 +14,7 @@
 #include "crypto-user.h"
 #include "defaults.h"
 #include "fileio.h"
+#include "inventory-load.h"
 #include "macro.h"
 #include "paths.h"
 

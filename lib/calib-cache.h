@@ -11,7 +11,9 @@
 
 #include <time.h>
 
-#include "calibrate.h"
+#include "calib-point.h"
+#include "cpmod.h"
+#include "inventory.h"
 
 #define CP_CACHE_VERSION     1
 #define CP_CACHE_MAX_SIZE    (8u << 20)

@@ -10,36 +10,10 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "calib-point.h"
 #include "cpmod.h"
 #include "inventory.h"
 #include "stats.h"
-
-enum cp_backend {
-	CP_BACKEND_NONE,
-	CP_BACKEND_MODULE, /* cryptoprio.ko: every implementation, engines included */
-	CP_BACKEND_AFALG,  /* libkcapi: on Linux >= 7.2 only synchronous CPU code */
-};
-
-enum cp_verdict {
-	CP_VERDICT_MEASURED,
-	CP_VERDICT_FAULTY,	/* its output differs from the reference: never trusted */
-	CP_VERDICT_TIMEOUT,	/* a request never completed */
-	CP_VERDICT_UNREACHABLE, /* the backend cannot bind it (AF_ALG on >= 7.2: engines) */
-	CP_VERDICT_UNMEASURED,	/* the budget ran out first */
-	CP_VERDICT_ERROR,	/* the backend failed otherwise: see error */
-};
-
-/* One implementation at one (request size, depth). */
-struct cp_point {
-	uint32_t size, depth;
-	enum cp_verdict verdict;
-	int error;   /* negative errno for CP_VERDICT_ERROR */
-	bool cached; /* taken from the cache, not measured now */
-	uint32_t max_in_flight;
-	struct cp_stat mbps;		/* throughput, MB/s (10^6 bytes) */
-	struct cp_stat ns_per_request;	/* wall time per request */
-	struct cp_stat cpu_ns_per_byte; /* busy time of all CPUs per byte */
-};
 
 struct cp_measured {
 	char name[CP_NAME_MAX], driver[CP_NAME_MAX], module[CP_NAME_MAX];
@@ -117,11 +91,6 @@ const struct cp_point *cp_measured_point(const struct cp_measured *m, uint32_t s
 uint64_t cp_calibration_slice(uint64_t left_ns, size_t runs_left, unsigned scale,
 			      uint64_t overhead_ns);
 uint64_t cp_calibration_grace(uint64_t left_ns, uint64_t slice_ns);
-
-const char *cp_backend_to_string(enum cp_backend backend);
-const char *cp_verdict_to_string(enum cp_verdict verdict);
-int cp_verdict_from_string(const char *s, enum cp_verdict *verdict);
-int cp_backend_from_string(const char *s, enum cp_backend *backend);
 
 /* Whether @alg is calibrated at all, or the reason it is not (NULL: it is). */
 const char *cp_calibration_skip_reason(const struct cp_alg *alg);

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The kernel's registered crypto implementations, from crypto_user or /proc/crypto. */
+/*
+ * The kernel's registered crypto implementations: the data model. Loaded
+ * by inventory-load.h (crypto_user, or proc-crypto.h), classified by
+ * class.h.
+ */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define CP_NAME_MAX 64 /* CRYPTO_MAX_NAME: names of 64 bytes or more cannot be addressed */
 
@@ -56,12 +59,6 @@ struct cp_inventory {
 	size_t allocated;
 };
 
-/*
- * Read the kernel's implementations: crypto_user first, /proc/crypto where
- * crypto_user cannot be reached. Classes are filled in. Returns 0 or a
- * negative errno; inv must be released with cp_inventory_free().
- */
-int cp_inventory_load(struct cp_inventory *inv);
 void cp_inventory_free(struct cp_inventory *inv);
 
 /* Append a copy of @alg; returns 0 or -ENOMEM. */
@@ -82,9 +79,6 @@ const struct cp_alg *cp_inventory_winner(const struct cp_inventory *inv, const c
 
 /* Whether this implementation competes for its name: tested, not internal, not a larval. */
 bool cp_alg_competes(const struct cp_alg *alg);
-
-/* /proc/crypto parser (also the fallback source). */
-int cp_proc_crypto_parse(FILE *f, struct cp_inventory *inv);
 
 const char *cp_source_to_string(enum cp_source source);
 const char *cp_class_to_string(enum cp_class class);

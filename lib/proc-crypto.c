@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inventory.h"
+#include "proc-crypto.h"
 #include "macro.h"
 
 static char *strip(char *s)

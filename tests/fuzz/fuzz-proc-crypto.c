@@ -4,7 +4,7 @@
 
 #include "class.h"
 #include "fuzz.h"
-#include "inventory.h"
+#include "proc-crypto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "class.h"
-#include "inventory.h"
+#include "proc-crypto.h"
 #include "macro.h"
 
 /* /proc/crypto text after a '#' comment that says where each part comes from. */

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "inventory.h"
+#include "proc-crypto.h"
 #include "macro.h"
 #include "tap.h"
 

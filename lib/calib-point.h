@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What calibration (calibrate.h) and its cache (calib-cache.h) both speak
+ * of: the backends that measure, the verdicts, and one measured point.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+enum cp_backend {
+	CP_BACKEND_NONE,
+	CP_BACKEND_MODULE, /* cryptoprio.ko: every implementation, engines included */
+	CP_BACKEND_AFALG,  /* libkcapi: on Linux >= 7.2 only synchronous CPU code */
+};
+
+enum cp_verdict {
+	CP_VERDICT_MEASURED,
+	CP_VERDICT_FAULTY,	/* its output differs from the reference: never trusted */
+	CP_VERDICT_TIMEOUT,	/* a request never completed */
+	CP_VERDICT_UNREACHABLE, /* the backend cannot bind it (AF_ALG on >= 7.2: engines) */
+	CP_VERDICT_UNMEASURED,	/* the budget ran out first */
+	CP_VERDICT_ERROR,	/* the backend failed otherwise: see error */
+};
+
+/* One implementation at one (request size, depth). */
+struct cp_point {
+	uint32_t size, depth;
+	enum cp_verdict verdict;
+	int error;   /* negative errno for CP_VERDICT_ERROR */
+	bool cached; /* taken from the cache, not measured now */
+	uint32_t max_in_flight;
+	struct cp_stat mbps;		/* throughput, MB/s (10^6 bytes) */
+	struct cp_stat ns_per_request;	/* wall time per request */
+	struct cp_stat cpu_ns_per_byte; /* busy time of all CPUs per byte */
+};
+
+const char *cp_backend_to_string(enum cp_backend backend);
+const char *cp_verdict_to_string(enum cp_verdict verdict);
+int cp_verdict_from_string(const char *s, enum cp_verdict *verdict);
+int cp_backend_from_string(const char *s, enum cp_backend *backend);

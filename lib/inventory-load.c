@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/netlink.h>
+
+#include "class.h"
+#include "crypto-user.h"
+#include "inventory-load.h"
+#include "macro.h"
+#include "proc-crypto.h"
+
+#ifndef NETLINK_CRYPTO
+#define NETLINK_CRYPTO 21
+#endif
+
+static int load_crypto_user(struct cp_inventory *inv)
+{
+	struct cp_nl nl;
+	int r;
+
+	r = cp_nl_open(&nl, NETLINK_CRYPTO);
+	if (r < 0)
+		return r;
+	r = cp_cu_dump(&nl, inv);
+	cp_nl_close(&nl);
+	return r;
+}
+
+static int load_proc_crypto(struct cp_inventory *inv)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/crypto", "re");
+
+	if (!f)
+		return negative_errno();
+	return cp_proc_crypto_parse(f, inv);
+}
+
+int cp_inventory_load(struct cp_inventory *inv)
+{
+	struct cp_module_set offload_modules = {};
+	int r;
+
+	memset(inv, 0, sizeof(*inv));
+	r = load_crypto_user(inv);
+	if (r < 0) {
+		cp_inventory_free(inv);
+		inv->crypto_user_error = r;
+		inv->source = CP_SOURCE_PROC_CRYPTO;
+		r = load_proc_crypto(inv);
+		if (r < 0)
+			return r;
+	}
+	/* Without modules.dep the other rules still classify. */
+	(void) cp_module_set_load_running(&offload_modules);
+	cp_classify(inv, &offload_modules);
+	cp_module_set_free(&offload_modules);
+	cp_inventory_sort(inv);
+	return 0;
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Loading the inventory (inventory.h) from the running kernel. */
+#pragma once
+
+#include "inventory.h"
+
+/*
+ * Read the kernel's implementations: crypto_user first, /proc/crypto where
+ * crypto_user cannot be reached. Classes are filled in. Returns 0 or a
+ * negative errno; inv must be released with cp_inventory_free().
+ */
+int cp_inventory_load(struct cp_inventory *inv);
