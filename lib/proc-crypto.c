@@ -7,6 +7,8 @@
 #include "proc-crypto.h"
 #include "macro.h"
 
+#define LARVAL_PRIORITY UINT32_MAX
+
 static char *strip(char *s)
 {
 	char *end;
@@ -47,6 +49,8 @@ static int parse_line(struct cp_alg *alg, const char *key, const char *value)
 		copy_field(alg->module, value);
 	else if (strcmp(key, "type") == 0)
 		copy_field(alg->type, value);
+	else if (strcmp(key, "priority") == 0 && strcmp(value, "-1") == 0)
+		alg->priority = LARVAL_PRIORITY; /* a larval's, checked with its type */
 	else if (strcmp(key, "priority") == 0)
 		return parse_u32(value, &alg->priority);
 	else if (strcmp(key, "refcnt") == 0)
@@ -60,13 +64,25 @@ static int parse_line(struct cp_alg *alg, const char *key, const char *value)
 	return 0;
 }
 
+/*
+ * A block without its identity is malformed, but for a larval: a lookup
+ * that is building a template instance lists the name it waits for with
+ * no driver name and priority -1 (as crypto_user reports it, UINT32_MAX).
+ */
+static bool block_valid(const struct cp_alg *alg)
+{
+	if (strcmp(alg->type, "larval") == 0)
+		return alg->name[0];
+	return alg->name[0] && alg->driver[0] && alg->priority != LARVAL_PRIORITY;
+}
+
 static int finish_block(struct cp_inventory *inv, struct cp_alg *alg, bool *in_block)
 {
 	int r = 0;
 
 	if (*in_block) {
-		if (!alg->name[0] || !alg->driver[0])
-			return -EBADMSG; /* a block without its identity */
+		if (!block_valid(alg))
+			return -EBADMSG;
 		r = cp_inventory_add(inv, alg);
 	}
 	memset(alg, 0, sizeof(*alg));

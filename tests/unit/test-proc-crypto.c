@@ -64,6 +64,40 @@ static void test_malformed(void)
 	is_int(parse_text("name : x\ndriver : y\npriority : -1\n", &inv), -EBADMSG,
 	       "negative priority refused");
 	cp_inventory_free(&inv);
+	is_int(parse_text("name : x\ndriver : \npriority : -1\ntype : cipher\n", &inv), -EBADMSG,
+	       "no driver, priority -1, not a larval: refused");
+	cp_inventory_free(&inv);
+}
+
+/* A lookup building a template instance, as /proc/crypto lists it meanwhile. */
+static void test_lookup_larval(void)
+{
+	static const char text[] = "name         : authenc(hmac(sha256),cbc(aes))\n"
+				   "driver       : \n"
+				   "module       : kernel\n"
+				   "priority     : -1\n"
+				   "refcnt       : 1\n"
+				   "selftest     : unknown\n"
+				   "internal     : no\n"
+				   "type         : larval\n"
+				   "flags        : 0x10\n"
+				   "\n"
+				   "name         : cbc(aes)\n"
+				   "driver       : cbc-aes-aesni\n"
+				   "module       : aesni_intel\n"
+				   "priority     : 400\n"
+				   "refcnt       : 1\n"
+				   "selftest     : passed\n"
+				   "internal     : no\n"
+				   "type         : skcipher\n";
+	struct cp_inventory inv = {};
+
+	is_int(parse_text(text, &inv), 0, "a lookup's larval (no driver, priority -1) parses");
+	is_int(inv.n_algs, 2, "both blocks kept, as crypto_user reports them");
+	is_int(inv.algs[0].priority, UINT32_MAX, "the larval's priority as crypto_user's u32");
+	ok(!cp_alg_competes(&inv.algs[0]), "a larval does not compete");
+	ok(cp_alg_competes(&inv.algs[1]), "the block after it does");
+	cp_inventory_free(&inv);
 }
 
 static void test_real_file(const char *kernel)
@@ -93,6 +127,7 @@ int main(void)
 {
 	test_sample();
 	test_malformed();
+	test_lookup_larval();
 	test_real_file("6.1");
 	test_real_file("7.2");
 	return done_testing();
