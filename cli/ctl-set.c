@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cryptoprioctl set / reset: change a priority by hand, and restore the originals. */
 #include <errno.h>
-#include <linux/netlink.h>
 #include <string.h>
 
 #include "crypto-user.h"
@@ -11,10 +10,6 @@
 #include "inventory-load.h"
 #include "paths.h"
 #include "state.h"
-
-#ifndef NETLINK_CRYPTO
-#define NETLINK_CRYPTO 21
-#endif
 
 /*
  * Positional arguments and --json in any order; "-1" is a (bad) priority,
@@ -123,7 +118,7 @@ static int writer_open(struct writer *w, const char *verb)
 		return ctl_errno(w->inv.crypto_user_error, NULL,
 				 "%s: crypto_user is unavailable, priorities cannot be changed",
 				 verb);
-	r = cp_nl_open(&w->nl, NETLINK_CRYPTO);
+	r = cp_cu_open(&w->nl);
 	if (r < 0)
 		return ctl_errno(r, NULL, "%s: cannot open crypto_user", verb);
 	return 0;

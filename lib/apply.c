@@ -8,7 +8,6 @@
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/netlink.h>
 
 #include "apply.h"
 #include "crypto-user.h"
@@ -17,10 +16,6 @@
 #include "inventory-load.h"
 #include "macro.h"
 #include "paths.h"
-
-#ifndef NETLINK_CRYPTO
-#define NETLINK_CRYPTO 21
-#endif
 
 /* ---- which points to calibrate ---- */
 
@@ -701,7 +696,7 @@ static int apply_steps(struct cp_apply_result *result, struct cp_state *state,
 	struct cp_nl nl = {};
 	int r;
 
-	r = cp_nl_open(&nl, NETLINK_CRYPTO);
+	r = cp_cu_open(&nl);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < result->n_steps; i++) {

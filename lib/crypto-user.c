@@ -6,6 +6,10 @@
 #include "crypto-user.h"
 #include "macro.h"
 
+#ifndef NETLINK_CRYPTO
+#define NETLINK_CRYPTO 21
+#endif
+
 struct nlmsghdr *cp_cu_build_dump(void *buf)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -167,6 +171,11 @@ int cp_cu_parse_alg_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_ERROR;
 	}
 	return MNL_CB_OK;
+}
+
+int cp_cu_open(struct cp_nl *nl)
+{
+	return cp_nl_open(nl, NETLINK_CRYPTO);
 }
 
 int cp_cu_dump(struct cp_nl *nl, struct cp_inventory *inv)

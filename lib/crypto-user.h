@@ -43,6 +43,8 @@ int cp_cu_parse_alg_cb(const struct nlmsghdr *nlh, void *data);
 /* Validate what cp_cu_build_update would refuse: 0 or negative errno. */
 int cp_cu_check_update(const char *driver, uint64_t priority);
 
+/* Open @nl on NETLINK_CRYPTO: a negative errno, -EPROTONOSUPPORT without crypto_user. */
+int cp_cu_open(struct cp_nl *nl);
 /* Dump all implementations into @inv over an open NETLINK_CRYPTO socket. */
 int cp_cu_dump(struct cp_nl *nl, struct cp_inventory *inv);
 

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <linux/netlink.h>
 
 #include "class.h"
 #include "crypto-user.h"
@@ -10,16 +9,12 @@
 #include "macro.h"
 #include "proc-crypto.h"
 
-#ifndef NETLINK_CRYPTO
-#define NETLINK_CRYPTO 21
-#endif
-
 static int load_crypto_user(struct cp_inventory *inv)
 {
 	struct cp_nl nl;
 	int r;
 
-	r = cp_nl_open(&nl, NETLINK_CRYPTO);
+	r = cp_cu_open(&nl);
 	if (r < 0)
 		return r;
 	r = cp_cu_dump(&nl, inv);

@@ -6,14 +6,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <linux/netlink.h>
 
 #include "crypto-user.h"
 #include "macro.h"
-
-#ifndef NETLINK_CRYPTO
-#define NETLINK_CRYPTO 21
-#endif
 
 static int record(struct cp_nl *nl, FILE *out)
 {
@@ -54,7 +49,7 @@ int main(int argc, char **argv)
 	out = fopen(argv[1], "we");
 	if (!out)
 		return perror(argv[1]), 1;
-	r = cp_nl_open(&nl, NETLINK_CRYPTO);
+	r = cp_cu_open(&nl);
 	if (r >= 0)
 		r = record(&nl, out);
 	cp_nl_close(&nl);
