@@ -11,7 +11,15 @@
 #define _unused_       __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* Fails to build when @a is a pointer, not an array (as the kernel's and systemd's ELEMENTSOF). */
+#define _is_array_(a) (!__builtin_types_compatible_p(__typeof__(a), __typeof__(&(a)[0])))
+#define _must_be_array_(a)                                                                         \
+	(sizeof(struct {                                                                           \
+		 _Static_assert(_is_array_(a), "not an array");                                    \
+		 char c;                                                                           \
+	 }) -                                                                                      \
+	 1)
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]) + _must_be_array_(a))
 
 static inline void freep(void *p)
 {
