@@ -345,6 +345,16 @@ enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type)
 	return CRYPTOPRIO_TYPE_UNSPEC;
 }
 
+int cp_mod_type_from_string(const char *s, enum cryptoprio_type *ret)
+{
+	for (int t = CRYPTOPRIO_TYPE_SKCIPHER; t <= CRYPTOPRIO_TYPE_MAX; t++)
+		if (strcmp(s, cp_mod_type_to_string((enum cryptoprio_type) t)) == 0) {
+			*ret = (enum cryptoprio_type) t;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 const char *cp_mod_kat_to_string(enum cryptoprio_kat kat)
 {
 	switch (kat) {

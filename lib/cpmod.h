@@ -90,5 +90,7 @@ double cp_mod_cpu_ns_per_byte(const struct cp_mod_calib_result *res);
 const char *cp_mod_type_to_string(enum cryptoprio_type type);
 /* From an inventory type ("skcipher", "aead", "shash", "ahash"); UNSPEC otherwise. */
 enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type);
+/* "skcipher", "aead", "hash" (cp_mod_type_to_string()'s words); -EINVAL for others. */
+int cp_mod_type_from_string(const char *s, enum cryptoprio_type *ret);
 /* "ok", "mismatch", "unsupported". */
 const char *cp_mod_kat_to_string(enum cryptoprio_kat kat);

@@ -68,7 +68,7 @@ static int size_multiplier(const char *unit, uint64_t *ret)
 	return -EINVAL;
 }
 
-int cp_parse_size(const char *s, uint32_t *ret_bytes)
+int cp_parse_size_range(const char *s, uint64_t min, uint64_t max, uint32_t *ret_bytes)
 {
 	const char *end;
 	uint64_t v, factor;
@@ -80,10 +80,17 @@ int cp_parse_size(const char *s, uint32_t *ret_bytes)
 	r = size_multiplier(skip_blanks(end), &factor);
 	if (r < 0)
 		return r;
-	if (v > CP_SIZE_MAX || v * factor < CP_SIZE_MIN || v * factor > CP_SIZE_MAX)
+	if (max > UINT32_MAX)
+		max = UINT32_MAX;
+	if (v > max || v * factor < min || v * factor > max)
 		return -ERANGE;
 	*ret_bytes = (uint32_t) (v * factor);
 	return 0;
+}
+
+int cp_parse_size(const char *s, uint32_t *ret_bytes)
+{
+	return cp_parse_size_range(s, CP_SIZE_MIN, CP_SIZE_MAX, ret_bytes);
 }
 
 /* Digits with an optional fraction, scaled by @unit_usec; rounds down to whole microseconds. */

@@ -21,6 +21,8 @@
  * (outside CP_SIZE_MIN..CP_SIZE_MAX).
  */
 int cp_parse_size(const char *s, uint32_t *ret_bytes);
+/* The same, within @min..@max bytes (at most UINT32_MAX). */
+int cp_parse_size_range(const char *s, uint64_t min, uint64_t max, uint32_t *ret_bytes);
 
 /*
  * "500ms", "2s", "2" (seconds, as systemd), "1.5s". Returns 0, -EINVAL or

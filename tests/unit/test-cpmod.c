@@ -252,6 +252,19 @@ static void test_strings(void)
 {
 	is_str(cp_mod_type_to_string(CRYPTOPRIO_TYPE_AEAD), "aead", "type name");
 	ok(cp_mod_type_to_string(CRYPTOPRIO_TYPE_UNSPEC) == NULL, "no name for UNSPEC");
+	for (int t = CRYPTOPRIO_TYPE_SKCIPHER; t <= CRYPTOPRIO_TYPE_MAX; t++) {
+		enum cryptoprio_type back = CRYPTOPRIO_TYPE_UNSPEC;
+		const char *name = cp_mod_type_to_string((enum cryptoprio_type) t);
+
+		ok(cp_mod_type_from_string(name, &back) == 0 && (int) back == t,
+		   "type '%s' read back", name);
+	}
+	{
+		enum cryptoprio_type back = CRYPTOPRIO_TYPE_UNSPEC;
+
+		is_int(cp_mod_type_from_string("shash", &back), -EINVAL,
+		       "'shash' is the kernel's word, not a --type");
+	}
 	is_int(cp_mod_type_from_alg_type("ahash"), CRYPTOPRIO_TYPE_HASH, "ahash is a hash");
 	is_int(cp_mod_type_from_alg_type("shash"), CRYPTOPRIO_TYPE_HASH, "shash is a hash");
 	is_int(cp_mod_type_from_alg_type("cipher"), CRYPTOPRIO_TYPE_UNSPEC,

@@ -38,6 +38,21 @@ static void test_sizes(void)
 	}
 }
 
+/* calibrate --raw: any u32 size, the module says what it refuses. */
+static void test_size_range(void)
+{
+	uint32_t bytes = 0;
+
+	is_int(cp_parse_size_range("0", 0, UINT32_MAX, &bytes), 0, "range: 0 within 0..");
+	is_int(bytes, 0, "range: 0 bytes");
+	is_int(cp_parse_size_range("2M", 0, UINT32_MAX, &bytes), 0, "range: 2M beyond CP_SIZE_MAX");
+	is_int(bytes, 2097152, "range: 2M = 2097152 bytes");
+	is_int(cp_parse_size_range("4194304K", 0, UINT64_MAX, &bytes), -ERANGE,
+	       "range: 4 GiB beyond u32, whatever the max");
+	is_int(cp_parse_size_range("15", 16, 32, &bytes), -ERANGE, "range: below min");
+	is_int(cp_parse_size_range("4k", 0, UINT32_MAX, &bytes), -EINVAL, "range: bad unit");
+}
+
 static void test_durations(void)
 {
 	static const struct {
@@ -94,6 +109,7 @@ static void test_booleans_and_numbers(void)
 int main(void)
 {
 	test_sizes();
+	test_size_range();
 	test_durations();
 	test_booleans_and_numbers();
 	return done_testing();
