@@ -7,8 +7,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/netlink.h>
 
 #include "config.h"
+#include "cpmod.h"
 #include "cryptoprioctl.h"
 
 static const struct ctl_verb verbs[] = {
@@ -79,6 +81,23 @@ int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...)
 		fputs(" (CAP_NET_ADMIN is required; run as root)", stderr);
 	fputc('\n', stderr);
 	return EXIT_FAILURE;
+}
+
+int ctl_open_module(const char *verb, struct cp_nl *nl, uint16_t *family)
+{
+	int r = cp_nl_open(nl, NETLINK_GENERIC);
+
+	if (r < 0)
+		return ctl_errno(r, NULL, "%s: cannot open a generic netlink socket", verb);
+	r = cp_mod_family(nl, family);
+	if (r == -ENOENT)
+		(void) ctl_error("%s: cryptoprio kernel module not loaded (modprobe cryptoprio)",
+				 verb);
+	else if (r < 0)
+		(void) ctl_errno(r, nl->extack, "%s: cannot use the cryptoprio module", verb);
+	if (r < 0)
+		cp_nl_close(nl);
+	return r < 0 ? EXIT_FAILURE : 0;
 }
 
 void ctl_json_print(json_object *doc)

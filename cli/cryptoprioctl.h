@@ -34,6 +34,14 @@ int ctl_usage_error(const char *fmt, ...) _printf_(1, 2);
 /* Report a failed privileged operation; names CAP_NET_ADMIN for EPERM. */
 int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...) _printf_(3, 4);
 
+struct cp_nl;
+/*
+ * The companion module's generic netlink family, for @verb: 0 with @nl
+ * open and @family set, or the exit code after saying why ("not loaded
+ * (modprobe cryptoprio)", the errno, the kernel's words); @nl closed then.
+ */
+int ctl_open_module(const char *verb, struct cp_nl *nl, uint16_t *family);
+
 /* Print a JSON document to stdout (pretty, one document per command) and release it. */
 void ctl_json_print(json_object *doc);
 

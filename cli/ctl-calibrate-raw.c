@@ -10,11 +10,11 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
-#include <linux/netlink.h>
 
 #include "cpmod.h"
 #include "cryptoprioctl.h"
 #include "inventory-load.h"
+#include "units.h"
 
 #define MAX_SIZES	  16
 #define DEFAULT_BUDGET_MS 100u
@@ -30,50 +30,6 @@ struct calib_opts {
 	enum cryptoprio_type type; /* for names the inventory does not list */
 };
 
-/*
- * "4096", "4K", "4KiB", "1M", "1MiB". No range check beyond u32: the
- * module enforces its limits and says why.
- */
-static int parse_probe_size(const char *s, uint32_t *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -ERANGE;
-	if (!strcmp(end, "K") || !strcmp(end, "KiB"))
-		v *= 1024;
-	else if (!strcmp(end, "M") || !strcmp(end, "MiB"))
-		v *= 1024 * 1024;
-	else if (*end)
-		return -EINVAL;
-	if (v > UINT32_MAX)
-		return -ERANGE;
-	*ret = (uint32_t) v;
-	return 0;
-}
-
-static int parse_u32(const char *s, uint32_t *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || v > UINT32_MAX)
-		return -ERANGE;
-	if (*end)
-		return -EINVAL;
-	*ret = (uint32_t) v;
-	return 0;
-}
-
 static int parse_sizes(const char *arg, struct calib_opts *o)
 {
 	_cleanup_free_ char *copy = strdup(arg);
@@ -85,7 +41,8 @@ static int parse_sizes(const char *arg, struct calib_opts *o)
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (o->n_sizes == MAX_SIZES)
 			return -E2BIG;
-		if (parse_probe_size(t, &o->sizes[o->n_sizes]) < 0)
+		/* No range beyond u32: the module enforces its limits and says why. */
+		if (cp_parse_size_range(t, 0, UINT32_MAX, &o->sizes[o->n_sizes]) < 0)
 			return -EINVAL;
 		o->n_sizes++;
 	}
@@ -198,17 +155,60 @@ static void print_row(const struct cp_mod_calib_result *r)
 	       cp_mod_kat_to_string(r->kat), r->reference[0] ? r->reference : "-");
 }
 
-static int parse_type(const char *s, enum cryptoprio_type *ret)
+static int parse_u32(const char *s, uint32_t *ret)
 {
-	for (int t = CRYPTOPRIO_TYPE_SKCIPHER; t <= CRYPTOPRIO_TYPE_MAX; t++)
-		if (!strcmp(s, cp_mod_type_to_string((enum cryptoprio_type) t))) {
-			*ret = (enum cryptoprio_type) t;
-			return 0;
-		}
-	return -EINVAL;
+	uint64_t v;
+	int r = cp_parse_uint(s, 0, UINT32_MAX, &v);
+
+	if (r >= 0)
+		*ret = (uint32_t) v;
+	return r;
 }
 
-int calibrate_raw(struct ctl *ctl, int argc, char **argv)
+/* One option into @o: 0, or the exit code after saying what is wrong. */
+static int parse_option(struct ctl *ctl, int c, const char *arg, struct calib_opts *o)
+{
+	uint32_t ms;
+
+	switch (c) {
+	case 's':
+		if (parse_sizes(arg, o) < 0)
+			return ctl_usage_error("calibrate: bad --size '%s' (N[,N...], N in bytes "
+					       "or with K, KiB, M, MiB)",
+					       arg);
+		return 0;
+	case 'd':
+		return parse_u32(arg, &o->depth) < 0
+			   ? ctl_usage_error("calibrate: bad --depth '%s'", arg)
+			   : 0;
+	case 'b':
+		if (parse_u32(arg, &ms) < 0)
+			return ctl_usage_error("calibrate: bad --budget '%s' (milliseconds)", arg);
+		o->budget_ns = (uint64_t) ms * UINT64_C(1000000);
+		return 0;
+	case 'D':
+		o->decrypt = true;
+		return 0;
+	case 'k':
+		return parse_u32(arg, &o->key_size) < 0
+			   ? ctl_usage_error("calibrate: bad --key-size '%s'", arg)
+			   : 0;
+	case 't':
+		return cp_mod_type_from_string(arg, &o->type) < 0
+			   ? ctl_usage_error("calibrate: bad --type '%s' (skcipher, aead, hash)",
+					     arg)
+			   : 0;
+	case 'j':
+		ctl->json = true;
+		return 0;
+	case 'r':
+		return 0;
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+static int parse_options(struct ctl *ctl, int argc, char **argv, struct calib_opts *o)
 {
 	static const struct option options[] = {
 	    {"size", required_argument, NULL, 's'},
@@ -221,6 +221,96 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 	    {"raw", no_argument, NULL, 'r'},
 	    {},
 	};
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "s:d:b:Dk:t:jr", options, NULL)) >= 0) {
+		r = parse_option(ctl, c, optarg, o);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The implementations @patterns name: 0, or the exit code after saying why there are none. */
+static int find_targets(char **patterns, int n_patterns, enum cryptoprio_type type,
+			struct target **ret, size_t *ret_n)
+{
+	_cleanup_(cp_inventory_free) struct cp_inventory inv = {0};
+	int r;
+
+	r = cp_inventory_load(&inv);
+	if (r < 0)
+		return ctl_errno(r, NULL, "calibrate: cannot read the kernel's implementations");
+	r = select_targets(&inv, patterns, n_patterns, type, ret, ret_n);
+	if (r < 0)
+		return ctl_errno(r, NULL, "calibrate");
+	if (*ret_n == 0)
+		return ctl_error("calibrate: no skcipher, aead or hash implementation matches");
+	return 0;
+}
+
+static json_object *error_json(const char *driver, uint32_t size, int r, const char *extack)
+{
+	json_object *e = json_object_new_object();
+
+	json_object_object_add(e, "driver", json_object_new_string(driver));
+	json_object_object_add(e, "size", json_object_new_int64(size));
+	json_object_object_add(e, "error", json_object_new_string(strerror(-r)));
+	json_object_object_add(e, "errno", json_object_new_int(-r));
+	json_object_object_add(e, "message", extack[0] ? json_object_new_string(extack) : NULL);
+	return e;
+}
+
+/* Where the figures go: a table on stdout, or arrays of a JSON document. */
+struct output {
+	json_object *doc, *results, *errors;
+};
+
+static void output_start(const struct ctl *ctl, struct output *out)
+{
+	if (!ctl->json) {
+		print_header();
+		return;
+	}
+	out->doc = json_object_new_object();
+	out->results = json_object_new_array();
+	out->errors = json_object_new_array();
+	json_object_object_add(out->doc, "backend", json_object_new_string("module"));
+	json_object_object_add(out->doc, "results", out->results);
+	json_object_object_add(out->doc, "errors", out->errors);
+}
+
+/* One target at one size: 0, or the negative errno the module answered (said). */
+static int measure(struct cp_nl *nl, const struct calib_opts *o, const struct target *t,
+		   uint32_t size, struct output *out)
+{
+	struct cp_mod_calib_req req = {
+	    .driver = t->driver,
+	    .type = t->type,
+	    .decrypt = o->decrypt && t->type != CRYPTOPRIO_TYPE_HASH,
+	    .key_size = o->key_size,
+	    .req_size = size,
+	    .depth = o->depth,
+	    .budget_ns = o->budget_ns,
+	};
+	struct cp_mod_calib_result res;
+	int r = cp_mod_calibrate(nl, &req, &res);
+
+	if (r >= 0) {
+		if (out->doc)
+			json_object_array_add(out->results, result_json(t, &res));
+		else
+			print_row(&res);
+		return 0;
+	}
+	if (out->doc)
+		json_object_array_add(out->errors, error_json(t->driver, size, r, nl->extack));
+	(void) ctl_errno(r, nl->extack, "calibrate %s at %" PRIu32 " bytes", t->driver, size);
+	return r;
+}
+
+int calibrate_raw(struct ctl *ctl, int argc, char **argv)
+{
 	struct calib_opts o = {
 	    .sizes = {DEFAULT_SIZE},
 	    .n_sizes = 1,
@@ -228,143 +318,30 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 	    .budget_ns = DEFAULT_BUDGET_MS * UINT64_C(1000000),
 	    .type = CRYPTOPRIO_TYPE_SKCIPHER,
 	};
-	struct cp_inventory inv = {0};
+	_cleanup_(cp_nl_close) struct cp_nl nl = {};
 	_cleanup_free_ struct target *targets = NULL;
+	struct output out = {};
 	size_t n_targets = 0;
-	struct cp_nl nl;
-	json_object *doc = NULL, *results = NULL, *errors = NULL;
 	uint16_t family;
-	uint32_t ms;
-	int c, r, failed = 0;
+	int r, failed = 0;
 
-	while ((c = getopt_long(argc, argv, "s:d:b:Dk:t:jr", options, NULL)) >= 0) {
-		switch (c) {
-		case 's':
-			if (parse_sizes(optarg, &o) < 0)
-				return ctl_usage_error("calibrate: bad --size '%s' (N[,N...], "
-						       "N in bytes or with K, KiB, M, MiB)",
-						       optarg);
-			break;
-		case 'd':
-			if (parse_u32(optarg, &o.depth) < 0)
-				return ctl_usage_error("calibrate: bad --depth '%s'", optarg);
-			break;
-		case 'b':
-			if (parse_u32(optarg, &ms) < 0)
-				return ctl_usage_error(
-				    "calibrate: bad --budget '%s' (milliseconds)", optarg);
-			o.budget_ns = (uint64_t) ms * UINT64_C(1000000);
-			break;
-		case 'D':
-			o.decrypt = true;
-			break;
-		case 'k':
-			if (parse_u32(optarg, &o.key_size) < 0)
-				return ctl_usage_error("calibrate: bad --key-size '%s'", optarg);
-			break;
-		case 't':
-			if (parse_type(optarg, &o.type) < 0)
-				return ctl_usage_error(
-				    "calibrate: bad --type '%s' (skcipher, aead, hash)", optarg);
-			break;
-		case 'j':
-			ctl->json = true;
-			break;
-		case 'r':
-			break;
-		default:
-			return EXIT_USAGE;
-		}
-	}
-
-	r = cp_nl_open(&nl, NETLINK_GENERIC);
-	if (r < 0)
-		return ctl_errno(r, NULL, "calibrate: cannot open a generic netlink socket");
-	r = cp_mod_family(&nl, &family);
-	if (r == -ENOENT) {
-		cp_nl_close(&nl);
-		return ctl_error(
-		    "calibrate: cryptoprio kernel module not loaded (modprobe cryptoprio)");
-	}
-	if (r < 0) {
-		cp_nl_close(&nl);
-		return ctl_errno(r, nl.extack, "calibrate: cannot use the cryptoprio module");
-	}
-
-	r = cp_inventory_load(&inv);
-	if (r < 0) {
-		cp_nl_close(&nl);
-		return ctl_errno(r, NULL, "calibrate: cannot read the kernel's implementations");
-	}
-	r = select_targets(&inv, argv + optind, argc - optind, o.type, &targets, &n_targets);
-	cp_inventory_free(&inv);
-	if (r < 0) {
-		cp_nl_close(&nl);
-		return ctl_errno(r, NULL, "calibrate");
-	}
-	if (n_targets == 0) {
-		cp_nl_close(&nl);
-		return ctl_error("calibrate: no skcipher, aead or hash implementation matches");
-	}
-
-	if (ctl->json) {
-		doc = json_object_new_object();
-		results = json_object_new_array();
-		errors = json_object_new_array();
-		json_object_object_add(doc, "backend", json_object_new_string("module"));
-		json_object_object_add(doc, "results", results);
-		json_object_object_add(doc, "errors", errors);
-	} else {
-		print_header();
-	}
-
-	for (size_t i = 0; i < n_targets; i++) {
+	r = parse_options(ctl, argc, argv, &o);
+	if (r == 0)
+		r = ctl_open_module("calibrate", &nl, &family);
+	if (r == 0)
+		r = find_targets(argv + optind, argc - optind, o.type, &targets, &n_targets);
+	if (r != 0)
+		return r;
+	output_start(ctl, &out);
+	for (size_t i = 0; i < n_targets; i++)
 		for (size_t s = 0; s < o.n_sizes; s++) {
-			struct cp_mod_calib_req req = {
-			    .driver = targets[i].driver,
-			    .type = targets[i].type,
-			    .decrypt = o.decrypt && targets[i].type != CRYPTOPRIO_TYPE_HASH,
-			    .key_size = o.key_size,
-			    .req_size = o.sizes[s],
-			    .depth = o.depth,
-			    .budget_ns = o.budget_ns,
-			};
-			struct cp_mod_calib_result res;
-
-			r = cp_mod_calibrate(&nl, &req, &res);
-			if (r >= 0) {
-				if (ctl->json)
-					json_object_array_add(results,
-							      result_json(&targets[i], &res));
-				else
-					print_row(&res);
-				continue;
-			}
-			failed = 1;
-			if (ctl->json) {
-				json_object *e = json_object_new_object();
-
-				json_object_object_add(e, "driver",
-						       json_object_new_string(targets[i].driver));
-				json_object_object_add(e, "size",
-						       json_object_new_int64(o.sizes[s]));
-				json_object_object_add(e, "error",
-						       json_object_new_string(strerror(-r)));
-				json_object_object_add(e, "errno", json_object_new_int(-r));
-				json_object_object_add(
-				    e, "message",
-				    nl.extack[0] ? json_object_new_string(nl.extack) : NULL);
-				json_object_array_add(errors, e);
-			}
-			(void) ctl_errno(r, nl.extack, "calibrate %s at %" PRIu32 " bytes",
-					 targets[i].driver, o.sizes[s]);
+			r = measure(&nl, &o, &targets[i], o.sizes[s], &out);
+			failed |= r < 0;
 			if (r == -EPERM || r == -EACCES)
 				goto done; /* the same for every other one */
 		}
-	}
 done:
-	if (doc)
-		ctl_json_print(doc);
-	cp_nl_close(&nl);
+	if (out.doc)
+		ctl_json_print(out.doc);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <string.h>
-#include <linux/netlink.h>
 
 #include "cpmod.h"
 #include "cryptoprioctl.h"
@@ -38,77 +37,78 @@ static json_object *mask_json(uint32_t mask)
 /* The module type of @name from the inventory, or UNSPEC. */
 static enum cryptoprio_type type_of(const char *name)
 {
-	struct cp_inventory inv = {0};
-	enum cryptoprio_type type = CRYPTOPRIO_TYPE_UNSPEC;
+	_cleanup_(cp_inventory_free) struct cp_inventory inv = {0};
 
 	if (cp_inventory_load(&inv) < 0)
-		return type;
-	for (size_t i = 0; i < inv.n_algs && type == CRYPTOPRIO_TYPE_UNSPEC; i++)
+		return CRYPTOPRIO_TYPE_UNSPEC;
+	for (size_t i = 0; i < inv.n_algs; i++)
 		if (!strcmp(inv.algs[i].name, name) || !strcmp(inv.algs[i].driver, name))
-			type = cp_mod_type_from_alg_type(inv.algs[i].type);
-	cp_inventory_free(&inv);
-	return type;
+			return cp_mod_type_from_alg_type(inv.algs[i].type);
+	return CRYPTOPRIO_TYPE_UNSPEC;
 }
 
-int verb_resolve(struct ctl *ctl, int argc, char **argv)
+/* NAME and --type: 0, or the exit code after saying what is wrong. */
+static int parse_args(struct ctl *ctl, int argc, char **argv, const char **name,
+		      enum cryptoprio_type *type)
 {
 	static const struct option options[] = {
 	    {"type", required_argument, NULL, 't'},
 	    {"json", no_argument, NULL, 'j'},
 	    {},
 	};
-	enum cryptoprio_type type = CRYPTOPRIO_TYPE_UNSPEC;
-	json_object *doc = NULL, *arr = NULL;
-	const char *name;
-	struct cp_nl nl;
-	uint16_t family;
-	int c, r, failed = 0;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "t:j", options, NULL)) >= 0) {
-		switch (c) {
-		case 't':
-			for (int t = CRYPTOPRIO_TYPE_SKCIPHER; t <= CRYPTOPRIO_TYPE_MAX; t++)
-				if (!strcmp(optarg,
-					    cp_mod_type_to_string((enum cryptoprio_type) t)))
-					type = (enum cryptoprio_type) t;
-			if (type == CRYPTOPRIO_TYPE_UNSPEC)
-				return ctl_usage_error(
-				    "resolve: bad --type '%s' (skcipher, aead, hash)", optarg);
-			break;
-		case 'j':
+		if (c == 't' && cp_mod_type_from_string(optarg, type) < 0)
+			return ctl_usage_error("resolve: bad --type '%s' (skcipher, aead, hash)",
+					       optarg);
+		else if (c == 'j')
 			ctl->json = true;
-			break;
-		default:
+		else if (c != 't')
 			return EXIT_USAGE;
-		}
 	}
 	if (argc - optind != 1)
 		return ctl_usage_error("resolve: expected one algorithm NAME");
-	name = argv[optind];
-	if (strlen(name) >= CP_NAME_MAX)
+	*name = argv[optind];
+	if (strlen(*name) >= CP_NAME_MAX)
 		return ctl_usage_error("resolve: name is %zu bytes, at most %d can be used",
-				       strlen(name), CP_NAME_MAX - 1);
-	if (type == CRYPTOPRIO_TYPE_UNSPEC)
-		type = type_of(name);
-	if (type == CRYPTOPRIO_TYPE_UNSPEC)
+				       strlen(*name), CP_NAME_MAX - 1);
+	if (*type == CRYPTOPRIO_TYPE_UNSPEC)
+		*type = type_of(*name);
+	if (*type == CRYPTOPRIO_TYPE_UNSPEC)
 		return ctl_error("resolve: '%s' is no skcipher, aead or hash the kernel lists; "
 				 "name its type with --type",
-				 name);
+				 *name);
+	return 0;
+}
 
-	r = cp_nl_open(&nl, NETLINK_GENERIC);
+static json_object *caller_json(const struct caller *caller, int r,
+				const struct cp_mod_resolve_result *res)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "caller", json_object_new_string(caller->name));
+	json_object_object_add(o, "mask", mask_json(caller->mask));
+	json_object_object_add(o, "driver", r >= 0 ? json_object_new_string(res->driver) : NULL);
 	if (r < 0)
-		return ctl_errno(r, NULL, "resolve: cannot open a generic netlink socket");
-	r = cp_mod_family(&nl, &family);
-	if (r == -ENOENT) {
-		cp_nl_close(&nl);
-		return ctl_error(
-		    "resolve: cryptoprio kernel module not loaded (modprobe cryptoprio)");
-	}
-	if (r < 0) {
-		cp_nl_close(&nl);
-		return ctl_errno(r, nl.extack, "resolve: cannot use the cryptoprio module");
-	}
+		json_object_object_add(o, "error", json_object_new_string(strerror(-r)));
+	return o;
+}
 
+int verb_resolve(struct ctl *ctl, int argc, char **argv)
+{
+	_cleanup_(cp_nl_close) struct cp_nl nl = {};
+	enum cryptoprio_type type = CRYPTOPRIO_TYPE_UNSPEC;
+	json_object *doc = NULL, *arr = NULL;
+	const char *name = NULL;
+	uint16_t family;
+	int r, failed = 0;
+
+	r = parse_args(ctl, argc, argv, &name, &type);
+	if (r == 0)
+		r = ctl_open_module("resolve", &nl, &family);
+	if (r != 0)
+		return r;
 	if (ctl->json) {
 		doc = json_object_new_object();
 		arr = json_object_new_array();
@@ -130,25 +130,13 @@ int verb_resolve(struct ctl *ctl, int argc, char **argv)
 			if (r == -EPERM || r == -EACCES)
 				break;
 		}
-		if (ctl->json) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "caller",
-					       json_object_new_string(callers[i].name));
-			json_object_object_add(o, "mask", mask_json(callers[i].mask));
-			json_object_object_add(o, "driver",
-					       r >= 0 ? json_object_new_string(res.driver) : NULL);
-			if (r < 0)
-				json_object_object_add(o, "error",
-						       json_object_new_string(strerror(-r)));
-			json_object_array_add(arr, o);
-		} else {
+		if (ctl->json)
+			json_object_array_add(arr, caller_json(&callers[i], r, &res));
+		else
 			printf("%-15s %-18s %s\n", callers[i].name, callers[i].example,
 			       r >= 0 ? res.driver : (r == -ENOENT ? "(none)" : "(error)"));
-		}
 	}
 	if (doc)
 		ctl_json_print(doc);
-	cp_nl_close(&nl);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
