@@ -146,6 +146,32 @@ selftests_running() {
 	grep -sqx cryptomgr_test /proc/[0-9]*/comm
 }
 
+# jget FILE EXPR: the Python expression EXPR over the JSON document of FILE
+# (bound to d), printed.
+jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+# refcnt DRIVER: its users as /proc/crypto counts them; 0 if not registered.
+refcnt() { proc_crypto_field "$1" refcnt || echo 0; }
+
+# add_sa SPI: an IPsec ESP SA with cbc(aes) and hmac(sha256), as IPsec's
+# users ask (xfrm_user and esp4 loaded): the kernel builds its
+# echainiv(authenc(hmac(sha256),cbc(aes))) from what each name resolves to.
+add_sa() {
+	ip xfrm state add src 127.0.0.1 dst 127.0.0.2 proto esp spi "$1" \
+		enc 'cbc(aes)' 0x000102030405060708090a0b0c0d0e0f \
+		auth 'hmac(sha256)' 0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f
+}
+
+# sa_on DRIVER SPI: a new SA (add_sa SPI) takes a reference on DRIVER.
+sa_on() {
+	local before after
+	before=$(refcnt "$1")
+	add_sa "$2" || return 1
+	after=$(refcnt "$1")
+	log "refcnt of $1: $before -> $after"
+	[[ $after -gt $before ]]
+}
+
 # larvals_present: true while /proc/crypto lists a "larval": an
 # implementation under self-test, or a lookup building a template instance
 # (no driver name, priority -1). What is registered is not settled then:

@@ -25,27 +25,9 @@ done
 E='echainiv(authenc(hmac(sha256),cbc(aes)))'
 A='authenc(hmac(sha256),cbc(aes))'
 eng_e=echainiv-authenc-hmac-sha256-cbc-aes-cp-caam
-eng_a=authenc-hmac-sha256-cbc-aes-cp-caam
 
-jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
-refcnt() { proc_crypto_field "$1" refcnt || echo 0; }
 drivers_now() { awk '$1 == "driver" { print $3 }' /proc/crypto | sort -u; }
 policy() { printf '[Policy]\nCalibrate = never\n%s\n' "$1" >/etc/cryptoprio.conf; }
-key16=0x000102030405060708090a0b0c0d0e0f
-key32=0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f
-add_sa() {
-	ip xfrm state add src 127.0.0.1 dst 127.0.0.2 proto esp spi "$1" \
-		enc 'cbc(aes)' "$key16" auth 'hmac(sha256)' "$key32"
-}
-# sa_on DRIVER SPI: a new SA takes a reference on DRIVER
-sa_on() {
-	local before after
-	before=$(refcnt "$1")
-	add_sa "$2" || return 1
-	after=$(refcnt "$1")
-	log "refcnt of $1: $before -> $after"
-	[[ $after -gt $before ]]
-}
 # released DRIVER: wait until no SA holds DRIVER (xfrm frees states, and the
 # kernel instances, from a work item)
 released() { wait_until 20 test "$(refcnt "$1")" -le 1; }

@@ -22,12 +22,6 @@ load_cpmod() {
 	fi
 }
 
-key16=0x000102030405060708090a0b0c0d0e0f
-key32=0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f
-add_sa() {
-	ip xfrm state add src 127.0.0.1 dst 127.0.0.2 proto esp spi "$1" \
-		enc 'cbc(aes)' "$key16" auth 'hmac(sha256)' "$key32"
-}
 # authenc_refs DRIVER: users (refcnt) of the authenc instances built on DRIVER
 authenc_refs() {
 	awk -v drv="$1" '
@@ -50,5 +44,4 @@ sa_built_on() {
 }
 
 # jget FILE EXPR: EXPR in python with d = the JSON document in FILE.
-jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 

@@ -3,10 +3,8 @@
 # budget + 4 s (cryptoprio(4)), pins cryptoprio.ko while its requests are
 # outstanding, does not oops or warn, and does not stop other calibrations.
 ctl=$CP_BUILD/cli/cryptoprioctl
-py=/usr/bin/python3
 param=/sys/module/cp_test_engine/parameters/mode
 modprobe_q aesni_intel crypto_user
-jget() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
 base=$(dmesg | wc -l)
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"

@@ -4,10 +4,8 @@
 # list of implementations exactly as it found it (cryptoprio(4), "LEAVING
 # NO TRACE").
 ctl=$CP_BUILD/cli/cryptoprioctl
-py=/usr/bin/python3
 param=/sys/module/cp_test_engine/parameters/mode
 r=$CP_RESULTS
-jget() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
 # What a machine with an engine has at boot: the CPU's drivers, the
 # templates' generic parts, the engines. Loaded before the snapshot.

@@ -11,12 +11,6 @@ modprobe_q authenc echainiv
 modprobe -q crypto-hmac || true
 modprobe -q crypto-sha256 || true
 
-key16=0x000102030405060708090a0b0c0d0e0f
-key32=0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f
-add_sa() {
-	ip xfrm state add src 127.0.0.1 dst 127.0.0.2 proto esp spi "$1" \
-		enc 'cbc(aes)' "$key16" auth 'hmac(sha256)' "$key32"
-}
 # authenc instances built on DRIVER that are registered now
 # (hmac(sha256-generic) on 6.1, hmac-sha256-lib on 7.2)
 authenc_on() { grep -cE "^driver +: authenc\((hmac\([^)]*\)|[^(),]+),$1\)$" /proc/crypto || true; }
