@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "apply-internal.h"
 #include "crypto-user.h"
 #include "defaults.h"
 #include "fileio.h"

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "apply.h"
+#include "apply-internal.h"
 #include "macro.h"
 #include "tap.h"
 

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The pure parts of the apply pipeline (apply.h), for apply.c and its unit
+ * test: which names to calibrate, the figures the planner reads, and the
+ * state file's record of a run. Not for the CLI or the daemon.
+ */
+#pragma once
+
+#include "apply.h"
+
+/* The workload points to calibrate: the names that compete, grouped by (RequestSize, InFlight). */
+struct cp_workload {
+	uint32_t size, depth;
+	char **names; /* fnmatch patterns matching exactly these names (escaped) */
+	size_t n_names;
+};
+
+/*
+ * Group every name with two or more competing implementations (template
+ * instances aside, as the planner) by its settings' point; with
+ * @only_drivers, only names one of whose drivers matches. Returns the
+ * count or -ENOMEM; free with cp_workloads_free().
+ */
+int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *policy,
+		       char *const *only_drivers, size_t n_only_drivers, struct cp_workload **ret);
+void cp_workloads_free(struct cp_workload *w, size_t n);
+
+/*
+ * Move @from's results into @into (a driver measured in both gets the
+ * points of both); @from is left empty. Returns 0 or -ENOMEM.
+ */
+int cp_calibration_merge(struct cp_calibration *into, struct cp_calibration *from);
+
+/*
+ * One planner measurement per calibrated point. The value is the median of
+ * the runs; the noise the farthest run from it (so runs whose ranges
+ * overlap are within noise for the planner, as for the engine), at least
+ * CP_STAT_NOISE_FLOOR / 2 of the median. Verdicts: faulty -> FAULTY,
+ * timeout -> TIMEOUT, unreachable -> UNREACHABLE, unmeasured and error ->
+ * NOT_MEASURED. Returns the count or -ENOMEM.
+ */
+int cp_apply_measurements(const struct cp_calibration *cal, struct cp_measurement **ret);
+
+/* Whether @name's planned steps are to be applied given @only_drivers (none: all). */
+bool cp_apply_name_selected(const struct cp_inventory *inv, const char *name,
+			    char *const *only_drivers, size_t n_only_drivers);
+
+/*
+ * Record each create step of @result in state->created before its NEWALG,
+ * so that an instance created just before a crash is known. Returns 0 or
+ * -ENOMEM.
+ */
+int cp_apply_note_creates(struct cp_state *state, const struct cp_apply_result *result);
+
+/*
+ * Forget the created instances @inv (from crypto_user) does not list: a
+ * create that did not happen, or an instance removed by someone else (or
+ * torn down with a module of its parts). Returns how many were forgotten.
+ */
+size_t cp_apply_forget_unregistered(struct cp_state *state, const struct cp_inventory *inv);
+
+/*
+ * The state record of a plan about to be applied: every step pending,
+ * with the files of @policy (the one in force) and who applies it.
+ * Returns NULL on ENOMEM.
+ */
+struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *result,
+					     const struct cp_policy *policy, const char *agent,
+					     int64_t now, int32_t pid);
