@@ -251,9 +251,8 @@ static json_object *format_entry(const struct cp_cache_entry *e)
 
 int cp_cache_format(const struct cp_cache *cache, char **ret_text)
 {
-	json_object *doc = json_object_new_object(), *entries = json_object_new_array(),
-		    *defaults = json_object_new_array();
-	char *text;
+	json_object *doc = cp_json_new_versioned(CP_CACHE_VERSION),
+		    *entries = json_object_new_array(), *defaults = json_object_new_array();
 
 	if (!doc || !entries || !defaults) {
 		json_object_put(doc);
@@ -261,20 +260,13 @@ int cp_cache_format(const struct cp_cache *cache, char **ret_text)
 		json_object_put(defaults);
 		return -ENOMEM;
 	}
-	json_object_object_add(doc, "version", json_object_new_int(CP_CACHE_VERSION));
 	for (size_t i = 0; i < cache->n_entries; i++)
 		json_object_array_add(entries, format_entry(&cache->entries[i]));
 	json_object_object_add(doc, "entries", entries);
 	for (size_t i = 0; i < cache->n_defaults; i++)
 		json_object_array_add(defaults, format_default(&cache->defaults[i]));
 	json_object_object_add(doc, "defaults", defaults);
-	text = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(doc);
-	if (!text)
-		return -ENOMEM;
-	*ret_text = text;
-	return 0;
+	return cp_json_format(doc, ret_text);
 }
 
 int cp_cache_load(const char *path, struct cp_cache *cache)

@@ -34,3 +34,28 @@ int cp_json_parse_versioned(const char *text, int64_t version, json_object **ret
 	*ret = doc;
 	return 0;
 }
+
+json_object *cp_json_new_versioned(int64_t version)
+{
+	json_object *doc = json_object_new_object(), *v = json_object_new_int64(version);
+
+	if (doc && v && json_object_object_add(doc, "version", v) == 0)
+		return doc;
+	json_object_put(v);
+	json_object_put(doc);
+	return NULL;
+}
+
+int cp_json_format(json_object *doc, char **ret_text)
+{
+	char *text = NULL;
+
+	if (doc)
+		text = strdup(json_object_to_json_string_ext(
+		    doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(doc);
+	if (!text)
+		return -ENOMEM;
+	*ret_text = text;
+	return 0;
+}

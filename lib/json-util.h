@@ -11,3 +11,14 @@
  * @ret (the caller's reference), -EBADMSG for anything else, -ENOMEM.
  */
 int cp_json_parse_versioned(const char *text, int64_t version, json_object **ret);
+
+/* A new object whose first member is "version": @version; NULL on ENOMEM. */
+json_object *cp_json_new_versioned(int64_t version);
+
+/*
+ * @doc as cryptoprio's files hold it (pretty, '/' not escaped) in a new
+ * string in @ret_text; the caller's reference to @doc is dropped either
+ * way, so that a document being built can be handed over as it is. Returns
+ * 0, or -ENOMEM (@doc NULL included).
+ */
+int cp_json_format(json_object *doc, char **ret_text);

@@ -339,12 +339,11 @@ static json_object *format_apply(const struct cp_state_apply *apply)
 
 int cp_state_format(const struct cp_state *state, char **ret_text)
 {
-	json_object *doc = state->doc ? json_object_get(state->doc) : json_object_new_object();
-	char *text;
+	json_object *doc =
+	    state->doc ? json_object_get(state->doc) : cp_json_new_versioned(CP_STATE_VERSION);
 
 	if (!doc)
 		return -ENOMEM;
-	json_object_object_add(doc, "version", json_object_new_int(CP_STATE_VERSION));
 	json_object_object_add(doc, "originals", format_originals(state));
 	if (state->last_apply)
 		json_object_object_add(doc, "last_apply", format_apply(state->last_apply));
@@ -358,13 +357,7 @@ int cp_state_format(const struct cp_state *state, char **ret_text)
 		json_object_object_add(doc, "created", format_created(state));
 	else
 		json_object_object_del(doc, "created");
-	text = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(doc);
-	if (!text)
-		return -ENOMEM;
-	*ret_text = text;
-	return 0;
+	return cp_json_format(doc, ret_text);
 }
 
 int cp_state_load(const char *path, struct cp_state *state)
