@@ -146,6 +146,41 @@ selftests_running() {
 	grep -sqx cryptomgr_test /proc/[0-9]*/comm
 }
 
+# entry_field DRIVER FIELD: FIELD of DRIVER's entry in /proc/crypto,
+# wherever the field is in the entry (proc_crypto_field reads after
+# "driver" only); a test larval of the same driver name, still listed for a
+# moment after the self-test (seen on 6.12), is not the entry.
+entry_field() {
+	awk -v RS= -v drv="$1" -v fld="$2" '{
+		delete f
+		n = split($0, l, "\n")
+		for (i = 1; i <= n; i++) { k = l[i]; sub(/ *:.*/, "", k); v = l[i]; sub(/^[^:]*: */, "", v); f[k] = v }
+		if (f["driver"] == drv && f["type"] != "larval") { print f[fld]; exit }
+	}' /proc/crypto
+}
+
+# verdicts NAME ARGS...: `cryptoprioctl calibrate --raw --json ARGS` into
+# $CP_RESULTS/NAME.json (.err), then "DRIVER=KNOWN_ANSWER" per result,
+# sorted, on one line.
+verdicts() {
+	local name=$1
+	shift
+	"$CP_BUILD/cli/cryptoprioctl" calibrate --raw --json "$@" >"$CP_RESULTS/$name.json" \
+		2>"$CP_RESULTS/$name.err" || true
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(sorted(x["driver"] + "=" + x["known_answer"] for x in d["results"])))' "$CP_RESULTS/$name.json"
+}
+
+# expect_verdicts VERDICT DRIVER...: the line verdicts prints when each
+# DRIVER has VERDICT.
+expect_verdicts() {
+	local v=$1 d out=()
+	shift
+	for d in "$@"; do out+=("$d=$v"); done
+	printf '%s\n' "${out[@]}" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
+}
+
 # jget FILE EXPR: the Python expression EXPR over the JSON document of FILE
 # (bound to d), printed.
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }

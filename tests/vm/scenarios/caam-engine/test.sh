@@ -17,16 +17,6 @@ for m in cbc ctr ecb seqiv crypto-sha256; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
 done
 
-# field DRIVER FIELD: FIELD of DRIVER's entry in /proc/crypto (not a test
-# larval of the same driver name), wherever the field is in the entry.
-field() {
-	awk -v RS= -v drv="$1" -v fld="$2" '{
-		delete f
-		n = split($0, l, "\n")
-		for (i = 1; i <= n; i++) { k = l[i]; sub(/ *:.*/, "", k); v = l[i]; sub(/^[^:]*: */, "", v); f[k] = v }
-		if (f["driver"] == drv && f["type"] != "larval") { print f[fld]; exit }
-	}' /proc/crypto
-}
 # impls NAME: the drivers registered for NAME, sorted, on one line
 impls() {
 	awk -v RS= -v name="$1" '{
@@ -82,12 +72,12 @@ base=$(dmesg | wc -l)
 check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
 while IFS='|' read -r drv name type; do
 	check "$drv passed its self-test" wait_for_driver "$drv" 120
-	n=$(field "$drv" name)
-	t=$(field "$drv" type)
+	n=$(entry_field "$drv" name)
+	t=$(entry_field "$drv" type)
 	check "$drv is $name ($n)" test "$n" = "$name"
 	check "$drv is a $type ($t)" test "$t" = "$type"
-	check "$drv: priority 3000, async" test "$(field "$drv" priority) $(field "$drv" async)" = "3000 yes"
-	printf '%s %s\n' "$drv" "$(field "$drv" selftest)" >>"$r/selftest.txt"
+	check "$drv: priority 3000, async" test "$(entry_field "$drv" priority) $(entry_field "$drv" async)" = "3000 yes"
+	printf '%s %s\n' "$drv" "$(entry_field "$drv" selftest)" >>"$r/selftest.txt"
 done <<<"$shapes"
 cat "$r/selftest.txt"
 wait_for_selftests cp_caam_engine 120 || true
@@ -130,12 +120,12 @@ done
 key16=0x000102030405060708090a0b0c0d0e0f
 key20=0x000102030405060708090a0b0c0d0e0f10111213
 key32=0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f
-ref0_e=$(field "$echainiv" refcnt)
-ref0_a=$(field "$authenc" refcnt)
+ref0_e=$(entry_field "$echainiv" refcnt)
+ref0_a=$(entry_field "$authenc" refcnt)
 check "SA cbc(aes) + hmac(sha256) added" ip xfrm state add src 127.0.0.1 dst 127.0.0.2 \
 	proto esp spi 0x100 enc 'cbc(aes)' "$key16" auth 'hmac(sha256)' "$key32"
-ref1_e=$(field "$echainiv" refcnt)
-ref1_a=$(field "$authenc" refcnt)
+ref1_e=$(entry_field "$echainiv" refcnt)
+ref1_a=$(entry_field "$authenc" refcnt)
 log "refcnt: $echainiv $ref0_e -> $ref1_e, $authenc $ref0_a -> $ref1_a"
 check "the SA holds the engine's echainiv/authenc ($ref0_e+$ref0_a -> $ref1_e+$ref1_a)" \
 	test "$((ref1_e + ref1_a))" -gt "$((ref0_e + ref0_a))"
@@ -148,10 +138,10 @@ check "after the SA: authenc, echainiv, hmac(sha256) have no other implementatio
 # known-answer checks' part below. Datagrams are sent through it, with an
 # out policy, but only logged: loopback traffic has not been seen to go
 # through the SA in the VM (0 packets counted).
-ref0=$(field "$rfc4106" refcnt)
+ref0=$(entry_field "$rfc4106" refcnt)
 check "SA rfc4106(gcm(aes)) added" ip xfrm state add src 127.0.0.1 dst 127.0.0.2 \
 	proto esp spi 0x101 aead 'rfc4106(gcm(aes))' "$key20" 128
-ref1=$(field "$rfc4106" refcnt)
+ref1=$(entry_field "$rfc4106" refcnt)
 check "the rfc4106 SA is built on the engine (refcnt $ref0 -> $ref1)" test "$ref1" -gt "$ref0"
 check "the seqiv instance over the engine's rfc4106 is registered" \
 	has_driver "seqiv($rfc4106)"
@@ -176,40 +166,25 @@ ip xfrm state flush
 # Known answers through cryptoprio.ko (its references are the kernel's
 # generic templates, so this comes after the exclusivity checks).
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
-# verdicts NAME ARGS...: "DRIVER=KNOWN_ANSWER" per result, sorted, one line
-verdicts() {
-	local name=$1
-	shift
-	"$ctl" calibrate --raw --json "$@" >"$r/$name.json" 2>"$r/$name.err" || true
-	"$py" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(" ".join(sorted(x["driver"] + "=" + x["known_answer"] for x in d["results"])))' "$r/$name.json"
-}
-expect() {
-	local v=$1 d out=()
-	shift
-	for d in "$@"; do out+=("$d=$v"); done
-	printf '%s\n' "${out[@]}" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
-}
 # xts(aes) apart: cryptoprio.ko has no reference for it ("unsupported" on
 # 6.1 and 7.2); xts.py compares it with aesni through AF_ALG instead.
 mapfile -t kat < <(printf '%s\n' "${drivers[@]}" | grep -v "^xts-")
 mapfile -t ciphers < <(printf '%s\n' "${kat[@]}" | grep -v "^hmac-")
 xts="xts-aes-cp-caam"
 check "mode ok: every shape's known answer is ok (encryption, hash)" \
-	test "$(verdicts ok-enc "${kat[@]}" --size 1024 --depth 4 --budget 300)" = "$(expect ok "${kat[@]}")"
+	test "$(verdicts ok-enc "${kat[@]}" --size 1024 --depth 4 --budget 300)" = "$(expect_verdicts ok "${kat[@]}")"
 check "mode ok: every cipher's known answer is ok (decryption)" \
 	test "$(verdicts ok-dec "${ciphers[@]}" --size 1024 --depth 4 --budget 300 --decrypt)" = \
-	"$(expect ok "${ciphers[@]}")"
+	"$(expect_verdicts ok "${ciphers[@]}")"
 v=$(verdicts xts-ok $xts --size 4096 --depth 4 --budget 300)
 check "mode ok: xts(aes) known answer ok, or no reference ($v)" \
 	grep -qxE "$xts=(ok|unsupported)" <<<"$v"
 check "mode=wrong accepted" sh -c "echo wrong >$params/mode && test \"\$(cat $params/mode)\" = wrong"
 check "mode wrong: every shape is a mismatch (encryption, hash)" \
-	test "$(verdicts wrong-enc "${kat[@]}" --size 1024 --depth 4 --budget 300)" = "$(expect mismatch "${kat[@]}")"
+	test "$(verdicts wrong-enc "${kat[@]}" --size 1024 --depth 4 --budget 300)" = "$(expect_verdicts mismatch "${kat[@]}")"
 check "mode wrong: every cipher is a mismatch (decryption)" \
 	test "$(verdicts wrong-dec "${ciphers[@]}" --size 1024 --depth 4 --budget 300 --decrypt)" = \
-	"$(expect mismatch "${ciphers[@]}")"
+	"$(expect_verdicts mismatch "${ciphers[@]}")"
 v=$(verdicts xts-wrong $xts --size 4096 --depth 4 --budget 300)
 check "mode wrong: xts(aes) a mismatch, or no reference ($v)" \
 	grep -qxE "$xts=(mismatch|unsupported)" <<<"$v"

@@ -23,37 +23,19 @@ for d in "${ciphers[@]}" "${hashes[@]}"; do
 	check "$d passed its self-test" wait_for_driver "$d" 60
 done
 
-# verdicts NAME ARGS...: calibrate with ARGS into $r/NAME.json and print
-# "DRIVER=KNOWN_ANSWER" per result, sorted, on one line.
-verdicts() {
-	local name=$1
-	shift
-	"$ctl" calibrate --raw --json "$@" >"$r/$name.json" 2>"$r/$name.err" || true
-	"$py" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(" ".join(sorted(x["driver"] + "=" + x["known_answer"] for x in d["results"])))' "$r/$name.json"
-}
-# expect VERDICT DRIVER...: the line verdicts prints when each DRIVER has VERDICT
-expect() {
-	local v=$1 d out=()
-	shift
-	for d in "$@"; do out+=("$d=$v"); done
-	printf '%s\n' "${out[@]}" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
-}
-
 check "mode ok: every shape's known answer is ok (encryption, hashes)" \
 	test "$(verdicts ok-enc "${ciphers[@]}" "${hashes[@]}" --size 4096 --depth 4)" = \
-	"$(expect ok "${ciphers[@]}" "${hashes[@]}")"
+	"$(expect_verdicts ok "${ciphers[@]}" "${hashes[@]}")"
 check "mode ok: every cipher's known answer is ok (decryption)" \
 	test "$(verdicts ok-dec "${ciphers[@]}" --size 4096 --depth 4 --decrypt)" = \
-	"$(expect ok "${ciphers[@]}")"
+	"$(expect_verdicts ok "${ciphers[@]}")"
 echo wrong >"$params/mode"
 check "mode wrong: every shape is a mismatch (encryption, hashes)" \
 	test "$(verdicts wrong-enc "${ciphers[@]}" "${hashes[@]}" --size 4096 --depth 4)" = \
-	"$(expect mismatch "${ciphers[@]}" "${hashes[@]}")"
+	"$(expect_verdicts mismatch "${ciphers[@]}" "${hashes[@]}")"
 check "mode wrong: every cipher is a mismatch (decryption)" \
 	test "$(verdicts wrong-dec "${ciphers[@]}" --size 4096 --depth 4 --decrypt)" = \
-	"$(expect mismatch "${ciphers[@]}")"
+	"$(expect_verdicts mismatch "${ciphers[@]}")"
 echo ok >"$params/mode"
 
 # point NAME DRIVER ARGS...: one calibration; prints "KAT REQUESTS MAX_IN_FLIGHT CPU_NS_PER_REQUEST"

@@ -16,18 +16,6 @@ modprobe_q aesni_intel crypto_user
 for m in gcm ccm authenc echainiv; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
 done
-# field DRIVER FIELD: FIELD of DRIVER's entry in /proc/crypto, wherever
-# the field is in the entry (proc_crypto_field reads after "driver" only);
-# a test larval of the same driver name, still listed for a moment after
-# the self-test (seen on 6.12), is not the entry.
-field() {
-	awk -v RS= -v drv="$1" -v fld="$2" '{
-		delete f
-		n = split($0, l, "\n")
-		for (i = 1; i <= n; i++) { k = l[i]; sub(/ *:.*/, "", k); v = l[i]; sub(/^[^:]*: */, "", v); f[k] = v }
-		if (f["driver"] == drv && f["type"] != "larval") { print f[fld]; exit }
-	}' /proc/crypto
-}
 
 # driver cra_name type
 shapes="cp_test_engine_cbc_aes|cbc(aes)|skcipher
@@ -43,12 +31,12 @@ base=$(dmesg | wc -l)
 check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
 while IFS='|' read -r drv name type; do
 	check "$drv passed its self-test" wait_for_driver "$drv" 60
-	n=$(field "$drv" name)
-	t=$(field "$drv" type)
+	n=$(entry_field "$drv" name)
+	t=$(entry_field "$drv" type)
 	check "$drv is $name ($n)" test "$n" = "$name"
 	check "$drv is a $type ($t)" test "$t" = "$type"
-	check "$drv: priority 100, async" test "$(field "$drv" priority) $(field "$drv" async)" = "100 yes"
-	printf '%s %s\n' "$drv" "$(field "$drv" selftest)" >>"$r/selftest.txt"
+	check "$drv: priority 100, async" test "$(entry_field "$drv" priority) $(entry_field "$drv" async)" = "100 yes"
+	printf '%s %s\n' "$drv" "$(entry_field "$drv" selftest)" >>"$r/selftest.txt"
 done <<<"$shapes"
 cat "$r/selftest.txt"
 cp /proc/crypto "$r/proc-crypto.txt"
