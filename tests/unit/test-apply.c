@@ -9,6 +9,7 @@
 
 #include "apply-internal.h"
 #include "macro.h"
+#include "policy-fixture.h"
 #include "tap.h"
 
 static void add_alg(struct cp_inventory *inv, const char *name, const char *driver,
@@ -35,16 +36,6 @@ static void make_inventory(struct cp_inventory *inv)
 	add_alg(inv, "ecb(aes)", "ecb-aes-aesni", "skcipher", 400);
 	add_alg(inv, "ab[c]*", "odd-1", "skcipher", 1);
 	add_alg(inv, "ab[c]*", "odd-2", "skcipher", 2);
-}
-
-static struct cp_policy *policy_from(const char *text)
-{
-	struct cp_policy *p = cp_policy_new();
-	FILE *f = fmemopen((void *) text, strlen(text), "r");
-
-	(void) cp_policy_parse_stream(p, f, "test.conf");
-	fclose(f);
-	return p;
 }
 
 static const struct cp_workload *find_workload(const struct cp_workload *w, size_t n, uint32_t size,

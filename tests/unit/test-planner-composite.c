@@ -14,6 +14,7 @@
 #include "planner.h"
 #include "policy.h"
 #include "proc-fixture.h"
+#include "policy-fixture.h"
 #include "tap.h"
 
 #define MAX_NAMES 256
@@ -21,25 +22,6 @@
 /* The authenc() every LX2160A CAAM serves and the CPU does not register. */
 #define AUTHENC		  "authenc(hmac(sha256),cbc(aes))"
 #define AUTHENC_CANDIDATE "authenc(hmac(sha256-ce),cbc-aes-ce)"
-
-static struct cp_policy *policy_from(const char *text)
-{
-	struct cp_policy *p = cp_policy_new();
-	FILE *f;
-
-	if (!p)
-		abort();
-	if (text) {
-		f = fmemopen((void *) text, strlen(text), "r");
-		if (!f || cp_policy_parse_stream(p, f, "test.conf") < 0)
-			abort();
-		fclose(f);
-	}
-	for (size_t i = 0; i < p->n_errors; i++)
-		diag("policy error: %s:%u: %s", p->errors[i].file, p->errors[i].line,
-		     p->errors[i].reason);
-	return p;
-}
 
 static struct cp_plan *plan_of(const struct cp_inventory *inv, const char *policy_text)
 {

@@ -13,6 +13,7 @@
 #include "macro.h"
 #include "planner.h"
 #include "policy.h"
+#include "policy-fixture.h"
 #include "tap.h"
 
 #define TESTED CP_ALG_TESTED
@@ -43,25 +44,6 @@ static void inventory_from(struct cp_inventory *inv, const struct row *rows, siz
 		if (cp_inventory_add(inv, &a) < 0)
 			abort();
 	}
-}
-
-static struct cp_policy *policy_from(const char *text)
-{
-	struct cp_policy *p = cp_policy_new();
-	FILE *f;
-
-	if (!p)
-		abort();
-	if (text) {
-		f = fmemopen((void *) text, strlen(text), "r");
-		if (!f || cp_policy_parse_stream(p, f, "test.conf") < 0)
-			abort();
-		fclose(f);
-	}
-	for (size_t i = 0; i < p->n_errors; i++)
-		diag("policy error: %s:%u: %s", p->errors[i].file, p->errors[i].line,
-		     p->errors[i].reason);
-	return p;
 }
 
 static struct cp_measurement tput(const char *driver, uint32_t size, uint32_t depth, double mbps,
