@@ -366,6 +366,44 @@ static int check_reset_arguments(struct writer *w, char **drivers, int n_drivers
 	return r;
 }
 
+/* Every original (no @drivers), or those of @drivers that have one. */
+static void reset_originals(struct ctl *ctl, struct writer *w, struct reset_result *res,
+			    char **drivers, int n_drivers)
+{
+	if (n_drivers == 0) {
+		/* Copy the names: reset_one() removes entries as it goes. */
+		while (w->state.n_originals > (size_t) res->failed) {
+			char driver[CP_NAME_MAX];
+
+			snprintf(driver, sizeof(driver), "%s",
+				 w->state.originals[res->failed].driver);
+			reset_one(ctl, w, res, driver);
+		}
+	}
+	for (int i = 0; i < n_drivers; i++)
+		if (cp_state_find(&w->state, drivers[i]))
+			reset_one(ctl, w, res, drivers[i]);
+}
+
+/* The JSON document, or "Nothing to reset" when the lines said nothing; releases @res's arrays. */
+static void print_reset(const struct ctl *ctl, struct reset_result *res)
+{
+	json_object *doc;
+
+	if (!ctl->json) {
+		if (json_object_array_length(res->steps) == 0 &&
+		    json_object_array_length(res->removed) == 0)
+			printf("Nothing to reset: no priority was changed by cryptoprio.\n");
+		json_object_put(res->steps);
+		json_object_put(res->removed);
+		return;
+	}
+	doc = json_object_new_object();
+	json_object_object_add(doc, "reset", res->steps);
+	json_object_object_add(doc, "removed", res->removed);
+	ctl_json_print(doc);
+}
+
 int verb_reset(struct ctl *ctl, int argc, char **argv)
 {
 	_cleanup_(writer_close) struct writer w = {.lock_fd = -1};
@@ -398,35 +436,11 @@ int verb_reset(struct ctl *ctl, int argc, char **argv)
 		return r;
 	res.steps = json_object_new_array();
 	res.removed = json_object_new_array();
-	if (n_drivers == 0) {
-		/* Copy the names: reset_one() removes entries as it goes. */
-		while (w.state.n_originals > (size_t) res.failed) {
-			char driver[CP_NAME_MAX];
-
-			snprintf(driver, sizeof(driver), "%s",
-				 w.state.originals[res.failed].driver);
-			reset_one(ctl, &w, &res, driver);
-		}
-	}
-	for (int i = 0; i < n_drivers; i++)
-		if (cp_state_find(&w.state, drivers[i]))
-			reset_one(ctl, &w, &res, drivers[i]);
+	reset_originals(ctl, &w, &res, drivers, n_drivers);
 	remove_created(ctl, &w, &res, drivers, n_drivers);
 	r = cp_state_save(CP_STATE_PATH, &w.state);
 	if (r < 0)
 		res.failed += ctl_errno(r, NULL, "reset: cannot update %s", CP_STATE_PATH);
-	if (ctl->json) {
-		json_object *doc = json_object_new_object();
-
-		json_object_object_add(doc, "reset", res.steps);
-		json_object_object_add(doc, "removed", res.removed);
-		ctl_json_print(doc);
-	} else {
-		if (json_object_array_length(res.steps) == 0 &&
-		    json_object_array_length(res.removed) == 0)
-			printf("Nothing to reset: no priority was changed by cryptoprio.\n");
-		json_object_put(res.steps);
-		json_object_put(res.removed);
-	}
+	print_reset(ctl, &res);
 	return res.failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
