@@ -4,6 +4,7 @@
 
 #include "daemon-state.h"
 #include "fileio.h"
+#include "json-util.h"
 #include "macro.h"
 #include "state.h"
 
@@ -214,7 +215,7 @@ int cp_daemon_record_save(const char *path, const char *lock_path,
 	if (r < 0)
 		return r;
 	if (!state.doc) {
-		state.doc = json_object_new_object();
+		state.doc = cp_json_new_versioned(CP_STATE_VERSION);
 		if (!state.doc)
 			return -ENOMEM;
 	}

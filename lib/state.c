@@ -344,6 +344,8 @@ int cp_state_format(const struct cp_state *state, char **ret_text)
 
 	if (!doc)
 		return -ENOMEM;
+	/* a document another writer started (the daemon's record) has none yet */
+	json_object_object_add(doc, "version", json_object_new_int(CP_STATE_VERSION));
 	json_object_object_add(doc, "originals", format_originals(state));
 	if (state->last_apply)
 		json_object_object_add(doc, "last_apply", format_apply(state->last_apply));

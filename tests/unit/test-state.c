@@ -52,6 +52,23 @@ static void test_round_trip(const char *dir)
 	cp_state_free(&state);
 }
 
+/* A document another writer started without a version (as the daemon's record did): saved with one.
+ */
+static void test_versioned_when_started_elsewhere(const char *dir)
+{
+	struct cp_state state, loaded;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/started-elsewhere.json", dir);
+	cp_state_init(&state);
+	state.doc = json_object_new_object();
+	json_object_object_add(state.doc, "daemon", json_object_new_object());
+	is_int(cp_state_save(path, &state), 0, "a document started elsewhere: saved");
+	is_int(cp_state_load(path, &loaded), 0, "and loaded back: it has its version");
+	cp_state_free(&loaded);
+	cp_state_free(&state);
+}
+
 static void test_unknown_keys_kept(void)
 {
 	struct cp_state state;
@@ -315,6 +332,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	test_round_trip(dir);
+	test_versioned_when_started_elsewhere(dir);
 	test_unknown_keys_kept();
 	test_corrupt();
 	test_comment_at_end();
