@@ -167,9 +167,8 @@ verdicts() {
 	shift
 	"$CP_BUILD/cli/cryptoprioctl" calibrate --raw --json "$@" >"$CP_RESULTS/$name.json" \
 		2>"$CP_RESULTS/$name.err" || true
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(" ".join(sorted(x["driver"] + "=" + x["known_answer"] for x in d["results"])))' "$CP_RESULTS/$name.json"
+	jget "$CP_RESULTS/$name.json" \
+		"' '.join(sorted(x['driver'] + '=' + x['known_answer'] for x in d['results']))"
 }
 
 # expect_verdicts VERDICT DRIVER...: the line verdicts prints when each
