@@ -40,53 +40,76 @@ const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type)
 	return NULL;
 }
 
-/*
- * Busy ns of the machine while nothing of ours runs, per ns of wall time
- * (in parts per million): the load the run's figure must not include.
- */
-static u64 cp_cpu_baseline_ppm(u64 budget_ns)
+/* The machine's load, counted both ways, in CPU ns per ns of wall time (ppm). */
+struct cp_cpu_load {
+	u64 by_idle_ppm;
+	u64 by_tasks_ppm;
+};
+
+/* The machine's load while nothing of ours runs. */
+static void cp_cpu_baseline(u64 budget_ns, struct cp_cpu_load *load)
 {
 	u64 us = clamp_t(u64, div_u64(budget_ns, 16 * NSEC_PER_USEC),
 			 CP_BASELINE_MIN_US, CP_BASELINE_MAX_US);
 	struct cp_cpu_mark m;
-	ktime_t end;
-	u64 busy;
+	struct cp_cpu_busy b;
+	u64 wall;
 
 	cp_cpu_mark(&m);
 	usleep_range(us, us + us / 8);
-	busy = cp_cpu_busy_since(&m, &end);
-	return div64_u64(busy * 1000000, max_t(u64, 1, ktime_to_ns(ktime_sub(end, m.time))));
+	cp_cpu_busy_since(&m, &b);
+	wall = max_t(u64, 1, b.wall_ns);
+	load->by_idle_ppm = div64_u64(b.by_idle_ns * 1000000, wall);
+	load->by_tasks_ppm = div64_u64(b.by_tasks_ns * 1000000, wall);
+}
+
+/* The lower of two loads, count by count. */
+static void cp_cpu_load_min(struct cp_cpu_load *load, const struct cp_cpu_load *other)
+{
+	load->by_idle_ppm = min(load->by_idle_ppm, other->by_idle_ppm);
+	load->by_tasks_ppm = min(load->by_tasks_ppm, other->by_tasks_ppm);
+}
+
+/* @busy less a load of @ppm over @wall_ns, or 0. */
+static u64 cp_above_load(u64 busy, u64 ppm, u64 wall_ns)
+{
+	u64 load = div_u64(wall_ns * ppm, 1000000);
+
+	return busy > load ? busy - load : 0;
 }
 
 /*
- * What the run cost the CPUs: the machine's busy time above its own load,
- * but never less than the time of the thread that ran it, where a
- * synchronous driver does all its work. The load is measured beside the
- * run and subtracted whole, though the run displaced the part of it that
- * shared its CPU: with a second VM on the host, a 100 ms run of
- * cbc-aes-aesni on 6.1 came out at 0 ns.
+ * What the run cost the CPUs: by each count (cpu.c), the machine's busy
+ * time above its own load, the larger of the two, but never less than the
+ * time of the thread that ran it, where a synchronous driver does all its
+ * work. The load is measured beside the run and subtracted whole, though
+ * the run displaced the part of it that shared its CPU: with a second VM
+ * on the host, a 100 ms run of cbc-aes-aesni on 6.1 came out at 0 ns.
  */
-static u64 cp_run_cost(u64 busy, u64 idle_load, u64 own)
+static u64 cp_run_cost(const struct cp_cpu_busy *b, const struct cp_cpu_load *load,
+		       u64 own)
 {
-	return max(busy > idle_load ? busy - idle_load : 0, own);
+	u64 by_idle = cp_above_load(b->by_idle_ns, load->by_idle_ppm, b->wall_ns);
+	u64 by_tasks = cp_above_load(b->by_tasks_ns, load->by_tasks_ppm, b->wall_ns);
+
+	return max3(by_idle, by_tasks, own);
 }
 
 static int cp_timed_run(struct cp_run *run, const struct cp_params *p,
 			struct cp_result *res, struct netlink_ext_ack *extack)
 {
-	u64 base_ppm = cp_cpu_baseline_ppm(p->budget_ns);
+	struct cp_cpu_load load, after;
 	struct cp_cpu_mark m;
-	u64 busy, idle_load, own;
-	ktime_t end;
+	struct cp_cpu_busy b;
+	u64 own;
 	int r;
 
+	cp_cpu_baseline(p->budget_ns, &load);
 	own = current->se.sum_exec_runtime;
 	cp_cpu_mark(&m);
 	r = cp_run_go(run, false, p->budget_ns, p->grace_ns, &res->wall_ns);
-	busy = cp_cpu_busy_since(&m, &end);
+	cp_cpu_busy_since(&m, &b);
 	own = current->se.sum_exec_runtime - own;
-	if (!r)
-		base_ppm = min(base_ppm, cp_cpu_baseline_ppm(p->budget_ns));
 	if (r == -ETIMEDOUT || r == -EINTR) {
 		NL_SET_ERR_MSG(extack, "requests did not complete within the budget plus the grace period");
 		return r;
@@ -95,10 +118,11 @@ static int cp_timed_run(struct cp_run *run, const struct cp_params *p,
 		NL_SET_ERR_MSG(extack, "the driver failed a request");
 		return r;
 	}
-	idle_load = div_u64(ktime_to_ns(ktime_sub(end, m.time)) * base_ppm, 1000000);
+	cp_cpu_baseline(p->budget_ns, &after);
+	cp_cpu_load_min(&load, &after);
 	res->requests = atomic64_read(&run->requests);
 	res->bytes = res->requests * p->req_size;
-	res->cpu_ns = cp_run_cost(busy, idle_load, own);
+	res->cpu_ns = cp_run_cost(&b, &load, own);
 	res->max_in_flight = atomic_read(&run->max_outstanding);
 	return 0;
 }

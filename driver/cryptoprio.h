@@ -197,11 +197,18 @@ int cp_zombie_check(const char *driver, size_t bytes,
 struct cp_cpu_mark {
 	ktime_t time;
 	u64 idle_us;
+	u64 task_ns;
 	unsigned int cpus;
 };
+/* What all CPUs did since a mark, counted two ways (cpu.c says why). */
+struct cp_cpu_busy {
+	ktime_t end;
+	u64 wall_ns;
+	u64 by_idle_ns;	/* wall time x CPUs less idle and iowait time */
+	u64 by_tasks_ns; /* the run time of every task */
+};
 void cp_cpu_mark(struct cp_cpu_mark *m);
-/* Busy ns of all CPUs since @m: their wall time less idle and iowait. */
-u64 cp_cpu_busy_since(const struct cp_cpu_mark *m, ktime_t *now);
+void cp_cpu_busy_since(const struct cp_cpu_mark *m, struct cp_cpu_busy *b);
 
 /* ref.c */
 int cp_reference_driver(const char *name, char *out, size_t len);
