@@ -61,14 +61,17 @@ check() {
 }
 
 # proc_crypto_field DRIVER FIELD: print FIELD (e.g. priority, selftest,
-# name, type) of DRIVER's first entry in /proc/crypto; non-zero if absent.
+# name, type, refcnt) of DRIVER's entry in /proc/crypto, wherever the field
+# stands in it; non-zero if DRIVER has none. A test larval of the same
+# driver name, still listed for a moment after its self-test (seen on
+# 6.12), is not the entry.
 proc_crypto_field() {
-	awk -v drv="$1" -v fld="$2" '
-		function val(l) { sub(/^[^:]*:[ \t]*/, "", l); return l }
-		/^$/ { ind = 0; next }
-		$1 == "driver" { ind = (val($0) == drv) }
-		ind && $1 == fld { print val($0); found = 1; exit }
-		END { exit !found }' /proc/crypto
+	awk -v RS= -v drv="$1" -v fld="$2" '{
+		delete f
+		n = split($0, l, "\n")
+		for (i = 1; i <= n; i++) { k = l[i]; sub(/ *:.*/, "", k); v = l[i]; sub(/^[^:]*: */, "", v); f[k] = v }
+		if (f["driver"] == drv && f["type"] != "larval" && (fld in f)) { print f[fld]; found = 1; exit }
+	} END { exit !found }' /proc/crypto
 }
 
 # proc_crypto_prio DRIVER: print the priority of DRIVER from /proc/crypto.
@@ -146,19 +149,6 @@ selftests_running() {
 	grep -sqx cryptomgr_test /proc/[0-9]*/comm
 }
 
-# entry_field DRIVER FIELD: FIELD of DRIVER's entry in /proc/crypto,
-# wherever the field is in the entry (proc_crypto_field reads after
-# "driver" only); a test larval of the same driver name, still listed for a
-# moment after the self-test (seen on 6.12), is not the entry.
-entry_field() {
-	awk -v RS= -v drv="$1" -v fld="$2" '{
-		delete f
-		n = split($0, l, "\n")
-		for (i = 1; i <= n; i++) { k = l[i]; sub(/ *:.*/, "", k); v = l[i]; sub(/^[^:]*: */, "", v); f[k] = v }
-		if (f["driver"] == drv && f["type"] != "larval") { print f[fld]; exit }
-	}' /proc/crypto
-}
-
 # verdicts NAME ARGS...: `cryptoprioctl calibrate --raw --json ARGS` into
 # $CP_RESULTS/NAME.json (.err), then "DRIVER=KNOWN_ANSWER" per result,
 # sorted, on one line.
@@ -183,6 +173,26 @@ expect_verdicts() {
 # jget FILE EXPR: the Python expression EXPR over the JSON document of FILE
 # (bound to d), printed.
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+# state_created FILE: the drivers a state file lists as created by
+# cryptoprio, sorted, on one line (nothing if it cannot be read).
+state_created() {
+	jget "$1" "' '.join(sorted(c['driver'] for c in d.get('created', [])))" 2>/dev/null
+}
+
+# drivers_now: every driver name /proc/crypto lists, sorted, one per line.
+drivers_now() { awk '$1 == "driver" { print $3 }' /proc/crypto | sort -u; }
+
+# expect_fail PATTERN CMD...: true if CMD exits 1 with a standard error
+# matching the extended regex PATTERN; says what it got.
+expect_fail() {
+	local pattern=$1 rc=0 err
+	shift
+	err=$("$@" 2>&1 >/dev/null) || rc=$?
+	printf '%s -> %d: %s\n' "$*" "$rc" "$err"
+	[[ $rc -eq 1 ]] || { echo "exit $rc, want 1"; return 1; }
+	grep -qE "$pattern" <<<"$err" || { echo "no match for: $pattern"; return 1; }
+}
 
 # refcnt DRIVER: its users as /proc/crypto counts them; 0 if not registered.
 refcnt() { proc_crypto_field "$1" refcnt || echo 0; }

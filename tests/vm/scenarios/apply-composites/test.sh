@@ -26,7 +26,6 @@ E='echainiv(authenc(hmac(sha256),cbc(aes)))'
 A='authenc(hmac(sha256),cbc(aes))'
 eng_e=echainiv-authenc-hmac-sha256-cbc-aes-cp-caam
 
-drivers_now() { awk '$1 == "driver" { print $3 }' /proc/crypto | sort -u; }
 policy() { printf '[Policy]\nCalibrate = never\n%s\n' "$1" >/etc/cryptoprio.conf; }
 # released DRIVER: wait until no SA holds DRIVER (xfrm frees states, and the
 # kernel instances, from a work item)
@@ -65,8 +64,7 @@ released_all() {
 		[[ $(refcnt "$d") -le $((1 + outer)) ]] || return 1
 	done < <(mine)
 }
-# created: the drivers the state file lists as created, sorted, one line
-created() { jget "$state" "' '.join(sorted(c['driver'] for c in d.get('created', [])))" 2>/dev/null; }
+created() { state_created "$state"; }
 
 base=$(dmesg | wc -l)
 check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"

@@ -22,8 +22,7 @@ done
 E='echainiv(authenc(hmac(sha256),cbc(aes)))'
 eng_e=echainiv-authenc-hmac-sha256-cbc-aes-cp-caam
 printf '[Policy]\nCalibrate = never\n' >/etc/cryptoprio.conf
-drivers_now() { awk '$1 == "driver" { print $3 }' /proc/crypto | sort -u; }
-created() { jget "$state" "' '.join(sorted(c['driver'] for c in d.get('created', [])))" 2>/dev/null; }
+created() { state_created "$state"; }
 lists_created() { [[ -n $(created) ]]; }
 
 base=$(dmesg | wc -l)

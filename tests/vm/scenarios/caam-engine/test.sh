@@ -72,12 +72,12 @@ base=$(dmesg | wc -l)
 check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
 while IFS='|' read -r drv name type; do
 	check "$drv passed its self-test" wait_for_driver "$drv" 120
-	n=$(entry_field "$drv" name)
-	t=$(entry_field "$drv" type)
+	n=$(proc_crypto_field "$drv" name)
+	t=$(proc_crypto_field "$drv" type)
 	check "$drv is $name ($n)" test "$n" = "$name"
 	check "$drv is a $type ($t)" test "$t" = "$type"
-	check "$drv: priority 3000, async" test "$(entry_field "$drv" priority) $(entry_field "$drv" async)" = "3000 yes"
-	printf '%s %s\n' "$drv" "$(entry_field "$drv" selftest)" >>"$r/selftest.txt"
+	check "$drv: priority 3000, async" test "$(proc_crypto_field "$drv" priority) $(proc_crypto_field "$drv" async)" = "3000 yes"
+	printf '%s %s\n' "$drv" "$(proc_crypto_field "$drv" selftest)" >>"$r/selftest.txt"
 done <<<"$shapes"
 cat "$r/selftest.txt"
 wait_for_selftests cp_caam_engine 120 || true
@@ -120,12 +120,12 @@ done
 key16=0x000102030405060708090a0b0c0d0e0f
 key20=0x000102030405060708090a0b0c0d0e0f10111213
 key32=0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f
-ref0_e=$(entry_field "$echainiv" refcnt)
-ref0_a=$(entry_field "$authenc" refcnt)
+ref0_e=$(proc_crypto_field "$echainiv" refcnt)
+ref0_a=$(proc_crypto_field "$authenc" refcnt)
 check "SA cbc(aes) + hmac(sha256) added" ip xfrm state add src 127.0.0.1 dst 127.0.0.2 \
 	proto esp spi 0x100 enc 'cbc(aes)' "$key16" auth 'hmac(sha256)' "$key32"
-ref1_e=$(entry_field "$echainiv" refcnt)
-ref1_a=$(entry_field "$authenc" refcnt)
+ref1_e=$(proc_crypto_field "$echainiv" refcnt)
+ref1_a=$(proc_crypto_field "$authenc" refcnt)
 log "refcnt: $echainiv $ref0_e -> $ref1_e, $authenc $ref0_a -> $ref1_a"
 check "the SA holds the engine's echainiv/authenc ($ref0_e+$ref0_a -> $ref1_e+$ref1_a)" \
 	test "$((ref1_e + ref1_a))" -gt "$((ref0_e + ref0_a))"
@@ -138,10 +138,10 @@ check "after the SA: authenc, echainiv, hmac(sha256) have no other implementatio
 # known-answer checks' part below. Datagrams are sent through it, with an
 # out policy, but only logged: loopback traffic has not been seen to go
 # through the SA in the VM (0 packets counted).
-ref0=$(entry_field "$rfc4106" refcnt)
+ref0=$(proc_crypto_field "$rfc4106" refcnt)
 check "SA rfc4106(gcm(aes)) added" ip xfrm state add src 127.0.0.1 dst 127.0.0.2 \
 	proto esp spi 0x101 aead 'rfc4106(gcm(aes))' "$key20" 128
-ref1=$(entry_field "$rfc4106" refcnt)
+ref1=$(proc_crypto_field "$rfc4106" refcnt)
 check "the rfc4106 SA is built on the engine (refcnt $ref0 -> $ref1)" test "$ref1" -gt "$ref0"
 check "the seqiv instance over the engine's rfc4106 is registered" \
 	has_driver "seqiv($rfc4106)"

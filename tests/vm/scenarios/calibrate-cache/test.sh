@@ -7,7 +7,6 @@ modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 insmod "$CP_KMOD/cryptoprio.ko"
 
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 # Two sizes and a budget far beyond what they take (under a second each on
 # an idle VM): a point the budget left unmeasured would be measured by the
 # next run, and this scenario is about the cache, not the budget.
@@ -18,28 +17,28 @@ calibrate() {
 
 rm -f "$cache"
 name=cold calibrate
-check "cold: points measured" test "$(field "$CP_RESULTS/cold.json" points_measured)" -gt 0
+check "cold: points measured" test "$(jget "$CP_RESULTS/cold.json" "d['points_measured']")" -gt 0
 check "cold: the cache file is written" test -s "$cache"
 check "cold: every point measured within the budget" \
-	test "$(field "$CP_RESULTS/cold.json" points_unmeasured)" = 0
+	test "$(jget "$CP_RESULTS/cold.json" "d['points_unmeasured']")" = 0
 name=warm calibrate
-check "warm: nothing measured" test "$(field "$CP_RESULTS/warm.json" points_measured)" = 0
+check "warm: nothing measured" test "$(jget "$CP_RESULTS/warm.json" "d['points_measured']")" = 0
 check "warm: every point from the cache" \
-	test "$(field "$CP_RESULTS/warm.json" points_from_cache)" = "$(field "$CP_RESULTS/cold.json" points_measured)"
+	test "$(jget "$CP_RESULTS/warm.json" "d['points_from_cache']")" = "$(jget "$CP_RESULTS/cold.json" "d['points_measured']")"
 check "warm: the table says so" bash -c '"$1" calibrate "cbc(aes)" | grep -q "from the cache"' _ "$ctl"
-log "warm calibration took $(field "$CP_RESULTS/warm.json" elapsed_ms) ms (cold: $(field "$CP_RESULTS/cold.json" elapsed_ms) ms)"
+log "warm calibration took $(jget "$CP_RESULTS/warm.json" "d['elapsed_ms']") ms (cold: $(jget "$CP_RESULTS/cold.json" "d['elapsed_ms']") ms)"
 
 sed -i "s/\"kernel\":\"$(uname -r)\"/\"kernel\":\"0.0.0-other\"/g" "$cache"
 check "the edit took (entries now belong to another kernel)" grep -q '0.0.0-other' "$cache"
 name=otherkernel calibrate
-check "another kernel's entries are not used" test "$(field "$CP_RESULTS/otherkernel.json" points_from_cache)" = 0
-check "so it measured again" test "$(field "$CP_RESULTS/otherkernel.json" points_measured)" -gt 0
+check "another kernel's entries are not used" test "$(jget "$CP_RESULTS/otherkernel.json" "d['points_from_cache']")" = 0
+check "so it measured again" test "$(jget "$CP_RESULTS/otherkernel.json" "d['points_measured']")" -gt 0
 
 echo '{"version":1,"entries":[{"kernel":' >"$cache"
 name=corrupt calibrate
 check "a corrupt cache is ignored with a warning" grep -q "ignoring $cache: corrupt" "$CP_RESULTS/corrupt.err"
-check "and measured again" test "$(field "$CP_RESULTS/corrupt.json" points_measured)" -gt 0
+check "and measured again" test "$(jget "$CP_RESULTS/corrupt.json" "d['points_measured']")" -gt 0
 check "and replaced by a valid one" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$cache"
 
 name=force calibrate --force
-check "--force measures again" test "$(field "$CP_RESULTS/force.json" points_from_cache)" = 0
+check "--force measures again" test "$(jget "$CP_RESULTS/force.json" "d['points_from_cache']")" = 0

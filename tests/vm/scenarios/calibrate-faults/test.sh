@@ -19,7 +19,6 @@ for a in doc["algorithms"]:
             print(",".join(sorted({p["verdict"] for p in i["points"]})), i["known_answer"])
 PY
 }
-field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 
 "$ctl" --json calibrate 'cbc(aes)' --force --budget 10s >"$CP_RESULTS/ok.json"
 # Measured, known answer ok; on a loaded machine the 10 s can run out
@@ -46,7 +45,7 @@ echo hang >"$param"
 start=$(date +%s%N)
 "$ctl" --json calibrate 'cbc(aes)' --force --budget 4s >"$CP_RESULTS/hang.json"
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
-log "calibration with a hanging engine: $elapsed_ms ms wall, $(field "$CP_RESULTS/hang.json" elapsed_ms) ms in the engine"
+log "calibration with a hanging engine: $elapsed_ms ms wall, $(jget "$CP_RESULTS/hang.json" "d['elapsed_ms']") ms in the engine"
 hang_verdicts=$(verdicts "$CP_RESULTS/hang.json" cp_test_engine_cbc_aes)
 check "mode hang: reported timeout ($hang_verdicts)" test "${hang_verdicts%% *}" = timeout
 check "mode hang: aesni measured at the workload point all the same" python3 -c '

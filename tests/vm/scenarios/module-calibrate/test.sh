@@ -9,18 +9,6 @@ wait_for_driver virtio_crypto_aes_cbc 60
 wait_for_driver cbc-aes-aesni
 wait_before_measuring aesni_intel virtio_crypto
 
-# jq is not assumed: small JSON queries in python.
-# jget FILE EXPR: print EXPR evaluated with d = the document.
-jget() { "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
-
-expect_fail() {  # expect_fail PATTERN CMD...: exit 1 and stderr matching PATTERN
-	local pattern=$1 rc=0 err
-	shift
-	err=$("$@" 2>&1 >/dev/null) || rc=$?
-	printf '%s -> %d: %s\n' "$*" "$rc" "$err"
-	[[ $rc -eq 1 ]] && grep -qE "$pattern" <<<"$err"
-}
-
 check "without the module: calibrate says it is not loaded" \
 	expect_fail 'cryptoprio kernel module not loaded \(modprobe cryptoprio\)' \
 	"$ctl" calibrate --raw cbc-aes-aesni

@@ -6,15 +6,6 @@ py=/usr/bin/python3
 modprobe_q aesni_intel crypto_user
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
 
-expect_fail() {  # expect_fail PATTERN CMD...: exit 1 and stderr matching PATTERN
-	local pattern=$1 rc=0 err
-	shift
-	err=$("$@" 2>&1 >/dev/null) || rc=$?
-	printf '%s -> %d: %s\n' "$*" "$rc" "$err"
-	[[ $rc -eq 1 ]] || { echo "exit $rc, want 1"; return 1; }
-	grep -qE "$pattern" <<<"$err" || { echo "no match for: $pattern"; return 1; }
-}
-
 check "a valid request works (control)" "$ctl" calibrate --raw cbc-aes-aesni --size 16 --budget 20
 check "unprivileged CALIBRATE: EPERM and the CAP_NET_ADMIN hint" \
 	expect_fail 'Operation not permitted.*CAP_NET_ADMIN' \
