@@ -7,8 +7,17 @@
 #include <sys/syscall.h>
 #include <linux/capability.h>
 
+#include "fileio-internal.h"
 #include "fileio.h"
 #include "macro.h"
+
+void (*cp_file_observer)(enum cp_file_op op, const char *path);
+
+static void observe(enum cp_file_op op, const char *path)
+{
+	if (cp_file_observer)
+		cp_file_observer(op, path);
+}
 
 int cp_mkdir_parents(const char *path)
 {
@@ -47,6 +56,7 @@ int cp_write_file_atomic(const char *path, const void *data, size_t size, mode_t
 	_cleanup_close_ int fd = -1;
 	int r;
 
+	observe(CP_FILE_WRITE, path);
 	r = cp_mkdir_parents(path);
 	if (r < 0)
 		return r;
@@ -69,10 +79,12 @@ int cp_write_file_atomic(const char *path, const void *data, size_t size, mode_t
 
 int cp_read_file(const char *path, size_t max, char **ret_data, size_t *ret_size)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *data = NULL;
 	size_t size = 0;
 
+	observe(CP_FILE_READ, path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
 	data = malloc(max + 1);
