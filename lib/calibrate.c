@@ -573,15 +573,49 @@ static int update_cache(const struct cp_calibration *cal, const struct cp_invent
 	return added;
 }
 
-static void load_cache(const struct cp_calibrate_options *opts, struct cp_calibration *cal,
-		       struct cp_cache *cache)
+static void warn_cache_ignored(struct cp_calibration *cal, const char *path, int error)
 {
-	int r = cp_cache_load(opts->cache_path, cache);
+	snprintf(cal->cache_warning, sizeof(cal->cache_warning), "ignoring %s: %s", path,
+		 error == -EBADMSG ? "corrupt or from another version" : strerror(-error));
+}
 
+void cp_calibration_cache_unsaved(struct cp_calibration *cal, const char *path, int error)
+{
+	snprintf(cal->cache_warning, sizeof(cal->cache_warning), "cannot save %s: %s", path,
+		 strerror(-error));
+}
+
+/* The cache to read and update: the caller's, or the file's loaded into @own. */
+static struct cp_cache *open_cache(const struct cp_calibrate_options *opts,
+				   struct cp_calibration *cal, struct cp_cache *own)
+{
+	int r;
+
+	if (opts->cache) {
+		if (opts->cache_error < 0)
+			warn_cache_ignored(cal, opts->cache_path, opts->cache_error);
+		return opts->cache;
+	}
+	r = cp_cache_load(opts->cache_path, own);
 	if (r < 0)
-		snprintf(cal->cache_warning, sizeof(cal->cache_warning), "ignoring %s: %s",
-			 opts->cache_path,
-			 r == -EBADMSG ? "corrupt or from another version" : strerror(-r));
+		warn_cache_ignored(cal, opts->cache_path, r);
+	return own;
+}
+
+/* Keep what was measured now: saved here unless the caller owns the cache. */
+static void store_cache(const struct cp_calibrate_options *opts, struct cp_calibration *cal,
+			const struct cp_inventory *inv, struct cp_cache *cache)
+{
+	int r;
+
+	if (update_cache(cal, inv, cache) <= 0)
+		return;
+	cal->cache_updated = true;
+	if (opts->cache)
+		return;
+	r = cp_cache_save(opts->cache_path, cache);
+	if (r < 0)
+		cp_calibration_cache_unsaved(cal, opts->cache_path, r);
 }
 
 static void count_points(struct cp_calibration *cal)
@@ -629,7 +663,7 @@ int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_optio
 		 struct cp_calibration *cal)
 {
 	struct engine e = {.opts = opts, .cal = cal, .start_ns = cp_now_ns()};
-	struct cp_cache cache = {};
+	struct cp_cache own = {}, *cache = NULL;
 	int r;
 
 	memset(cal, 0, sizeof(*cal));
@@ -638,23 +672,18 @@ int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_optio
 	e.deadline_ns = e.start_ns + opts->budget_ns;
 	r = select_candidates(inv, opts, cal);
 	if (r >= 0 && opts->cache_path) {
-		load_cache(opts, cal, &cache);
+		cache = open_cache(opts, cal, &own);
 		if (!opts->force)
-			use_cache(cal, inv, &cache);
+			use_cache(cal, inv, cache);
 	}
 	if (r >= 0 && !opts->cache_only)
 		r = measure(&e);
 	backend_close(&e.backend);
 	free(e.samples);
 	count_points(cal);
-	if (r >= 0 && opts->cache_path && update_cache(cal, inv, &cache) > 0) {
-		int saved = cp_cache_save(opts->cache_path, &cache);
-
-		if (saved < 0)
-			snprintf(cal->cache_warning, sizeof(cal->cache_warning),
-				 "cannot save %s: %s", opts->cache_path, strerror(-saved));
-	}
-	cp_cache_free(&cache);
+	if (r >= 0 && cache)
+		store_cache(opts, cal, inv, cache);
+	cp_cache_free(&own);
 	cal->elapsed_ns = cp_now_ns() - e.start_ns;
 	return r;
 }

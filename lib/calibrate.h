@@ -15,6 +15,8 @@
 #include "inventory.h"
 #include "stats.h"
 
+struct cp_cache;
+
 struct cp_measured {
 	char name[CP_NAME_MAX], driver[CP_NAME_MAX], module[CP_NAME_MAX];
 	char reference[CP_NAME_MAX];
@@ -44,6 +46,7 @@ struct cp_calibration {
 	size_t n_unmeasured;	 /* points the budget left out */
 	char cache_warning[256]; /* why the cache file was ignored, or "" */
 	time_t cache_oldest;	 /* measurement time of the oldest cached point used */
+	bool cache_updated;	 /* points measured now went into the cache */
 };
 
 struct cp_progress {
@@ -60,9 +63,18 @@ struct cp_calibrate_options {
 	uint32_t workload_size;
 	uint32_t depth;
 	uint64_t budget_ns;
-	bool force;		 /* measure again even if cached */
-	bool cache_only;	 /* measure nothing: the cache or UNMEASURED (Calibrate=cached) */
-	const char *cache_path;	 /* NULL: no cache */
+	bool force;		/* measure again even if cached */
+	bool cache_only;	/* measure nothing: the cache or UNMEASURED (Calibrate=cached) */
+	const char *cache_path; /* NULL: no cache */
+	/*
+	 * The cache as the caller loaded it from cache_path, when it reads the
+	 * file once for several calls: read and updated here, saved by the
+	 * caller (cp_calibration_cache_unsaved() if that fails). cache_error:
+	 * why the load failed (the cache is then empty), for the warning.
+	 * NULL: loaded from cache_path here, and saved here when updated.
+	 */
+	struct cp_cache *cache;
+	int cache_error;
 	enum cp_backend backend; /* NONE: the module if loaded, else AF_ALG */
 	void (*progress)(const struct cp_progress *progress, void *userdata);
 	void *userdata;
@@ -70,6 +82,8 @@ struct cp_calibrate_options {
 
 int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_options *opts,
 		 struct cp_calibration *cal);
+/* Say in @cal->cache_warning that the cache at @path could not be saved (@error). */
+void cp_calibration_cache_unsaved(struct cp_calibration *cal, const char *path, int error);
 void cp_calibration_free(struct cp_calibration *cal);
 
 const struct cp_measured *cp_calibration_find(const struct cp_calibration *cal, const char *driver);
