@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The pure parts of the apply pipeline (apply.h), for apply.c and its unit
- * test: which names to calibrate, the figures the planner reads, and the
- * state file's record of a run. Not for the CLI or the daemon.
+ * tests: which names to calibrate, the figures the planner reads, the state
+ * file's record of a run, and the run's files read and written once each.
+ * Not for the CLI or the daemon.
  */
 #pragma once
 
@@ -67,3 +68,54 @@ size_t cp_apply_forget_unregistered(struct cp_state *state, const struct cp_inve
 struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *result,
 					     const struct cp_policy *policy, const char *agent,
 					     int64_t now, int32_t pid);
+
+/*
+ * One plan or apply run: the files it reads once at the start and writes
+ * back once (the state twice when there are steps: the record before the
+ * first change, the results after the last).
+ */
+struct cp_run {
+	const struct cp_apply_options *opts;
+	const struct cp_policy *policy; /* the one in force: loaded, or handed in */
+	struct cp_apply_result *result;
+	const char *state_path;
+	const char *cache_path; /* NULL: no cache */
+	struct cp_state state;
+	int state_error; /* the state could not be loaded: apply stops before any change */
+	struct cp_cache cache;
+	int cache_error; /* its load failed, so it is empty: the calibration warns */
+	/* Defaults of the originals recorded now, and how many the cache did not know. */
+	struct cp_cache defaults_seen;
+	int n_defaults_new;
+};
+
+/*
+ * Start @run: the paths of @opts, the state (for apply under the lock, one
+ * that does not parse moved aside as cp_state_load_salvage() does; for a
+ * dry run, one that cannot be read knows nothing) and the cache, each read
+ * once. Errors are kept for later: the plan goes on without the file.
+ */
+void cp_run_load(struct cp_run *run, const struct cp_apply_options *opts,
+		 const struct cp_policy *policy, struct cp_apply_result *result);
+void cp_run_free(struct cp_run *run);
+
+/* The plan and its selected steps, knowing the instances the loaded state created. */
+int cp_run_plan(struct cp_run *run);
+
+/*
+ * Before any change: the originals of the drivers the steps touch, the
+ * creates and the plan pending written to the state file (just checked_at
+ * with no steps), and the defaults noted in the cache (saved at the end).
+ * Returns 0 or a negative errno, with nothing changed.
+ */
+int cp_run_record_start(struct cp_run *run);
+/* Step @i was sent to the kernel (result->steps[i] says how it went): kept in the record. */
+void cp_run_step_done(struct cp_run *run, size_t i);
+/* After the last step: the results written to the state file (result->state_error if not). */
+void cp_run_record_finish(struct cp_run *run);
+/*
+ * At the end of the run, whatever happened: the cache written once if the
+ * calibration or the defaults changed it. Failing that, the calibration's
+ * cache_warning and result->defaults_unsaved say what was not kept.
+ */
+void cp_run_save_cache(struct cp_run *run);

@@ -7,11 +7,9 @@
 #include <fnmatch.h>
 #include <math.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "apply-internal.h"
 #include "crypto-user.h"
-#include "defaults.h"
 #include "fileio.h"
 #include "inventory-load.h"
 #include "macro.h"
@@ -219,6 +217,7 @@ static void merge_summary(struct cp_calibration *into, const struct cp_calibrati
 	into->n_from_cache += from->n_from_cache;
 	into->n_run += from->n_run;
 	into->n_unmeasured += from->n_unmeasured;
+	into->cache_updated |= from->cache_updated;
 	if (from->cache_warning[0])
 		memcpy(into->cache_warning, from->cache_warning, sizeof(into->cache_warning));
 	if (from->cache_oldest && (!into->cache_oldest || from->cache_oldest < into->cache_oldest))
@@ -392,18 +391,11 @@ static int load_policy(const struct cp_apply_options *opts, struct cp_apply_resu
 	return cp_policy_is_valid(result->policy) ? 0 : -EBADMSG;
 }
 
-/* NULL: the default; "": no cache. */
-static const char *cache_path(const struct cp_apply_options *opts)
-{
-	if (!opts->cache_path)
-		return CP_CACHE_PATH;
-	return opts->cache_path[0] ? opts->cache_path : NULL;
-}
-
 /* One engine call per workload point, the budget shared by the number of names. */
-static int calibrate_workloads(const struct cp_apply_options *opts, const struct cp_settings *g,
-			       struct cp_apply_result *result, struct cp_workload *w, size_t n)
+static int calibrate_workloads(struct cp_run *run, const struct cp_settings *g,
+			       struct cp_workload *w, size_t n)
 {
+	struct cp_apply_result *result = run->result;
 	uint64_t left_ns = g->calibration_budget_usec * UINT64_C(1000);
 	size_t names_left = 0;
 	int r;
@@ -420,12 +412,15 @@ static int calibrate_workloads(const struct cp_apply_options *opts, const struct
 		    .workload_size = w[i].size,
 		    .depth = w[i].depth,
 		    .budget_ns = left_ns / names_left * w[i].n_names,
-		    .force = opts->force_calibration,
+		    .force = run->opts->force_calibration,
 		    .cache_only = g->calibrate == CP_CALIBRATE_CACHED,
-		    .cache_path = cache_path(opts),
+		    .cache_path = run->cache_path,
+		    /* Read once for every point, saved once at the end of the run. */
+		    .cache = run->cache_path ? &run->cache : NULL,
+		    .cache_error = run->cache_error,
 		    .backend = result->unprivileged ? CP_BACKEND_AFALG : CP_BACKEND_NONE,
-		    .progress = opts->progress,
-		    .userdata = opts->userdata,
+		    .progress = run->opts->progress,
+		    .userdata = run->opts->userdata,
 		};
 
 		r = cp_calibrate(&result->inventory, &co, &cal);
@@ -440,144 +435,22 @@ static int calibrate_workloads(const struct cp_apply_options *opts, const struct
 	return 0;
 }
 
-static int calibrate(const struct cp_apply_options *opts, const struct cp_policy *policy,
-		     struct cp_apply_result *result)
+static int calibrate(struct cp_run *run)
 {
 	struct cp_workload *w = NULL;
 	struct cp_settings g;
 	int n, r;
 
-	cp_policy_global(policy, &g);
-	result->calibrate = g.calibrate;
+	cp_policy_global(run->policy, &g);
+	run->result->calibrate = g.calibrate;
 	if (g.calibrate == CP_CALIBRATE_NEVER)
 		return 0;
-	n = cp_apply_workloads(&result->inventory, policy, opts->only_drivers, opts->n_only_drivers,
-			       &w);
+	n = cp_apply_workloads(&run->result->inventory, run->policy, run->opts->only_drivers,
+			       run->opts->n_only_drivers, &w);
 	if (n < 0)
 		return n;
-	r = calibrate_workloads(opts, &g, result, w, (size_t) n);
+	r = calibrate_workloads(run, &g, w, (size_t) n);
 	cp_workloads_free(w, (size_t) n);
-	return r;
-}
-
-static const char *state_path(const struct cp_apply_options *opts)
-{
-	return opts->state_path ? opts->state_path : CP_STATE_PATH;
-}
-
-/*
- * The plan, knowing the instances the state file says cryptoprio created.
- * A state file that cannot be read knows none (apply then salvages it, or
- * stops before any change).
- */
-static int build_plan(const struct cp_apply_options *opts, const struct cp_policy *policy,
-		      struct cp_apply_result *result, const struct cp_measurement *ms, size_t n)
-{
-	_cleanup_(cp_state_free) struct cp_state state = {};
-	_cleanup_free_ char **created = NULL;
-
-	if (cp_state_load(state_path(opts), &state) < 0)
-		cp_state_free(&state);
-	created = calloc(state.n_created + 1, sizeof(*created));
-	if (!created)
-		return -ENOMEM;
-	for (size_t i = 0; i < state.n_created; i++)
-		created[i] = state.created[i].driver;
-	return cp_plan_build_created(&result->inventory, ms, n, policy, created, state.n_created,
-				     &result->plan);
-}
-
-static int plan(const struct cp_apply_options *opts, const struct cp_policy *policy,
-		struct cp_apply_result *result)
-{
-	_cleanup_free_ struct cp_measurement *ms = NULL;
-	int n, r;
-
-	n = cp_apply_measurements(&result->calibration, &ms);
-	if (n < 0)
-		return n;
-	r = build_plan(opts, policy, result, ms, (size_t) n);
-	if (r < 0)
-		return r;
-	result->steps = calloc(result->plan->n_steps + 1, sizeof(*result->steps));
-	if (!result->steps)
-		return -ENOMEM;
-	for (size_t i = 0; i < result->plan->n_steps; i++) {
-		const struct cp_plan_step *p = &result->plan->steps[i];
-		struct cp_apply_step_result *s = &result->steps[result->n_steps];
-
-		if (!cp_apply_name_selected(&result->inventory, p->name, opts->only_drivers,
-					    opts->n_only_drivers))
-			continue;
-		memcpy(s->driver, p->driver, sizeof(s->driver));
-		memcpy(s->name, p->name, sizeof(s->name));
-		memcpy(s->why, p->why, sizeof(s->why));
-		s->class = p->class;
-		s->action = p->action;
-		s->old_priority = p->old_priority;
-		s->new_priority = p->new_priority;
-		result->n_steps++;
-	}
-	return 0;
-}
-
-/*
- * The defaults of drivers about to change, into the cache (best effort:
- * /var may not be writable yet at boot; the daemon keeps them for later).
- */
-static void note_defaults(const struct cp_apply_options *opts, struct cp_apply_result *result,
-			  struct cp_cache *cache, const struct cp_state *state)
-{
-	struct cp_cache seen = {};
-	int n_new = 0, r;
-
-	r = cp_defaults_note(&seen, state, &result->inventory, result->applied_at);
-	for (size_t i = 0; r >= 0 && i < seen.n_defaults; i++) {
-		r = cp_cache_put_default(cache, &seen.defaults[i]);
-		n_new += r > 0;
-	}
-	if (r >= 0 && n_new > 0)
-		r = cp_cache_save(cache_path(opts), cache);
-	if (r < 0) {
-		result->defaults_unsaved = seen; /* merged later, the first sight winning */
-		result->defaults_error = r;
-		return;
-	}
-	cp_cache_free(&seen);
-}
-
-/* Originals and the pending plan on disk before the first change. */
-static int record_before(const struct cp_apply_options *opts, struct cp_apply_result *result,
-			 struct cp_state *state, const char *state_path)
-{
-	_cleanup_(cp_cache_free) struct cp_cache cache = {};
-	struct cp_state_apply *rec;
-	int r;
-
-	/* Corrupt or absent: no defaults known (calibration has said why already). */
-	if (cache_path(opts) && cp_cache_load(cache_path(opts), &cache) < 0)
-		cp_cache_free(&cache);
-	if (cp_apply_note_creates(state, result) < 0)
-		return -ENOMEM;
-	for (size_t i = 0; i < result->n_steps; i++) {
-		const struct cp_alg *alg =
-		    cp_inventory_find_driver(&result->inventory, result->steps[i].driver);
-
-		/* A created instance has no original: reset removes it. */
-		if (alg && !cp_state_find_created(state, alg->driver) &&
-		    cp_state_record_default(state, alg, &cache) < 0)
-			return -ENOMEM;
-	}
-	/* The policy in force: loaded here, or handed in by the daemon. */
-	rec = cp_apply_state_record(result, opts->policy ? opts->policy : result->policy,
-				    opts->agent, (int64_t) result->applied_at, (int32_t) getpid());
-	if (!rec)
-		return -ENOMEM;
-	cp_state_set_last_apply(state, rec);
-	state->checked_at = (int64_t) result->applied_at;
-	r = cp_state_save(state_path, state);
-	if (r >= 0 && cache_path(opts))
-		note_defaults(opts, result, &cache, state);
 	return r;
 }
 
@@ -652,8 +525,7 @@ static int set_step(struct cp_nl *nl, const struct cp_apply_step_result *s, stru
  * order, and the kernel's lookups no longer see it. Not so for a create,
  * whose ENOENT says a part could not be found.
  */
-static void run_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp_state *state,
-		     struct cp_state_step *rec)
+static void run_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp_state *state)
 {
 	char note[sizeof(s->extack)] = "";
 
@@ -669,30 +541,16 @@ static void run_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp
 	if (s->gone)
 		s->error = 0;
 	snprintf(s->extack, sizeof(s->extack), "%s", s->error < 0 ? nl->extack : note);
-	rec->result = s->gone ? CP_STEP_GONE : s->error < 0 ? CP_STEP_FAILED : CP_STEP_DONE;
-	rec->error = s->error;
-	memcpy(rec->message, s->extack, sizeof(rec->message));
 }
 
-static void count_step(struct cp_apply_result *result, const struct cp_apply_step_result *s)
+/*
+ * The steps, their results kept in memory and written once after the last:
+ * the record written before the first change says what a crash in between
+ * may have left (cryptoprioctl status, reset).
+ */
+static int apply_steps(struct cp_run *run)
 {
-	if (s->error < 0)
-		result->n_failed++;
-	else if (s->gone)
-		result->n_gone++;
-	else if (s->in_use)
-		result->n_in_use++;
-	else if (s->action == CP_STEP_SET)
-		result->n_changed++;
-	else if (s->action == CP_STEP_CREATE)
-		result->n_created++;
-	else if (s->action == CP_STEP_REMOVE)
-		result->n_removed++;
-}
-
-static int apply_steps(struct cp_apply_result *result, struct cp_state *state,
-		       const char *state_path)
-{
+	struct cp_apply_result *result = run->result;
 	struct cp_nl nl = {};
 	int r;
 
@@ -700,42 +558,23 @@ static int apply_steps(struct cp_apply_result *result, struct cp_state *state,
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < result->n_steps; i++) {
-		struct cp_apply_step_result *s = &result->steps[i];
-
-		run_step(&nl, s, state, &state->last_apply->steps[i]);
-		count_step(result, s);
-		r = cp_state_save(state_path, state);
-		if (r < 0 && !result->state_error)
-			result->state_error = r;
+		run_step(&nl, &result->steps[i], &run->state);
+		cp_run_step_done(run, i);
 	}
 	cp_nl_close(&nl);
-	state->last_apply->finished_at = (int64_t) time(NULL);
-	r = cp_state_save(state_path, state);
-	if (r < 0 && !result->state_error)
-		result->state_error = r;
+	cp_run_record_finish(run);
 	return result->n_failed ? -EIO : 0;
 }
 
-/* Under the lock: the state file, then the changes. */
-static int apply_locked(const struct cp_apply_options *opts, struct cp_apply_result *result)
+/* Under the lock: the record before the first change, then the changes. */
+static int apply(struct cp_run *run)
 {
-	_cleanup_(cp_state_free) struct cp_state state = {};
 	int r;
 
-	r = cp_state_load_salvage(state_path(opts), &state);
-	if (r < 0)
-		return r;
-	result->state_salvaged = r > 0;
-	result->applied_at = time(NULL);
-	(void) cp_apply_forget_unregistered(&state, &result->inventory);
-	if (result->n_steps == 0) {
-		state.checked_at = (int64_t) result->applied_at;
-		return cp_state_save(state_path(opts), &state);
-	}
-	r = record_before(opts, result, &state, state_path(opts));
-	if (r < 0)
-		return r; /* nothing changed yet */
-	return apply_steps(result, &state, state_path(opts));
+	r = cp_run_record_start(run);
+	if (r < 0 || run->result->n_steps == 0)
+		return r; /* nothing changed */
+	return apply_steps(run);
 }
 
 static int open_lock(const struct cp_apply_options *opts, int *ret_fd)
@@ -747,9 +586,23 @@ static int open_lock(const struct cp_apply_options *opts, int *ret_fd)
 	return *ret_fd < 0 ? *ret_fd : 0;
 }
 
+/* After the lock: nobody changes a priority under us. */
+static int load_inventory(const struct cp_apply_options *opts, struct cp_apply_result *result)
+{
+	int r;
+
+	r = cp_inventory_load(&result->inventory);
+	if (r < 0)
+		return r;
+	if (!opts->dry_run && result->inventory.source != CP_SOURCE_CRYPTO_USER)
+		return result->inventory.crypto_user_error ?: -EOPNOTSUPP;
+	return 0;
+}
+
 int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *result)
 {
 	_cleanup_close_ int lock_fd = -1;
+	_cleanup_(cp_run_free) struct cp_run run = {};
 	const struct cp_policy *policy = NULL;
 	int r;
 
@@ -763,19 +616,17 @@ int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *re
 		if (r < 0)
 			return r;
 	}
-	/* Inventory after the lock: nobody changes a priority under us. */
-	r = cp_inventory_load(&result->inventory);
+	r = load_inventory(opts, result);
 	if (r < 0)
 		return r;
-	if (!opts->dry_run && result->inventory.source != CP_SOURCE_CRYPTO_USER)
-		return result->inventory.crypto_user_error ?: -EOPNOTSUPP;
-	r = calibrate(opts, policy, result);
-	if (r < 0)
-		return r;
-	r = plan(opts, policy, result);
-	if (r < 0 || opts->dry_run)
-		return r;
-	return apply_locked(opts, result);
+	cp_run_load(&run, opts, policy, result);
+	r = calibrate(&run);
+	if (r >= 0)
+		r = cp_run_plan(&run);
+	if (r >= 0 && !opts->dry_run)
+		r = apply(&run);
+	cp_run_save_cache(&run); /* what the calibration measured is kept even if the rest failed */
+	return r;
 }
 
 void cp_apply_result_free(struct cp_apply_result *result)

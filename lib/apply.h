@@ -3,7 +3,8 @@
  * The pipeline shared by `cryptoprioctl plan|apply` and cryptoprio-daemon:
  * policy -> inventory -> calibration (per the policy's Calibrate=) -> plan
  * -> apply under the lock, with originals and the plan recorded in the
- * state file before the first change and each step's result after it.
+ * state file before the first change and the steps' results after the
+ * last. The state and the cache are each read once per run.
  */
 #pragma once
 
@@ -65,7 +66,7 @@ struct cp_apply_result {
 	/* Added for the CLI: */
 	enum cp_calibrate calibrate; /* the policy's Calibrate= */
 	bool unprivileged;	     /* no CAP_NET_ADMIN: calibrated through AF_ALG only */
-	int state_error; /* saving a step's result failed (the change was made): errno or 0 */
+	int state_error; /* saving the steps' results failed (the changes were made): errno or 0 */
 	/* Defaults first seen now that the cache could not take (its error in defaults_error). */
 	struct cp_cache defaults_unsaved;
 	int defaults_error;

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The files of one plan or apply run: the state and the cache read once at
+ * the start, the state written before the first change and after the last
+ * (not after each step: one fsync'd rename per step costs seconds at boot
+ * on slow storage), the cache written once at the end.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply-internal.h"
+#include "defaults.h"
+#include "macro.h"
+#include "paths.h"
+
+/* NULL: the default; "": no cache. */
+static const char *cache_path_of(const struct cp_apply_options *opts)
+{
+	if (!opts->cache_path)
+		return CP_CACHE_PATH;
+	return opts->cache_path[0] ? opts->cache_path : NULL;
+}
+
+/* A plan only reads: a state it cannot read knows no created instance. */
+static void load_state(struct cp_run *run)
+{
+	int r;
+
+	if (run->opts->dry_run) {
+		if (cp_state_load(run->state_path, &run->state) < 0)
+			cp_state_free(&run->state);
+		return;
+	}
+	r = cp_state_load_salvage(run->state_path, &run->state);
+	if (r < 0) {
+		cp_state_free(&run->state);
+		run->state_error = r;
+		return;
+	}
+	run->result->state_salvaged = r > 0;
+}
+
+void cp_run_load(struct cp_run *run, const struct cp_apply_options *opts,
+		 const struct cp_policy *policy, struct cp_apply_result *result)
+{
+	int r;
+
+	*run = (struct cp_run){
+	    .opts = opts,
+	    .policy = policy,
+	    .result = result,
+	    .state_path = opts->state_path ? opts->state_path : CP_STATE_PATH,
+	    .cache_path = cache_path_of(opts),
+	};
+	load_state(run);
+	if (!run->cache_path)
+		return;
+	/* Corrupt or absent: no figures nor defaults known (the calibration says why). */
+	r = cp_cache_load(run->cache_path, &run->cache);
+	if (r < 0) {
+		cp_cache_free(&run->cache);
+		run->cache_error = r;
+	}
+}
+
+void cp_run_free(struct cp_run *run)
+{
+	cp_state_free(&run->state);
+	cp_cache_free(&run->cache);
+	cp_cache_free(&run->defaults_seen);
+}
+
+/*
+ * The plan, knowing the instances the state file says cryptoprio created.
+ * A state file that could not be read knows none (apply then salvaged it,
+ * or stops before any change).
+ */
+static int build_plan(struct cp_run *run, const struct cp_measurement *ms, size_t n)
+{
+	struct cp_state *state = &run->state;
+	_cleanup_free_ char **created = calloc(state->n_created + 1, sizeof(*created));
+
+	if (!created)
+		return -ENOMEM;
+	for (size_t i = 0; i < state->n_created; i++)
+		created[i] = state->created[i].driver;
+	return cp_plan_build_created(&run->result->inventory, ms, n, run->policy, created,
+				     state->n_created, &run->result->plan);
+}
+
+static void select_steps(struct cp_run *run)
+{
+	struct cp_apply_result *result = run->result;
+
+	for (size_t i = 0; i < result->plan->n_steps; i++) {
+		const struct cp_plan_step *p = &result->plan->steps[i];
+		struct cp_apply_step_result *s = &result->steps[result->n_steps];
+
+		if (!cp_apply_name_selected(&result->inventory, p->name, run->opts->only_drivers,
+					    run->opts->n_only_drivers))
+			continue;
+		memcpy(s->driver, p->driver, sizeof(s->driver));
+		memcpy(s->name, p->name, sizeof(s->name));
+		memcpy(s->why, p->why, sizeof(s->why));
+		s->class = p->class;
+		s->action = p->action;
+		s->old_priority = p->old_priority;
+		s->new_priority = p->new_priority;
+		result->n_steps++;
+	}
+}
+
+int cp_run_plan(struct cp_run *run)
+{
+	struct cp_apply_result *result = run->result;
+	_cleanup_free_ struct cp_measurement *ms = NULL;
+	int n, r;
+
+	n = cp_apply_measurements(&result->calibration, &ms);
+	if (n < 0)
+		return n;
+	r = build_plan(run, ms, (size_t) n);
+	if (r < 0)
+		return r;
+	result->steps = calloc(result->plan->n_steps + 1, sizeof(*result->steps));
+	if (!result->steps)
+		return -ENOMEM;
+	select_steps(run);
+	return 0;
+}
+
+/*
+ * The defaults of drivers about to change, into the cache in memory (best
+ * effort: /var may not be writable yet at boot; the daemon keeps them for
+ * later). Written with the cache at the end of the run.
+ */
+static void note_defaults(struct cp_run *run)
+{
+	struct cp_apply_result *result = run->result;
+	int r;
+
+	r = cp_defaults_note(&run->defaults_seen, &run->state, &result->inventory,
+			     result->applied_at);
+	for (size_t i = 0; r >= 0 && i < run->defaults_seen.n_defaults; i++) {
+		r = cp_cache_put_default(&run->cache, &run->defaults_seen.defaults[i]);
+		run->n_defaults_new += r > 0;
+	}
+	if (r < 0) {
+		result->defaults_unsaved =
+		    run->defaults_seen; /* merged later, the first sight winning */
+		result->defaults_error = r;
+		run->defaults_seen = (struct cp_cache){};
+		run->n_defaults_new = 0;
+	}
+}
+
+/* Originals, creates and the pending plan, then on disk before the first change. */
+static int record_plan(struct cp_run *run)
+{
+	struct cp_apply_result *result = run->result;
+	struct cp_state_apply *rec;
+	int r;
+
+	if (cp_apply_note_creates(&run->state, result) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < result->n_steps; i++) {
+		const struct cp_alg *alg =
+		    cp_inventory_find_driver(&result->inventory, result->steps[i].driver);
+
+		/* A created instance has no original: reset removes it. */
+		if (alg && !cp_state_find_created(&run->state, alg->driver) &&
+		    cp_state_record_default(&run->state, alg, &run->cache) < 0)
+			return -ENOMEM;
+	}
+	rec = cp_apply_state_record(result, run->policy, run->opts->agent,
+				    (int64_t) result->applied_at, (int32_t) getpid());
+	if (!rec)
+		return -ENOMEM;
+	cp_state_set_last_apply(&run->state, rec);
+	run->state.checked_at = (int64_t) result->applied_at;
+	r = cp_state_save(run->state_path, &run->state);
+	if (r >= 0 && run->cache_path)
+		note_defaults(run);
+	return r;
+}
+
+int cp_run_record_start(struct cp_run *run)
+{
+	struct cp_apply_result *result = run->result;
+
+	if (run->state_error < 0)
+		return run->state_error;
+	result->applied_at = time(NULL);
+	(void) cp_apply_forget_unregistered(&run->state, &result->inventory);
+	if (result->n_steps == 0) {
+		run->state.checked_at = (int64_t) result->applied_at;
+		return cp_state_save(run->state_path, &run->state);
+	}
+	return record_plan(run);
+}
+
+static void count_step(struct cp_apply_result *result, const struct cp_apply_step_result *s)
+{
+	if (s->error < 0)
+		result->n_failed++;
+	else if (s->gone)
+		result->n_gone++;
+	else if (s->in_use)
+		result->n_in_use++;
+	else if (s->action == CP_STEP_SET)
+		result->n_changed++;
+	else if (s->action == CP_STEP_CREATE)
+		result->n_created++;
+	else if (s->action == CP_STEP_REMOVE)
+		result->n_removed++;
+}
+
+void cp_run_step_done(struct cp_run *run, size_t i)
+{
+	const struct cp_apply_step_result *s = &run->result->steps[i];
+	struct cp_state_step *rec = &run->state.last_apply->steps[i];
+
+	rec->result = s->gone ? CP_STEP_GONE : s->error < 0 ? CP_STEP_FAILED : CP_STEP_DONE;
+	rec->error = s->error;
+	memcpy(rec->message, s->extack, sizeof(rec->message));
+	count_step(run->result, s);
+}
+
+void cp_run_record_finish(struct cp_run *run)
+{
+	int r;
+
+	run->state.last_apply->finished_at = (int64_t) time(NULL);
+	r = cp_state_save(run->state_path, &run->state);
+	if (r < 0 && !run->result->state_error)
+		run->result->state_error = r;
+}
+
+void cp_run_save_cache(struct cp_run *run)
+{
+	struct cp_calibration *cal = &run->result->calibration;
+	int r;
+
+	if (!run->cache_path || (!cal->cache_updated && run->n_defaults_new == 0))
+		return;
+	r = cp_cache_save(run->cache_path, &run->cache);
+	if (r >= 0)
+		return;
+	if (cal->cache_updated)
+		cp_calibration_cache_unsaved(cal, run->cache_path, r);
+	if (run->n_defaults_new > 0) {
+		run->result->defaults_unsaved = run->defaults_seen;
+		run->result->defaults_error = r;
+		run->defaults_seen = (struct cp_cache){};
+	}
+}
