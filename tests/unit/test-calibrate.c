@@ -2,6 +2,7 @@
 /* The calibration engine's pure parts: statistics, cache keying and files, references. */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "calib-cache.h"
@@ -220,6 +221,65 @@ static void test_budget_accounting(void)
 	   "the minimum grace is one the module accepts");
 }
 
+static void add_tested(struct cp_inventory *inv, const char *driver, uint32_t priority)
+{
+	struct cp_alg alg = {.priority = priority, .flags = CP_ALG_TESTED};
+
+	snprintf(alg.name, sizeof(alg.name), "cbc(aes)");
+	snprintf(alg.driver, sizeof(alg.driver), "%s", driver);
+	snprintf(alg.type, sizeof(alg.type), "skcipher");
+	snprintf(alg.module, sizeof(alg.module), "kernel");
+	if (cp_inventory_add(inv, &alg) < 0)
+		abort();
+}
+
+/*
+ * A cache the caller loaded (the apply pipeline reads it once per run): the
+ * figures come from it, not from the file, and its load error is warned
+ * about as if the file had been read here.
+ */
+static void test_preloaded_cache(void)
+{
+	uint32_t size = 4096;
+	struct cp_inventory inv = {};
+	struct cp_cache cache = {};
+	struct cp_cache_entry cached = {.backend = CP_BACKEND_AFALG, .measured_at = 1000};
+	struct cp_calibrate_options opts = {
+	    .sizes = &size,
+	    .n_sizes = 1,
+	    .workload_size = size,
+	    .depth = 1,
+	    .cache_only = true,
+	    .cache_path = "/nonexistent/calibration.json",
+	    .cache = &cache,
+	};
+	struct cp_calibration cal;
+
+	add_tested(&inv, "cbc-aes-aesni", 400);
+	add_tested(&inv, "cbc-aes-avx", 300);
+	is_int(cp_cache_key_for(&inv.algs[0], &cached.key), 0, "key of the cached driver");
+	/* As cp_cache_parse() leaves it. */
+	cached.point = (struct cp_point){
+	    .size = size, .depth = 1, .verdict = CP_VERDICT_MEASURED, .cached = true};
+	is_int(cp_cache_put(&cache, &cached), 0, "one figure in the caller's cache");
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "calibrated from the cache only");
+	is_int(cal.n_from_cache, 1, "the figure taken from the caller's cache, not the file");
+	ok(!cal.cache_updated && !cal.cache_warning[0], "nothing to save, nothing to say");
+	cp_calibration_free(&cal);
+
+	cp_cache_free(&cache);
+	opts.cache_error = -EBADMSG;
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "an empty cache whose load failed");
+	is_str(cal.cache_warning,
+	       "ignoring /nonexistent/calibration.json: corrupt or from another version",
+	       "warned about as before");
+	cp_calibration_free(&cal);
+	cp_calibration_cache_unsaved(&cal, "/x.json", -EROFS);
+	is_str(cal.cache_warning, "cannot save /x.json: Read-only file system",
+	       "an unsaved cache worded as cp_calibrate() words it");
+	cp_inventory_free(&inv);
+}
+
 int main(void)
 {
 	test_budget_accounting();
@@ -229,5 +289,6 @@ int main(void)
 	test_cache_corrupt();
 	test_cache_comment_at_end();
 	test_reference_and_skips();
+	test_preloaded_cache();
 	return done_testing();
 }
