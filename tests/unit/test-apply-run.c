@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The files of one run (lib/apply-run.c), with a /proc/crypto fixture and
+ * files in a temporary directory: each read once, the cache written once,
+ * the state twice with steps (before the first change, after the last),
+ * once without, never by a plan. The kernel's part (the steps themselves)
+ * is not run: each step is taken as done.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "apply-internal.h"
+#include "fileio-internal.h"
+#include "macro.h"
+#include "policy-fixture.h"
+#include "proc-fixture.h"
+#include "tap.h"
+
+static char state_path[256], cache_path[256];
+
+struct file_counts {
+	int state_reads, state_writes, cache_reads, cache_writes;
+};
+static struct file_counts counted;
+
+static void count_file(enum cp_file_op op, const char *path)
+{
+	if (strcmp(path, state_path) == 0)
+		op == CP_FILE_READ ? counted.state_reads++ : counted.state_writes++;
+	else if (strcmp(path, cache_path) == 0)
+		op == CP_FILE_READ ? counted.cache_reads++ : counted.cache_writes++;
+}
+
+static void start_counting(void)
+{
+	counted = (struct file_counts){};
+	cp_file_observer = count_file;
+}
+
+/* The counts so far, as "state R/W, cache R/W". */
+static const char *counts_text(void)
+{
+	static char text[64];
+
+	snprintf(text, sizeof(text), "state %d/%d, cache %d/%d", counted.state_reads,
+		 counted.state_writes, counted.cache_reads, counted.cache_writes);
+	return text;
+}
+
+/* The state file as the test reads it: not counted. */
+static void peek_state(struct cp_state *state)
+{
+	cp_file_observer = NULL;
+	if (cp_state_load(state_path, state) < 0)
+		abort();
+	cp_file_observer = count_file;
+}
+
+/* Pins for the generic drivers and aesni's: many steps without calibration. */
+static struct cp_policy *pins_policy(void)
+{
+	return policy_from("[Policy]\nCalibrate = never\n"
+			   "[Driver *-generic]\nPriority = 41\n"
+			   "[Driver *aesni*]\nPriority = 43\n");
+}
+
+/* An earlier run's files: a state and a cache that both exist and parse. */
+static void write_earlier_files(void)
+{
+	struct cp_state state;
+	struct cp_cache cache = {};
+
+	cp_state_init(&state);
+	state.checked_at = 1;
+	if (cp_state_save(state_path, &state) < 0 || cp_cache_save(cache_path, &cache) < 0)
+		abort();
+	cp_state_free(&state);
+}
+
+static size_t count_results(const struct cp_state_apply *rec, enum cp_step_result result)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rec->n_steps; i++)
+		n += rec->steps[i].result == result;
+	return n;
+}
+
+/* What is on disk before the first change: the originals and the plan, every step pending. */
+static void check_write_ahead(const struct cp_apply_result *res)
+{
+	_cleanup_(cp_state_free) struct cp_state state;
+	bool originals = true;
+
+	peek_state(&state);
+	ok(state.last_apply && state.last_apply->n_steps == res->n_steps &&
+	       count_results(state.last_apply, CP_STEP_PENDING) == res->n_steps &&
+	       state.last_apply->finished_at == 0,
+	   "on disk before the first change: the plan, every step pending, not finished");
+	for (size_t i = 0; i < res->n_steps; i++)
+		originals = originals && cp_state_find(&state, res->steps[i].driver);
+	ok(originals, "and the original of every driver a step changes");
+}
+
+static void check_finished(const struct cp_apply_result *res)
+{
+	_cleanup_(cp_state_free) struct cp_state state;
+
+	peek_state(&state);
+	ok(state.last_apply && count_results(state.last_apply, CP_STEP_DONE) == res->n_steps &&
+	       state.last_apply->finished_at > 0,
+	   "on disk after the last step: every step done, finished");
+}
+
+/* What apply.c does around the kernel's part: each step taken as done. */
+static void apply_without_kernel(struct cp_run *run)
+{
+	for (size_t i = 0; i < run->result->n_steps; i++) {
+		run->result->steps[i].applied = true;
+		cp_run_step_done(run, i);
+	}
+	cp_run_record_finish(run);
+}
+
+static void test_apply(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
+	struct cp_apply_options opts = {.state_path = state_path, .cache_path = cache_path};
+	struct cp_apply_result res = {.inventory = *inv};
+	_cleanup_(cp_run_free) struct cp_run run;
+
+	write_earlier_files();
+	start_counting();
+	cp_run_load(&run, &opts, policy, &res);
+	is_int(cp_run_plan(&run), 0, "apply: planned");
+	ok(res.n_steps >= 10, "with many steps (%zu)", res.n_steps);
+	is_int(cp_run_record_start(&run), 0, "recorded before the first change");
+	is_str(counts_text(), "state 1/1, cache 1/0",
+	       "apply: the write-ahead record, nothing else");
+	check_write_ahead(&res);
+	apply_without_kernel(&run);
+	cp_run_save_cache(&run);
+	is_str(counts_text(), "state 1/2, cache 1/1",
+	       "apply: each file read once, the state written before and after, the cache once");
+	check_finished(&res);
+	is_int(res.n_changed, res.n_steps, "every step counted as changed");
+	is_int(run.cache.n_defaults, res.n_steps, "the cache took the defaults of the originals");
+	is_int(res.state_error, 0, "no state error");
+	res.inventory = (struct cp_inventory){};
+	cp_apply_result_free(&res);
+}
+
+static void test_dry_run(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
+	struct cp_apply_options opts = {
+	    .dry_run = true, .state_path = state_path, .cache_path = cache_path};
+	struct cp_apply_result res = {.inventory = *inv};
+	_cleanup_(cp_run_free) struct cp_run run;
+
+	write_earlier_files();
+	start_counting();
+	cp_run_load(&run, &opts, policy, &res);
+	is_int(cp_run_plan(&run), 0, "plan: planned");
+	cp_run_save_cache(&run);
+	is_str(counts_text(), "state 1/0, cache 1/0", "plan: each file read once, nothing written");
+	res.inventory = (struct cp_inventory){};
+	cp_apply_result_free(&res);
+}
+
+/* Give each driver the priority the plan wants: the next plan has nothing to change. */
+static void settle(struct cp_inventory *inv)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
+	struct cp_apply_options opts = {
+	    .dry_run = true, .state_path = state_path, .cache_path = ""};
+	struct cp_apply_result res = {.inventory = *inv};
+	_cleanup_(cp_run_free) struct cp_run run;
+
+	cp_run_load(&run, &opts, policy, &res);
+	if (cp_run_plan(&run) < 0)
+		abort();
+	for (size_t i = 0; i < res.n_steps; i++) {
+		struct cp_alg *alg =
+		    (struct cp_alg *) cp_inventory_find_driver(inv, res.steps[i].driver);
+
+		alg->priority = res.steps[i].new_priority;
+	}
+	res.inventory = (struct cp_inventory){};
+	cp_apply_result_free(&res);
+}
+
+static void test_nothing_to_change(struct cp_inventory *inv)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
+	struct cp_apply_options opts = {.state_path = state_path, .cache_path = cache_path};
+	struct cp_apply_result res = {.inventory = *inv};
+	_cleanup_(cp_run_free) struct cp_run run;
+
+	settle(inv);
+	res.inventory = *inv;
+	write_earlier_files();
+	start_counting();
+	cp_run_load(&run, &opts, policy, &res);
+	is_int(cp_run_plan(&run), 0, "settled: planned");
+	is_int(res.n_steps, 0, "nothing to change");
+	is_int(cp_run_record_start(&run), 0, "recorded");
+	cp_run_save_cache(&run);
+	is_str(counts_text(), "state 1/1, cache 1/0",
+	       "no steps: the state written once, not the cache");
+	res.inventory = (struct cp_inventory){};
+	cp_apply_result_free(&res);
+}
+
+/* /var not writable yet: the defaults are handed back, the state written as ever. */
+static void test_cache_unwritable(const struct cp_inventory *inv, const char *dir)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
+	struct cp_apply_options opts = {.state_path = state_path, .cache_path = cache_path};
+	struct cp_apply_result res = {.inventory = *inv};
+	_cleanup_(cp_run_free) struct cp_run run;
+	char blocker[200];
+	FILE *f;
+
+	snprintf(blocker, sizeof(blocker), "%s/not-a-dir", dir);
+	snprintf(cache_path, sizeof(cache_path), "%s/calibration.json", blocker);
+	f = fopen(blocker, "we");
+	if (!f)
+		abort();
+	fclose(f);
+	unlink(state_path);
+	start_counting();
+	cp_run_load(&run, &opts, policy, &res);
+	is_int(run.cache_error, -ENOTDIR, "unreadable cache: its error kept for the warning");
+	ok(cp_run_plan(&run) == 0 && cp_run_record_start(&run) == 0, "planned and recorded");
+	apply_without_kernel(&run);
+	cp_run_save_cache(&run);
+	is_str(counts_text(), "state 1/2, cache 1/1", "the cache tried once");
+	is_int(res.defaults_error, -ENOTDIR, "its error in defaults_error");
+	is_int(res.defaults_unsaved.n_defaults, res.n_steps, "the defaults in defaults_unsaved");
+	ok(res.calibration.cache_warning[0] == '\0', "no calibration: no cache warning");
+	res.inventory = (struct cp_inventory){};
+	cp_apply_result_free(&res);
+	unlink(blocker);
+}
+
+/* A state that cannot be read: apply stops before writing anything. */
+static void test_state_unreadable(const struct cp_inventory *inv, const char *dir)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
+	struct cp_apply_options opts = {.state_path = state_path, .cache_path = ""};
+	struct cp_apply_result res = {.inventory = *inv};
+	_cleanup_(cp_run_free) struct cp_run run;
+	char saved_path[sizeof(state_path)];
+
+	memcpy(saved_path, state_path, sizeof(saved_path));
+	snprintf(state_path, sizeof(state_path), "%s/state-dir", dir);
+	if (mkdir(state_path, 0755) < 0)
+		abort();
+	start_counting();
+	cp_run_load(&run, &opts, policy, &res);
+	is_int(cp_run_plan(&run), 0, "planned without it");
+	is_int(cp_run_record_start(&run), -EISDIR, "apply stops with its error");
+	is_str(counts_text(), "state 1/0, cache 0/0", "nothing written");
+	res.inventory = (struct cp_inventory){};
+	cp_apply_result_free(&res);
+	rmdir(state_path);
+	memcpy(state_path, saved_path, sizeof(state_path));
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/cryptoprio-test-apply-run.XXXXXX";
+	struct cp_inventory inv;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(state_path, sizeof(state_path), "%s/run/state.json", dir);
+	snprintf(cache_path, sizeof(cache_path), "%s/var/calibration.json", dir);
+	load_fixture("proc-crypto-6.1.txt", &inv);
+	test_apply(&inv);
+	test_dry_run(&inv);
+	test_cache_unwritable(&inv, dir);
+	test_state_unreadable(&inv, dir);
+	test_nothing_to_change(&inv); /* last: it gives the drivers their planned priorities */
+	cp_file_observer = NULL;
+	cp_inventory_free(&inv);
+	(void) nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	return done_testing();
+}
