@@ -514,8 +514,8 @@ static void print_last_apply(const struct cp_state_apply *a)
 		pending += s->result == CP_STEP_PENDING;
 	}
 	if (!a->finished_at)
-		printf("Interrupted: %zu steps not recorded as done (the first may be in the "
-		       "kernel).\n",
+		printf("Interrupted: %zu steps not recorded as done (the first ones may be in "
+		       "the kernel).\n",
 		       pending);
 	else
 		printf("Finished %s: %zu steps, %zu failed.\n",
