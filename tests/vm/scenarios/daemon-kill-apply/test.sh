@@ -1,14 +1,18 @@
 # The daemon killed (SIGKILL) in the middle of a plan of many steps leaves
-# nothing that cannot be undone or finished: the state file shows the plan
-# half done, `cryptoprioctl reset` restores every original priority, and
-# (killed again) the next `cryptoprio-daemon --once` completes the plan
-# with the originals of the first run kept.
+# nothing that cannot be undone or finished: the state file shows the
+# record written before the first change (the plan pending, not finished,
+# with the originals) while the kernel has the first steps made,
+# `cryptoprioctl reset` restores every original priority, and (killed
+# again) the next `cryptoprio-daemon --once` completes the plan with the
+# originals of the first run kept.
 #
 # To land in the middle on a real kernel, the daemon runs under strace with
 # every sendto() held DELAY_US at its exit (the UPDATEALG has reached the
-# kernel by then, so the kill usually lands between a change and its record
-# in the state file: the nastiest point). The state file is written after
-# each step, so watching it tells when to kill.
+# kernel by then, so the kill lands after a change and before the results
+# are recorded: the nastiest point). The state file is written before the
+# first step and after the last, not in between: the watcher waits for the
+# daemon's record in it, then counts the sendto() calls strace saw complete
+# since (one per step) to tell when to kill.
 ctl=$CP_BUILD/cli/cryptoprioctl
 daemon=$CP_BUILD/daemon/cryptoprio-daemon
 state=/run/cryptoprio/state.json
@@ -63,40 +67,55 @@ originals_back() {
 	return 1
 }
 
-# count_done TEXT: n_done = the steps recorded "done" in a state file's TEXT
-# ("done" is no other value there). Builtins only, no subshell, and no
-# ${x//[^...]} (quadratic: seconds under TCG): the watcher must see the
-# count soon enough to kill mid-plan.
-count_done() {
-	local rest=$1
-	n_done=0
-	while [[ $rest =~ \"done\"(.*) ]]; do
-		n_done=$((n_done + 1))
-		rest=${BASH_REMATCH[1]}
-	done
+# count_sendto FILE: n_sent = the sendto() calls strace's output FILE shows
+# completed: "PID sendto(...) = RESULT", or "PID <... sendto resumed>) =
+# RESULT" after another task's call came in between; an "<unfinished ...>"
+# line, or a last line strace has not finished writing, does not count.
+# Builtins only, no subshell: the watcher must see the count soon enough to
+# kill mid-plan.
+count_sendto() {
+	local line
+	n_sent=0
+	[[ -e $1 ]] || return 0
+	while IFS= read -r line; do
+		[[ $line == *sendto*') = '* ]] && n_sent=$((n_sent + 1))
+	done <"$1"
 }
 
 # kill_mid_plan TAG N DAEMON-ARG...: start the daemon slowed down by strace,
-# SIGKILL it once its plan (recognised by its pid) has N steps done; sets
-# killed_pid. strace's trace goes to $CP_RESULTS/strace-TAG.txt.
+# SIGKILL it once N sendto() calls (N steps) completed after its plan was
+# recorded in the state file (recognised by its pid: the daemon writes its
+# own record, also with its pid, only after the run); sets killed_pid.
+# strace's trace goes to $CP_RESULTS/strace-TAG.txt. The sendto() calls
+# before the record are the inventory's; the record is written just before
+# the first step, so the count taken when the watcher sees it may already
+# hold that step: the kill then comes one step later, still mid-plan.
 kill_mid_plan() {
-	local tag=$1 n=$2 spid pid="" text end
+	local tag=$1 n=$2 spid pid="" text end base="" trace="$CP_RESULTS/strace-$1.txt"
 	shift 2
 	rm -f /tmp/cp-daemon.pid
 	strace -f -qq -e signal=none -e trace=sendto -e inject=sendto:delay_exit=$delay_us \
-		-o "$CP_RESULTS/strace-$tag.txt" \
+		-o "$trace" \
 		bash -c 'echo $$ >"$0"; exec "$@"' /tmp/cp-daemon.pid "$daemon" "$@" \
 		2>"$CP_RESULTS/daemon-$tag.err" &
 	spid=$!
 	end=$((SECONDS + 120))
 	while ((SECONDS < end)); do
 		[[ -n $pid || ! -s /tmp/cp-daemon.pid ]] || read -r pid </tmp/cp-daemon.pid
-		text=
-		[[ ! -e $state ]] || read -r -d '' text <$state || true
-		count_done "$text"
-		if [[ -n $pid && $text =~ \"pid\":\ ?${pid}[^0-9] ]] && ((n_done >= n)); then
-			kill -KILL "$pid"
-			break
+		if [[ -z $base && -n $pid && -e $state ]]; then
+			text=
+			read -r -d '' text <$state || true
+			if [[ $text =~ \"pid\":\ ?${pid}[^0-9] ]]; then
+				count_sendto "$trace"
+				base=$n_sent
+			fi
+		fi
+		if [[ -n $base ]]; then
+			count_sendto "$trace"
+			if ((n_sent - base >= n)); then
+				kill -KILL "$pid"
+				break
+			fi
 		fi
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.05
@@ -104,46 +123,59 @@ kill_mid_plan() {
 	wait "$spid" || true
 	cp $state "$CP_RESULTS/state-killed-$tag.json"
 	killed_pid=$pid
-	count_done "$(cat $state)"
-	log "killed pid ${pid:-?} after $n_done of $n_steps steps done (waited for $n)"
+	count_sendto "$trace"
+	log "killed pid ${pid:-?} after $((n_sent - ${base:-0})) sendto() since its record was" \
+		"written (waited for $n; $n_sent in all; $n_steps steps planned)"
 	if [[ -z $pid ]] || kill -0 "$pid" 2>/dev/null; then
 		fail "the daemon was not killed"
 	fi
 }
 
-# killed_mid_plan FILE PID: the state FILE holds PID's plan (the steps of
-# `plan`), unfinished, some steps done and the rest pending, none failed,
-# done ones a prefix; every done step is in the kernel, and of the pending
-# ones at most the first (its sendto was held when the kill came).
-killed_mid_plan() {
-	priority_snapshot >/tmp/cp-now.txt
+# recorded_before_change FILE PID: the state FILE holds PID's plan (the
+# steps of `plan`) as written before its first change: unfinished, every
+# step pending (the results are written once, after the last step).
+recorded_before_change() {
 	py '
 a = json.load(open(sys.argv[1]))["last_apply"]
 plan = json.load(open(sys.argv[2]))["steps"]
-now = dict(l.split() for l in open(sys.argv[4]))
 res = [s["result"] for s in a["steps"]]
 print("pid", a["pid"], "finished_at", a.get("finished_at"), "results", res)
 assert a["pid"] == int(sys.argv[3]) and a["agent"] == "cryptoprio-daemon", a
 assert not a.get("finished_at"), "the plan is recorded as finished"
 assert [(s["driver"], s["new_priority"]) for s in a["steps"]] == \
        [(s["driver"], s["new_priority"]) for s in plan], "not the plan of `plan`"
-k = res.count("done")
-assert 0 < k < len(res) and res == ["done"] * k + ["pending"] * (len(res) - k), res
-for i, s in enumerate(a["steps"]):
+assert res == ["pending"] * len(res), res
+' "$1" "$CP_RESULTS/plan.json" "$2"
+}
+
+# kernel_mid_plan: the kernel has the first steps of `plan` made and the
+# others not: at least one made, not all, and the made ones a prefix (in
+# the order of the plan). A step whose priority does not change tells
+# nothing and is left out.
+kernel_mid_plan() {
+	priority_snapshot >/tmp/cp-now.txt
+	py '
+plan = json.load(open(sys.argv[1]))["steps"]
+now = dict(l.split() for l in open(sys.argv[2]))
+made = []
+for s in plan:
     p = int(now[s["driver"]])
-    if s["result"] == "done" or i > k:
-        want = s["new_priority"] if s["result"] == "done" else s["old_priority"]
-        assert p == want, (s, p)
-    else:
-        assert p in (s["old_priority"], s["new_priority"]), (s, p)
-' "$1" "$CP_RESULTS/plan.json" "$2" /tmp/cp-now.txt
+    assert p in (s["old_priority"], s["new_priority"]), (s, p)
+    if s["old_priority"] != s["new_priority"]:
+        made.append(p == s["new_priority"])
+k = made.count(True)
+print("kernel:", k, "of", len(made), "steps made:", made)
+assert 0 < k < len(made), "the kill did not land mid-plan"
+assert made == [True] * k + [False] * (len(made) - k), "the steps made are not a prefix"
+' "$CP_RESULTS/plan.json" /tmp/cp-now.txt
 }
 
 # ---- 1. killed, then reset ----
 # The daemon as a service runs it (not --once): killed during its start.
 kill_mid_plan reset 3
-check "kill 1: the state file shows the plan half done" \
-	killed_mid_plan "$CP_RESULTS/state-killed-reset.json" "$killed_pid"
+check "kill 1: the kernel has the plan half done" kernel_mid_plan
+check "kill 1: the state file shows the plan recorded before the first change" \
+	recorded_before_change "$CP_RESULTS/state-killed-reset.json" "$killed_pid"
 pending=$(grep -cE '"result": ?"pending"' $state || true)
 "$ctl" status | tee "$CP_RESULTS/status-killed.txt"
 check "kill 1: status says the plan was interrupted ($pending pending)" \
@@ -170,8 +202,9 @@ check "reset after the kill: nothing left to reset" \
 
 # ---- 2. killed, then the next start ----
 kill_mid_plan restart 5 --once
-check "kill 2: the state file shows the plan half done" \
-	killed_mid_plan "$CP_RESULTS/state-killed-restart.json" "$killed_pid"
+check "kill 2: the kernel has the plan half done" kernel_mid_plan
+check "kill 2: the state file shows the plan recorded before the first change" \
+	recorded_before_change "$CP_RESULTS/state-killed-restart.json" "$killed_pid"
 rc=0
 "$daemon" --once 2>"$CP_RESULTS/once.err" || rc=$?
 cat "$CP_RESULTS/once.err"
