@@ -174,6 +174,24 @@ expect_verdicts() {
 # (bound to d), printed.
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
+# check_shapes PRIORITY TIMEOUT: for each "DRIVER|NAME|TYPE" line on
+# standard input, checks that DRIVER passes its self-test within TIMEOUT s
+# and is registered as NAME, of TYPE, at PRIORITY, asynchronous; appends
+# "DRIVER SELFTEST" to $CP_RESULTS/selftest.txt.
+check_shapes() {
+	local prio=$1 timeout=$2 drv name type n t
+	while IFS='|' read -r drv name type; do
+		check "$drv passed its self-test" wait_for_driver "$drv" "$timeout"
+		n=$(proc_crypto_field "$drv" name) || n=
+		t=$(proc_crypto_field "$drv" type) || t=
+		check "$drv is $name ($n)" test "$n" = "$name"
+		check "$drv is a $type ($t)" test "$t" = "$type"
+		check "$drv: priority $prio, async" test \
+			"$(proc_crypto_field "$drv" priority) $(proc_crypto_field "$drv" async)" = "$prio yes"
+		printf '%s %s\n' "$drv" "$(proc_crypto_field "$drv" selftest)" >>"$CP_RESULTS/selftest.txt"
+	done
+}
+
 # state_created FILE: the drivers a state file lists as created by
 # cryptoprio, sorted, on one line (nothing if it cannot be read).
 state_created() {

@@ -70,15 +70,7 @@ only_engine() {
 
 base=$(dmesg | wc -l)
 check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
-while IFS='|' read -r drv name type; do
-	check "$drv passed its self-test" wait_for_driver "$drv" 120
-	n=$(proc_crypto_field "$drv" name)
-	t=$(proc_crypto_field "$drv" type)
-	check "$drv is $name ($n)" test "$n" = "$name"
-	check "$drv is a $type ($t)" test "$t" = "$type"
-	check "$drv: priority 3000, async" test "$(proc_crypto_field "$drv" priority) $(proc_crypto_field "$drv" async)" = "3000 yes"
-	printf '%s %s\n' "$drv" "$(proc_crypto_field "$drv" selftest)" >>"$r/selftest.txt"
-done <<<"$shapes"
+check_shapes 3000 120 <<<"$shapes"
 cat "$r/selftest.txt"
 wait_for_selftests cp_caam_engine 120 || true
 cp /proc/crypto "$r/proc-crypto-loaded.txt"
@@ -171,23 +163,22 @@ check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
 mapfile -t kat < <(printf '%s\n' "${drivers[@]}" | grep -v "^xts-")
 mapfile -t ciphers < <(printf '%s\n' "${kat[@]}" | grep -v "^hmac-")
 xts="xts-aes-cp-caam"
-check "mode ok: every shape's known answer is ok (encryption, hash)" \
-	test "$(verdicts ok-enc "${kat[@]}" --size 1024 --depth 4 --budget 300)" = "$(expect_verdicts ok "${kat[@]}")"
-check "mode ok: every cipher's known answer is ok (decryption)" \
-	test "$(verdicts ok-dec "${ciphers[@]}" --size 1024 --depth 4 --budget 300 --decrypt)" = \
-	"$(expect_verdicts ok "${ciphers[@]}")"
-v=$(verdicts xts-ok $xts --size 4096 --depth 4 --budget 300)
-check "mode ok: xts(aes) known answer ok, or no reference ($v)" \
-	grep -qxE "$xts=(ok|unsupported)" <<<"$v"
-check "mode=wrong accepted" sh -c "echo wrong >$params/mode && test \"\$(cat $params/mode)\" = wrong"
-check "mode wrong: every shape is a mismatch (encryption, hash)" \
-	test "$(verdicts wrong-enc "${kat[@]}" --size 1024 --depth 4 --budget 300)" = "$(expect_verdicts mismatch "${kat[@]}")"
-check "mode wrong: every cipher is a mismatch (decryption)" \
-	test "$(verdicts wrong-dec "${ciphers[@]}" --size 1024 --depth 4 --budget 300 --decrypt)" = \
-	"$(expect_verdicts mismatch "${ciphers[@]}")"
-v=$(verdicts xts-wrong $xts --size 4096 --depth 4 --budget 300)
-check "mode wrong: xts(aes) a mismatch, or no reference ($v)" \
-	grep -qxE "$xts=(mismatch|unsupported)" <<<"$v"
+# kat_in_mode MODE VERDICT: in MODE, every shape's known answer (and every
+# cipher's, decrypting) is VERDICT; xts(aes)'s is VERDICT or "unsupported".
+kat_in_mode() {
+	local mode=$1 want=$2 v
+	check "mode=$mode accepted" sh -c "echo $mode >$params/mode && test \"\$(cat $params/mode)\" = $mode"
+	check "mode $mode: every shape's known answer is $want (encryption, hash)" \
+		test "$(verdicts "$mode-enc" "${kat[@]}" --size 1024 --depth 4 --budget 300)" = \
+		"$(expect_verdicts "$want" "${kat[@]}")"
+	check "mode $mode: every cipher's known answer is $want (decryption)" \
+		test "$(verdicts "$mode-dec" "${ciphers[@]}" --size 1024 --depth 4 --budget 300 --decrypt)" = \
+		"$(expect_verdicts "$want" "${ciphers[@]}")"
+	v=$(verdicts "xts-$mode" $xts --size 4096 --depth 4 --budget 300)
+	check "mode $mode: xts(aes) $want, or no reference ($v)" grep -qxE "$xts=($want|unsupported)" <<<"$v"
+}
+kat_in_mode ok ok
+kat_in_mode wrong mismatch
 if [[ $CP_KVER_ALIAS != 7.2 ]]; then
 	check "mode wrong: xts(aes) differs from aesni (AF_ALG)" "$py" "$CP_SCENARIO_DIR/xts.py" wrong
 fi

@@ -29,15 +29,7 @@ cp_test_engine_echainiv_authenc_hmac_sha256_cbc_aes|echainiv(authenc(hmac(sha256
 
 base=$(dmesg | wc -l)
 check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
-while IFS='|' read -r drv name type; do
-	check "$drv passed its self-test" wait_for_driver "$drv" 60
-	n=$(proc_crypto_field "$drv" name)
-	t=$(proc_crypto_field "$drv" type)
-	check "$drv is $name ($n)" test "$n" = "$name"
-	check "$drv is a $type ($t)" test "$t" = "$type"
-	check "$drv: priority 100, async" test "$(proc_crypto_field "$drv" priority) $(proc_crypto_field "$drv" async)" = "100 yes"
-	printf '%s %s\n' "$drv" "$(proc_crypto_field "$drv" selftest)" >>"$r/selftest.txt"
-done <<<"$shapes"
+check_shapes 100 60 <<<"$shapes"
 cat "$r/selftest.txt"
 cp /proc/crypto "$r/proc-crypto.txt"
 
