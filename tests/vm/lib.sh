@@ -192,6 +192,22 @@ check_shapes() {
 	done
 }
 
+# needs_strace: skips the scenario (77) where strace is missing.
+needs_strace() { command -v strace >/dev/null || skip "strace not found (the host's is used)"; }
+
+# slow_sendto enter|exit DELAY_US OUT CMD... &: CMD under strace (-f),
+# every sendto() held DELAY_US at its entry (the kernel has not seen the
+# message yet) or its exit (it has), traced with times to OUT. "CMD" may be
+# "-p PID" to slow a running process down. strace replaces the shell that
+# runs this, so run it in the background: $! is then strace itself (what
+# SIGSTOP must reach to freeze CMD at its next system call).
+slow_sendto() {
+	local when=$1 delay=$2 out=$3
+	shift 3
+	exec strace -f -qq -tt -e signal=none -e trace=sendto \
+		-e inject=sendto:delay_"$when"="$delay" -o "$out" "$@"
+}
+
 # state_created FILE: the drivers a state file lists as created by
 # cryptoprio, sorted, on one line (nothing if it cannot be read).
 state_created() {

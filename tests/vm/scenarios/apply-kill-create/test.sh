@@ -13,7 +13,7 @@ ctl=$CP_BUILD/cli/cryptoprioctl
 r=$CP_RESULTS
 state=/run/cryptoprio/state.json
 delay_us=2000000
-command -v strace >/dev/null || skip "strace not found (the host's is used)"
+needs_strace
 modprobe_q aesni_intel crypto_user xfrm_user esp4 authenc echainiv
 for m in cbc ctr ecb seqiv crypto-sha256 crypto-hmac; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
@@ -39,8 +39,7 @@ log "first step: $(jget "$r/plan.json" "d['steps'][0]['action'] + ' ' + d['steps
 
 # 1. apply under strace, killed once the state file lists a create
 rm -f "$state"
-strace -f -qq -e signal=none -e trace=sendto -e inject=sendto:delay_enter=$delay_us \
-	-o "$r/strace.txt" "$ctl" apply >"$r/apply-killed.txt" 2>&1 &
+slow_sendto enter $delay_us "$r/strace.txt" "$ctl" apply >"$r/apply-killed.txt" 2>&1 &
 tracer=$!
 check "the state file lists a create before any NEWALG" wait_until 60 lists_created
 pid=$(pgrep -f "^$ctl apply" | head -n1)

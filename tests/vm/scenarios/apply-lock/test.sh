@@ -17,7 +17,7 @@ daemon=$CP_BUILD/daemon/cryptoprio-daemon
 state=/run/cryptoprio/state.json
 lock=/run/cryptoprio/lock
 delay_us=300000
-command -v strace >/dev/null || skip "strace not found (the host's is used)"
+needs_strace
 modprobe_q aesni_intel crypto_user
 wait_for_driver cbc-aes-aesni
 
@@ -113,8 +113,7 @@ slow() {
 	shift 2
 	rm -f /tmp/cp-"$tag".pid /tmp/cp-"$tag".tracer /tmp/cp-end-"$tag"
 	{
-		strace -f -qq -tt -e signal=none -e trace=sendto -e inject=sendto:delay_exit=$delay_us \
-			-o "$CP_RESULTS/strace-$tag.txt" \
+		slow_sendto exit $delay_us "$CP_RESULTS/strace-$tag.txt" \
 			bash -c 'echo $$ >"$0"; exec "$@"' /tmp/cp-"$tag".pid "$@" >"$out" &
 		echo $! >/tmp/cp-"$tag".tracer
 		rc=0
@@ -272,8 +271,7 @@ until grep -qE '"ready_at": ?[1-9]' $state 2>/dev/null; do
 	sleep 0.1
 done
 # Slow the running daemon down from now on, then reload with b's pins.
-strace -f -qq -tt -e signal=none -e trace=sendto -e inject=sendto:delay_exit=$delay_us \
-	-o "$CP_RESULTS/strace-daemon.txt" -p $dpid &
+slow_sendto exit $delay_us "$CP_RESULTS/strace-daemon.txt" -p $dpid &
 tracer=$!
 wait_until 60 grep -qE '^TracerPid:[[:space:]]+[1-9]' /proc/$dpid/status ||
 	fail "strace did not attach to the daemon"

@@ -18,7 +18,7 @@ daemon=$CP_BUILD/daemon/cryptoprio-daemon
 state=/run/cryptoprio/state.json
 lock=/run/cryptoprio/lock
 delay_us=500000
-command -v strace >/dev/null || skip "strace not found (the host's is used)"
+needs_strace
 modprobe_q aesni_intel crypto_user
 wait_for_driver cbc-aes-aesni
 
@@ -94,8 +94,7 @@ kill_mid_plan() {
 	local tag=$1 n=$2 spid pid="" text end base="" trace="$CP_RESULTS/strace-$1.txt"
 	shift 2
 	rm -f /tmp/cp-daemon.pid
-	strace -f -qq -e signal=none -e trace=sendto -e inject=sendto:delay_exit=$delay_us \
-		-o "$trace" \
+	slow_sendto exit $delay_us "$trace" \
 		bash -c 'echo $$ >"$0"; exec "$@"' /tmp/cp-daemon.pid "$daemon" "$@" \
 		2>"$CP_RESULTS/daemon-$tag.err" &
 	spid=$!
