@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * cryptoprioctl plan / apply / status: the policy's order planned from
- * measurements, applied under the lock, and what was applied last.
+ * cryptoprioctl plan / apply: the policy's order planned from measurements,
+ * and applied under the lock.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,10 +12,8 @@
 
 #include "apply.h"
 #include "cryptoprioctl.h"
-#include "ctl-daemon.h"
 #include "fileio.h"
 #include "paths.h"
-#include "state.h"
 #include "units.h"
 
 struct plan_opts {
@@ -486,147 +484,4 @@ int verb_apply(struct ctl *ctl, int argc, char **argv)
 		return ctl_error("apply: changing priorities needs CAP_NET_ADMIN (run as root); "
 				 "nothing changed (try --dry-run)");
 	return run(ctl, &o, true);
-}
-
-/* ---- status ---- */
-
-static void print_last_apply(const struct cp_state_apply *a)
-{
-	char t[64];
-	size_t failed = 0, pending = 0;
-
-	printf("Last plan applied: %s by %s (pid %" PRId32 "), calibration backend %s\n",
-	       ctl_format_time(t, sizeof(t), a->started_at), a->agent, a->pid, a->backend);
-	printf("Policy:");
-	for (size_t i = 0; i < a->n_policy_files; i++)
-		printf(" %s", a->policy_files[i]);
-	printf("%s\n", a->n_policy_files ? "" : " built-in default");
-	printf("%-24s %-32s %10s    %-10s %-6s %-7s %s\n", "ALGORITHM", "DRIVER", "OLD", "NEW",
-	       "ACTION", "RESULT", "WHY");
-	for (size_t i = 0; i < a->n_steps; i++) {
-		const struct cp_state_step *s = &a->steps[i];
-
-		printf("%-24s %-32s %10" PRIu32 " -> %-10" PRIu32 " %-6s %-7s %s\n", s->name,
-		       s->driver, s->old_priority, s->new_priority,
-		       cp_step_action_to_string(s->action), cp_step_result_to_string(s->result),
-		       s->why);
-		failed += s->result == CP_STEP_FAILED;
-		pending += s->result == CP_STEP_PENDING;
-	}
-	if (!a->finished_at)
-		printf("Interrupted: %zu steps not recorded as done (the first ones may be in "
-		       "the kernel).\n",
-		       pending);
-	else
-		printf("Finished %s: %zu steps, %zu failed.\n",
-		       ctl_format_time(t, sizeof(t), a->finished_at), a->n_steps, failed);
-}
-
-static void print_created(const struct cp_state *state)
-{
-	printf("Instances created by cryptoprio: %zu%s\n", state->n_created,
-	       state->n_created ? " (cryptoprioctl reset removes them)" : "");
-	if (state->n_created == 0)
-		return;
-	printf("  %-48s %-40s %10s %s\n", "DRIVER", "ALGORITHM", "PRIORITY", "STATE");
-	for (size_t i = 0; i < state->n_created; i++) {
-		const struct cp_created *c = &state->created[i];
-
-		printf("  %-48s %-40s %10" PRIu32 " %s\n", c->driver, c->name, c->priority,
-		       c->in_use ? "in use: lowered, removed once free" : "created");
-	}
-}
-
-static json_object *created_json(const struct cp_state *state)
-{
-	json_object *array = json_object_new_array();
-
-	for (size_t i = 0; i < state->n_created; i++) {
-		const struct cp_created *c = &state->created[i];
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "driver", json_object_new_string(c->driver));
-		json_object_object_add(o, "algorithm", json_object_new_string(c->name));
-		json_object_object_add(o, "priority", json_object_new_int64(c->priority));
-		json_object_object_add(o, "in_use", json_object_new_boolean(c->in_use));
-		json_object_array_add(array, o);
-	}
-	return array;
-}
-
-static void print_status(const struct cp_state *state)
-{
-	char t[64];
-
-	printf("State file: %s\n", CP_STATE_PATH);
-	if (state->last_apply)
-		print_last_apply(state->last_apply);
-	else
-		printf("Last plan applied: none\n");
-	printf("Last checked: %s\n", ctl_format_time(t, sizeof(t), state->checked_at));
-	printf("Original priorities recorded: %zu (cryptoprioctl reset restores them)\n",
-	       state->n_originals);
-	print_created(state);
-	ctl_daemon_print(state); /* cli/ctl-daemon.c */
-}
-
-static json_object *status_json(const struct cp_state *state)
-{
-	json_object *doc = json_object_new_object(), *originals = json_object_new_array();
-	_cleanup_free_ char *text = NULL;
-	json_object *last = NULL;
-
-	/* The state file's own serialisation of the plan: one shape in both places. */
-	if (state->last_apply && cp_state_format(state, &text) >= 0) {
-		json_object *full = json_tokener_parse(text);
-
-		if (full && json_object_object_get_ex(full, "last_apply", &last))
-			last = json_object_get(last);
-		json_object_put(full);
-	}
-	for (size_t i = 0; i < state->n_originals; i++) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "driver",
-				       json_object_new_string(state->originals[i].driver));
-		json_object_object_add(o, "module",
-				       json_object_new_string(state->originals[i].module));
-		json_object_object_add(o, "priority",
-				       json_object_new_int64(state->originals[i].priority));
-		json_object_array_add(originals, o);
-	}
-	json_object_object_add(doc, "state_file", json_object_new_string(CP_STATE_PATH));
-	json_object_object_add(doc, "last_apply", last);
-	json_object_object_add(doc, "checked_at",
-			       state->checked_at ? json_object_new_int64(state->checked_at) : NULL);
-	json_object_object_add(doc, "originals", originals);
-	json_object_object_add(doc, "created", created_json(state));
-	json_object_object_add(doc, "daemon", ctl_daemon_json(state));
-	return doc;
-}
-
-int verb_status(struct ctl *ctl, int argc, char **argv)
-{
-	static const struct option options[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {},
-	};
-	_cleanup_(cp_state_free) struct cp_state state = {};
-	int c, r;
-
-	while ((c = getopt_long(argc, argv, "j", options, NULL)) >= 0) {
-		if (c != 'j')
-			return ctl_usage_error("status [--json]");
-		ctl->json = true;
-	}
-	if (optind < argc)
-		return ctl_usage_error("status: unexpected argument '%s'", argv[optind]);
-	r = cp_state_load(CP_STATE_PATH, &state);
-	if (r < 0)
-		return ctl_errno(r, NULL, "status: cannot read %s", CP_STATE_PATH);
-	if (ctl->json)
-		ctl_json_print(status_json(&state));
-	else
-		print_status(&state);
-	return EXIT_SUCCESS;
 }
