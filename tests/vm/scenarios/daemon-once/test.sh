@@ -6,6 +6,11 @@ daemon=$CP_BUILD/daemon/cryptoprio-daemon
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc 60
 wait_for_driver cbc-aes-aesni
+# Every implementation tested before the first run: on >= 6.12 the
+# self-tests run in the background, and an implementation whose test ends
+# between the two runs is measured and placed by the second (seen on 7.2:
+# aesni's gcm), which then has something to change.
+wait_before_measuring aesni_intel virtio_crypto
 if [[ -f ${CP_KMOD:-}/cryptoprio.ko ]]; then
 	insmod "$CP_KMOD/cryptoprio.ko"
 elif [[ $CP_KVER_ALIAS == 7.2 ]]; then
@@ -38,7 +43,14 @@ check "stderr: the summary" grep -qE '^cryptoprio-daemon: Policy applied \(start
 check "status: the daemon applied last and is not running" \
 	grep -q '^Daemon: not running' "$CP_RESULTS/status.txt"
 check "status: the daemon's run recorded" grep -qE 'Last run: .* \(start\): [1-9][0-9]* changed, 0 failed' "$CP_RESULTS/status.txt"
+# The second run with the figures of the first alone (Calibrate = cached,
+# the default policy otherwise): the first run's 2 s budget leaves points
+# out under a loaded machine (1 of 2 on 7.2 with a second VM running), and
+# a run that measures them may rightly reorder what they compare.
+printf '[Policy]\nCalibrate = cached\n' >/tmp/cp-cached.conf
+chmod 0644 /tmp/cp-cached.conf
 rc=0
-"$daemon" --once 2>"$CP_RESULTS/once2.err" || rc=$?
+"$daemon" --once -c /tmp/cp-cached.conf 2>"$CP_RESULTS/once2.err" || rc=$?
+cat "$CP_RESULTS/once2.err"
 check "a second --once: exit 0, nothing to change" \
 	grep -q 'Policy in force (start): nothing to change' "$CP_RESULTS/once2.err"
