@@ -61,23 +61,6 @@ static void print_created(const struct cp_state *state)
 	}
 }
 
-static json_object *created_json(const struct cp_state *state)
-{
-	json_object *array = json_object_new_array();
-
-	for (size_t i = 0; i < state->n_created; i++) {
-		const struct cp_created *c = &state->created[i];
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "driver", json_object_new_string(c->driver));
-		json_object_object_add(o, "algorithm", json_object_new_string(c->name));
-		json_object_object_add(o, "priority", json_object_new_int64(c->priority));
-		json_object_object_add(o, "in_use", json_object_new_boolean(c->in_use));
-		json_object_array_add(array, o);
-	}
-	return array;
-}
-
 static void print_status(const struct cp_state *state)
 {
 	char t[64];
@@ -124,7 +107,7 @@ static json_object *status_json(const struct cp_state *state)
 	json_object_object_add(doc, "checked_at",
 			       state->checked_at ? json_object_new_int64(state->checked_at) : NULL);
 	json_object_object_add(doc, "originals", originals);
-	json_object_object_add(doc, "created", created_json(state));
+	json_object_object_add(doc, "created", cp_state_created_json(state));
 	json_object_object_add(doc, "daemon", ctl_daemon_json(state));
 	return doc;
 }

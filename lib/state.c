@@ -283,7 +283,7 @@ static json_object *format_originals(const struct cp_state *state)
 	return array;
 }
 
-static json_object *format_created(const struct cp_state *state)
+json_object *cp_state_created_json(const struct cp_state *state)
 {
 	json_object *array = json_object_new_array();
 
@@ -356,7 +356,7 @@ int cp_state_format(const struct cp_state *state, char **ret_text)
 	else
 		json_object_object_del(doc, "checked_at");
 	if (state->n_created)
-		json_object_object_add(doc, "created", format_created(state));
+		json_object_object_add(doc, "created", cp_state_created_json(state));
 	else
 		json_object_object_del(doc, "created");
 	return cp_json_format(doc, ret_text);

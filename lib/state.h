@@ -82,6 +82,8 @@ void cp_state_free(struct cp_state *state);
 int cp_state_parse(const char *text, struct cp_state *state);
 /* Serialise; the returned string is owned by the caller. */
 int cp_state_format(const struct cp_state *state, char **ret_text);
+/* The created instances as the state file lists them (status shows the same). */
+json_object *cp_state_created_json(const struct cp_state *state);
 
 /* Load @path; a missing file is an empty state, not an error. */
 int cp_state_load(const char *path, struct cp_state *state);
