@@ -76,7 +76,9 @@ void cp_cpu_mark(struct cp_cpu_mark *m)
 	m->task_ns = cp_tasks_runtime_ns();
 	m->time = ktime_get();
 	for_each_online_cpu(cpu) {
-		m->idle_us += cp_cpu_idle_us(cpu);
+		/* where the idle count is not used (7.x), it is not read either */
+		if (!IS_ENABLED(CP_IDLE_TIME_SAMPLED))
+			m->idle_us += cp_cpu_idle_us(cpu);
 		m->cpus++;
 	}
 }
