@@ -216,15 +216,27 @@ static json_object *point_json(const struct cp_point *p)
 	return o;
 }
 
-static json_object *measured_json(const struct cp_measured *m, const struct cp_inventory *inv)
+/* The class of @m: its inventory entry's, cpu for the CPU's candidate; NULL if unknown. */
+static const char *class_of(const struct cp_measured *m, const struct cp_inventory *inv)
 {
 	const struct cp_alg *alg = cp_inventory_find_driver(inv, m->driver);
+
+	if (alg)
+		return cp_class_to_string(alg->class);
+	return m->candidate ? cp_class_to_string(CP_CLASS_CPU) : NULL;
+}
+
+static json_object *measured_json(const struct cp_measured *m, const struct cp_inventory *inv)
+{
+	const char *class = class_of(m, inv);
 	json_object *o = json_object_new_object(), *points = json_object_new_array();
 
 	json_object_object_add(o, "driver", json_object_new_string(m->driver));
 	json_object_object_add(o, "module", json_object_new_string(m->module));
-	json_object_object_add(o, "class",
-			       alg ? json_object_new_string(cp_class_to_string(alg->class)) : NULL);
+	json_object_object_add(o, "class", class ? json_object_new_string(class) : NULL);
+	json_object_object_add(o, "candidate", json_object_new_boolean(m->candidate));
+	json_object_object_add(o, "measured_as",
+			       m->measured_as[0] ? json_object_new_string(m->measured_as) : NULL);
 	json_object_object_add(o, "backend",
 			       json_object_new_string(cp_backend_to_string(m->backend)));
 	json_object_object_add(o, "known_answer",
@@ -329,10 +341,12 @@ static void print_group(const struct cp_calibration *cal, const struct cp_invent
 	printf("  %-11s %s\n", "KAT", "BACKEND");
 	for (size_t i = first; i < end; i++) {
 		const struct cp_measured *m = &cal->measured[i];
-		const struct cp_alg *alg = cp_inventory_find_driver(inv, m->driver);
+		const char *class = class_of(m, inv);
 
 		printf("%c %-32s %-7s", m == best ? '*' : ' ', m->driver,
-		       alg ? cp_class_to_string(alg->class) : "-");
+		       m->candidate ? "cpu+"
+		       : class	    ? class
+				    : "-");
 		for (size_t s = 0; s < m->n_points; s++) {
 			format_cell(&m->points[s], cell, sizeof(cell));
 			printf(" %16s", cell);
@@ -362,6 +376,17 @@ static void print_table(const struct cp_calibration *cal, const struct cp_invent
 	       cal->elapsed_ns / 1e6);
 	if (cal->cache_oldest)
 		printf("Cached figures measured since %s", ctime(&cal->cache_oldest));
+	for (size_t i = 0; i < cal->n_measured; i++)
+		if (cal->measured[i].measured_as[0])
+			printf("%s measured as %s: an IV generator would set up the kernel's "
+			       "default RNG.\n",
+			       cal->measured[i].driver, cal->measured[i].measured_as);
+	for (size_t i = 0; i < cal->n_measured; i++)
+		if (cal->measured[i].candidate) {
+			printf("cpu+: the CPU's candidate for a name only engines serve, not "
+			       "registered: created for each run, then removed.\n");
+			break;
+		}
 }
 
 static void explain_backend(const struct cp_calibration *cal)
@@ -373,6 +398,15 @@ static void explain_backend(const struct cp_calibration *cal)
 			strerror(-cal->module_error));
 	if (cal->cache_warning[0])
 		fprintf(stderr, "cryptoprioctl: %s\n", cal->cache_warning);
+	if (cal->n_instances_left == SIZE_MAX)
+		fprintf(stderr,
+			"cryptoprioctl: cannot list or remove the template instances AF_ALG "
+			"registered (crypto_user): they stay registered\n");
+	else if (cal->n_instances_left)
+		fprintf(stderr,
+			"cryptoprioctl: %zu template instances AF_ALG registered are in use: "
+			"they stay registered\n",
+			cal->n_instances_left);
 }
 
 int verb_calibrate(struct ctl *ctl, int argc, char **argv)

@@ -247,14 +247,13 @@ int cp_track_cache_entries(const struct cp_apply_result *r, time_t now, struct c
 
 	for (size_t i = 0; i < cal->n_measured; i++) {
 		const struct cp_measured *m = &cal->measured[i];
-		const struct cp_alg *alg = cp_inventory_find_driver(&r->inventory, m->driver);
 		struct cp_cache_entry e = {
 		    .backend = m->backend,
 		    .kat = m->kat,
 		    .measured_at = now,
 		};
 
-		if (!alg || cp_cache_key_for(alg, &e.key) < 0)
+		if (cp_measured_cache_key(m, &e.key) < 0)
 			continue;
 		for (size_t k = 0; k < m->n_points; k++) {
 			if (m->points[k].cached || m->points[k].verdict != CP_VERDICT_MEASURED)

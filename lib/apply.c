@@ -38,13 +38,16 @@ static bool planned_name_competes(const struct cp_alg *alg)
 	return cp_alg_competes(alg) && !cp_driver_is_template_instance(alg->driver);
 }
 
+/* Registered implementations competing for @name, or those calibration would measure. */
 static size_t competitors(const struct cp_inventory *inv, const char *name)
 {
-	size_t n = 0;
+	size_t n = 0, measured;
 
 	for (size_t i = 0; i < inv->n_algs; i++)
 		n += strcmp(inv->algs[i].name, name) == 0 && planned_name_competes(&inv->algs[i]);
-	return n;
+	measured = cp_calibration_competitors(inv, name);
+
+	return measured > n ? measured : n;
 }
 
 bool cp_apply_name_selected(const struct cp_inventory *inv, const char *name,

@@ -77,7 +77,8 @@ static int parse_key(json_object *obj, struct cp_cache_key *key)
 	    get_string(obj, "build", key->build, sizeof(key->build), false) < 0 ||
 	    get_string(obj, "cpu_model", key->cpu_model, sizeof(key->cpu_model), true) < 0 ||
 	    get_string(obj, "driver", key->driver, sizeof(key->driver), false) < 0 ||
-	    get_string(obj, "module", key->module, sizeof(key->module), false) < 0 ||
+	    /* none for a template instance (cp_measured_cache_key()) */
+	    get_string(obj, "module", key->module, sizeof(key->module), true) < 0 ||
 	    get_string(obj, "srcversion", key->srcversion, sizeof(key->srcversion), true) < 0)
 		return -EBADMSG;
 	return 0;

@@ -7,6 +7,8 @@
 #include "afalg.h"
 #include "calib-cache.h"
 #include "calibrate.h"
+#include "composite.h"
+#include "crypto-user.h"
 #include "cpustat.h"
 #include "macro.h"
 
@@ -139,15 +141,58 @@ static bool pattern_matches(const struct cp_calibrate_options *opts, const struc
 	return false;
 }
 
-static size_t calibrable_in_group(const struct cp_inventory *inv, const char *name)
+/* X of "echainiv(X)" or "seqiv(X)" into @inner; false for any other name. */
+static bool geniv_inner(const char *name, char inner[static CP_NAME_MAX])
 {
-	size_t n = 0;
+	static const char *const wrappers[] = {"echainiv(", "seqiv("};
+	size_t len = strlen(name);
 
-	for (size_t i = 0; i < inv->n_algs; i++)
-		if (strcmp(inv->algs[i].name, name) == 0 &&
-		    !cp_calibration_skip_reason(&inv->algs[i]))
-			n++;
-	return n;
+	for (size_t i = 0; i < ARRAY_SIZE(wrappers); i++) {
+		size_t w = strlen(wrappers[i]);
+
+		if (len > w + 1 && strncmp(name, wrappers[i], w) == 0 && name[len - 1] == ')') {
+			snprintf(inner, CP_NAME_MAX, "%.*s", (int) (len - w - 1), name + w);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The one implementation of @name that @module registers, or NULL. */
+static const struct cp_alg *module_impl(const struct cp_inventory *inv, const char *name,
+					const char *module)
+{
+	const struct cp_alg *found = NULL;
+
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+
+		if (strcmp(alg->name, name) != 0 || strcmp(alg->module, module) != 0 ||
+		    cp_calibration_skip_reason(alg))
+			continue;
+		if (found)
+			return NULL;
+		found = alg;
+	}
+	return found;
+}
+
+/*
+ * What the IV generator @alg, wrapping @inner_name, is measured as, into
+ * @as: a candidate's or an instance's own X, or the X of the engine's
+ * module; false if there is no such X.
+ */
+static bool measured_as(const struct cp_inventory *inv, const struct cp_alg *alg,
+			const char *inner_name, bool candidate, char as[static CP_NAME_MAX])
+{
+	const struct cp_alg *inner;
+
+	if (candidate || strchr(alg->driver, '('))
+		return geniv_inner(alg->driver, as);
+	inner = module_impl(inv, inner_name, alg->module);
+	if (inner)
+		snprintf(as, CP_NAME_MAX, "%s", inner->driver);
+	return inner != NULL;
 }
 
 static int add_skipped(struct cp_calibration *cal, const struct cp_alg *alg, const char *reason)
@@ -166,21 +211,31 @@ static int add_skipped(struct cp_calibration *cal, const struct cp_alg *alg, con
 }
 
 static int add_measured(struct cp_calibration *cal, const struct cp_inventory *inv,
-			const struct cp_alg *alg, const struct cp_calibrate_options *opts)
+			const struct cp_alg *alg, bool candidate,
+			const struct cp_calibrate_options *opts)
 {
 	struct cp_measured *all = reallocarray(cal->measured, cal->n_measured + 1, sizeof(*all));
+	char inner[CP_NAME_MAX];
 	struct cp_measured *m;
+	bool geniv;
 
 	if (!all)
 		return -ENOMEM;
 	cal->measured = all;
 	m = &all[cal->n_measured];
 	*m = (struct cp_measured){.type = cp_mod_type_from_alg_type(alg->type),
-				  .kat = CRYPTOPRIO_KAT_UNSUPPORTED};
+				  .kat = CRYPTOPRIO_KAT_UNSUPPORTED,
+				  .candidate = candidate};
 	snprintf(m->name, sizeof(m->name), "%s", alg->name);
 	snprintf(m->driver, sizeof(m->driver), "%s", alg->driver);
 	snprintf(m->module, sizeof(m->module), "%s", alg->module);
-	(void) cp_reference_name(inv, alg->name, m->reference, sizeof(m->reference));
+	geniv = geniv_inner(alg->name, inner);
+	if (geniv && !measured_as(inv, alg, inner, candidate, m->measured_as))
+		return add_skipped(cal, alg,
+				   "IV generator: measured as the X it wraps, which its module "
+				   "does not register once");
+	(void) cp_reference_name(inv, geniv ? inner : alg->name, m->reference,
+				 sizeof(m->reference));
 	m->points = calloc(opts->n_sizes, sizeof(*m->points));
 	if (!m->points)
 		return -ENOMEM;
@@ -193,30 +248,130 @@ static int add_measured(struct cp_calibration *cal, const struct cp_inventory *i
 }
 
 /*
+ * A registered template instance of class cpu where no other CPU
+ * implementation of its name competes: the CPU's composite, created by
+ * cryptoprio or by a user. It is measured as its candidate was, against
+ * the engines of its name.
+ */
+static bool cpu_instance_measured(const struct cp_inventory *inv, const struct cp_alg *alg)
+{
+	if (!strchr(alg->driver, '(') || alg->class != CP_CLASS_CPU || !cp_alg_competes(alg) ||
+	    cp_mod_type_from_alg_type(alg->type) == CRYPTOPRIO_TYPE_UNSPEC)
+		return false;
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *other = &inv->algs[i];
+
+		if (strcmp(other->name, alg->name) == 0 && other->class == CP_CLASS_CPU &&
+		    !strchr(other->driver, '(') && cp_alg_competes(other))
+			return false;
+	}
+	return true;
+}
+
+/* Whether inv->algs[@i] is measured: calibrable, or the CPU's instance above. */
+static bool measurable(const struct cp_inventory *inv, const struct cp_alg *alg)
+{
+	return !cp_calibration_skip_reason(alg) || cpu_instance_measured(inv, alg);
+}
+
+/* Whether @name was met before inv->algs[@i]: its group is then done. */
+static bool seen_before(const struct cp_inventory *inv, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(inv->algs[k].name, inv->algs[i].name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The CPU's candidate for the name of inv->algs[@first], into @cand: where
+ * an implementation competes for the name but none of class cpu is
+ * registered, the composite of the CPU's parts (cp_composite_candidate()),
+ * as the planner would place it.
+ */
+static bool group_candidate(const struct cp_inventory *inv, size_t first, struct cp_alg *cand)
+{
+	const struct cp_alg *alg = &inv->algs[first];
+
+	if (!cp_inventory_winner(inv, alg->name))
+		return false;
+	*cand = (struct cp_alg){.flags = CP_ALG_TESTED, .class = CP_CLASS_CPU};
+	if (cp_composite_candidate(inv, alg->name, cand->driver) < 0 ||
+	    cp_inventory_find_driver(inv, cand->driver))
+		return false;
+	memcpy(cand->name, alg->name, sizeof(cand->name));
+	memcpy(cand->type, alg->type, sizeof(cand->type));
+	return true;
+}
+
+size_t cp_calibration_competitors(const struct cp_inventory *inv, const char *name)
+{
+	struct cp_alg cand;
+	size_t n = 0, first = SIZE_MAX;
+
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		if (strcmp(inv->algs[i].name, name) != 0)
+			continue;
+		if (first == SIZE_MAX)
+			first = i;
+		n += measurable(inv, &inv->algs[i]);
+	}
+	return first == SIZE_MAX ? 0 : n + group_candidate(inv, first, &cand);
+}
+
+/* Add the group of inv->algs[@first]'s name, its candidate (if @cand) last. */
+static int select_group(const struct cp_inventory *inv, size_t first, const struct cp_alg *cand,
+			const struct cp_calibrate_options *opts, struct cp_calibration *cal)
+{
+	const char *name = inv->algs[first].name;
+	int r = 0;
+
+	if (!opts->n_patterns && cp_calibration_competitors(inv, name) < 2)
+		return 0;
+	for (size_t i = first; r >= 0 && i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+		const char *reason = cp_calibration_skip_reason(alg);
+
+		if (strcmp(alg->name, name) != 0 ||
+		    (opts->n_patterns && !pattern_matches(opts, alg)))
+			continue;
+		if (measurable(inv, alg))
+			r = add_measured(cal, inv, alg, false, opts);
+		else if (reason && cp_alg_competes(alg) && !strchr(alg->driver, '('))
+			r = add_skipped(cal, alg, reason);
+	}
+	if (r >= 0 && cand && (!opts->n_patterns || pattern_matches(opts, cand)))
+		r = add_measured(cal, inv, cand, true, opts);
+	return r;
+}
+
+/*
  * Without patterns: every calibrable implementation of a name that has two
- * or more. With patterns: every calibrable implementation they match. Those
- * that compete but cannot be calibrated are listed with the reason.
+ * or more, the CPU's candidate for a name only engines serve counted. With
+ * patterns: every calibrable implementation they match. Those that compete
+ * but cannot be calibrated are listed with the reason. An implementation's
+ * name group stays together, in the inventory's order; the names with a
+ * candidate come last, since the default gears place a candidate without
+ * its figures and a short budget is better spent on the others.
  */
 static int select_candidates(const struct cp_inventory *inv,
 			     const struct cp_calibrate_options *opts, struct cp_calibration *cal)
 {
-	for (size_t i = 0; i < inv->n_algs; i++) {
-		const struct cp_alg *alg = &inv->algs[i];
-		const char *reason = cp_calibration_skip_reason(alg);
-		int r;
+	for (int with_candidate = 0; with_candidate < 2; with_candidate++)
+		for (size_t i = 0; i < inv->n_algs; i++) {
+			struct cp_alg cand;
+			bool has_candidate;
+			int r;
 
-		if (opts->n_patterns ? !pattern_matches(opts, alg)
-				     : calibrable_in_group(inv, alg->name) < 2)
-			continue;
-		if (reason && cp_alg_competes(alg) && !strchr(alg->driver, '('))
-			r = add_skipped(cal, alg, reason);
-		else if (!reason)
-			r = add_measured(cal, inv, alg, opts);
-		else
-			continue;
-		if (r < 0)
-			return r;
-	}
+			if (seen_before(inv, i))
+				continue;
+			has_candidate = group_candidate(inv, i, &cand);
+			if (has_candidate != with_candidate)
+				continue;
+			r = select_group(inv, i, has_candidate ? &cand : NULL, opts, cal);
+			if (r < 0)
+				return r;
+		}
 	return 0;
 }
 
@@ -332,8 +487,9 @@ static uint64_t budget_left(const struct engine *e)
 static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_point *p,
 		       uint64_t budget_ns, struct cp_mod_calib_result *res)
 {
+	char inner[CP_NAME_MAX];
 	struct cp_mod_calib_req req = {
-	    .driver = m->driver,
+	    .driver = m->measured_as[0] ? m->measured_as : m->driver,
 	    .type = m->type,
 	    .req_size = p->size,
 	    .depth = p->depth,
@@ -343,7 +499,9 @@ static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_
 
 	if (e->backend.kind == CP_BACKEND_MODULE)
 		return cp_mod_calibrate(&e->backend.nl, &req, res);
-	return cp_afalg_calibrate(&req, m->name, m->reference[0] ? m->reference : NULL, res);
+	if (!m->measured_as[0] || !geniv_inner(m->name, inner))
+		snprintf(inner, sizeof(inner), "%s", m->name);
+	return cp_afalg_calibrate(&req, inner, m->reference[0] ? m->reference : NULL, res);
 }
 
 /* One short run of one point; a faulty, hung or unreachable driver is not run again. */
@@ -356,6 +514,12 @@ static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
 	uint64_t start, spent;
 	int r;
 
+	if (m->candidate && e->backend.kind == CP_BACKEND_AFALG) {
+		/* AF_ALG's bind would create the instance and leave it registered. */
+		m->backend = e->backend.kind;
+		set_all_points(m, CP_VERDICT_UNREACHABLE, -EOPNOTSUPP);
+		return;
+	}
 	start = cp_now_ns();
 	r = backend_run(e, m, p, slice_ns, &res);
 	spent = cp_now_ns() - start;
@@ -518,15 +682,32 @@ static void refine_close_calls(struct engine *e, size_t pi)
 	}
 }
 
-static void use_cache(struct cp_calibration *cal, const struct cp_inventory *inv,
-		      const struct cp_cache *cache)
+/*
+ * A template instance is keyed by its driver name alone: its parts are in
+ * the name, and the candidate and the instance created from it share it.
+ */
+int cp_measured_cache_key(const struct cp_measured *m, struct cp_cache_key *key)
+{
+	struct cp_alg alg = {};
+	int r;
+
+	memcpy(alg.driver, m->driver, sizeof(alg.driver));
+	memcpy(alg.module, m->module, sizeof(alg.module));
+	r = cp_cache_key_for(&alg, key);
+	if (r >= 0 && strchr(m->driver, '(')) {
+		memset(key->module, 0, sizeof(key->module));
+		memset(key->srcversion, 0, sizeof(key->srcversion));
+	}
+	return r;
+}
+
+static void use_cache(struct cp_calibration *cal, const struct cp_cache *cache)
 {
 	for (size_t mi = 0; mi < cal->n_measured; mi++) {
 		struct cp_measured *m = &cal->measured[mi];
-		const struct cp_alg *alg = cp_inventory_find_driver(inv, m->driver);
 		struct cp_cache_key key;
 
-		if (!alg || cp_cache_key_for(alg, &key) < 0)
+		if (cp_measured_cache_key(m, &key) < 0)
 			continue;
 		for (size_t pi = 0; pi < m->n_points; pi++) {
 			const struct cp_cache_entry *entry =
@@ -545,19 +726,16 @@ static void use_cache(struct cp_calibration *cal, const struct cp_inventory *inv
 }
 
 /* Store what was measured now and trusted; returns whether anything was added. */
-static int update_cache(const struct cp_calibration *cal, const struct cp_inventory *inv,
-			struct cp_cache *cache)
+static int update_cache(const struct cp_calibration *cal, struct cp_cache *cache)
 {
 	int added = 0, r;
 
 	for (size_t mi = 0; mi < cal->n_measured; mi++) {
 		const struct cp_measured *m = &cal->measured[mi];
-		const struct cp_alg *alg = cp_inventory_find_driver(inv, m->driver);
 		struct cp_cache_entry entry = {
 		    .backend = m->backend, .kat = m->kat, .measured_at = time(NULL)};
 
-		if (!alg || m->kat == CRYPTOPRIO_KAT_MISMATCH ||
-		    cp_cache_key_for(alg, &entry.key) < 0)
+		if (m->kat == CRYPTOPRIO_KAT_MISMATCH || cp_measured_cache_key(m, &entry.key) < 0)
 			continue;
 		for (size_t pi = 0; pi < m->n_points; pi++) {
 			if (m->points[pi].cached || m->points[pi].verdict != CP_VERDICT_MEASURED)
@@ -604,11 +782,11 @@ static struct cp_cache *open_cache(const struct cp_calibrate_options *opts,
 
 /* Keep what was measured now: saved here unless the caller owns the cache. */
 static void store_cache(const struct cp_calibrate_options *opts, struct cp_calibration *cal,
-			const struct cp_inventory *inv, struct cp_cache *cache)
+			struct cp_cache *cache)
 {
 	int r;
 
-	if (update_cache(cal, inv, cache) <= 0)
+	if (update_cache(cal, cache) <= 0)
 		return;
 	cal->cache_updated = true;
 	if (opts->cache)
@@ -659,6 +837,40 @@ static int measure(struct engine *e)
 	return 0;
 }
 
+/*
+ * AF_ALG's bind registers the template instances it is asked for and
+ * leaves them, unlike the module (cryptoprio(4)): the known-answer
+ * references ("cbc(aes-generic)"), the instances they are built on.
+ * Remove each instance registered since @inv was listed that nobody
+ * holds, as the module does; count those that stay (held, or crypto_user
+ * not usable: no module, no CAP_NET_ADMIN).
+ */
+static void sweep_instances(const struct cp_inventory *inv, struct cp_calibration *cal)
+{
+	struct cp_inventory now = {};
+	struct cp_nl nl = {};
+	int r;
+
+	r = cp_cu_open(&nl);
+	if (r >= 0)
+		r = cp_cu_dump(&nl, &now);
+	for (size_t i = 0; r >= 0 && i < now.n_algs; i++) {
+		const char *driver = now.algs[i].driver;
+
+		if (!strchr(driver, '(') || cp_inventory_find_driver(inv, driver))
+			continue;
+		r = cp_cu_delete(&nl, driver);
+		/* removing one removes those built on it: ENOENT for those */
+		if (r < 0 && r != -ENOENT)
+			cal->n_instances_left++;
+		r = 0;
+	}
+	if (r < 0)
+		cal->n_instances_left = SIZE_MAX;
+	cp_inventory_free(&now);
+	cp_nl_close(&nl);
+}
+
 int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_options *opts,
 		 struct cp_calibration *cal)
 {
@@ -674,15 +886,17 @@ int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_optio
 	if (r >= 0 && opts->cache_path) {
 		cache = open_cache(opts, cal, &own);
 		if (!opts->force)
-			use_cache(cal, inv, cache);
+			use_cache(cal, cache);
 	}
 	if (r >= 0 && !opts->cache_only)
 		r = measure(&e);
 	backend_close(&e.backend);
+	if (e.backend.kind == CP_BACKEND_AFALG)
+		sweep_instances(inv, cal);
 	free(e.samples);
 	count_points(cal);
 	if (r >= 0 && cache)
-		store_cache(opts, cal, inv, cache);
+		store_cache(opts, cal, cache);
 	cp_cache_free(&own);
 	cal->elapsed_ns = cp_now_ns() - e.start_ns;
 	return r;

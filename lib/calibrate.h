@@ -16,6 +16,7 @@
 #include "stats.h"
 
 struct cp_cache;
+struct cp_cache_key;
 
 struct cp_measured {
 	char name[CP_NAME_MAX], driver[CP_NAME_MAX], module[CP_NAME_MAX];
@@ -25,6 +26,22 @@ struct cp_measured {
 	enum cryptoprio_kat kat;
 	struct cp_point *points; /* n_points of them, in the options' order */
 	size_t n_points;
+	/*
+	 * Not registered: the CPU's candidate for a name only engines serve
+	 * (cp_composite_candidate()). The module creates the instance for each
+	 * run and removes it, and whatever came with it, before it answers
+	 * (cryptoprio(4)); AF_ALG could not remove it, so through AF_ALG a
+	 * candidate is unreachable.
+	 */
+	bool candidate;
+	/*
+	 * An IV generator (echainiv(X), seqiv(X)) is measured as its X: its
+	 * candidate's X, or the X of the same module. Creating the wrapper,
+	 * or its known-answer reference, would set up the kernel's default
+	 * RNG (and load drbg and its hashes), which cannot be undone. "": as
+	 * itself.
+	 */
+	char measured_as[CP_NAME_MAX];
 };
 
 /* An implementation that competes for a name but is not calibrated, and why. */
@@ -47,6 +64,11 @@ struct cp_calibration {
 	char cache_warning[256]; /* why the cache file was ignored, or "" */
 	time_t cache_oldest;	 /* measurement time of the oldest cached point used */
 	bool cache_updated;	 /* points measured now went into the cache */
+	/*
+	 * Template instances AF_ALG registered that could not be removed
+	 * (held, or crypto_user refused): SIZE_MAX when none could be looked for.
+	 */
+	size_t n_instances_left;
 };
 
 struct cp_progress {
@@ -86,6 +108,13 @@ int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_optio
 void cp_calibration_cache_unsaved(struct cp_calibration *cal, const char *path, int error);
 void cp_calibration_free(struct cp_calibration *cal);
 
+/*
+ * The cache's key for @m's points: its driver, its module (none for a
+ * template instance, whose parts are in its name, so that a candidate and
+ * the instance created from it share it), the machine's identity.
+ */
+int cp_measured_cache_key(const struct cp_measured *m, struct cp_cache_key *key);
+
 const struct cp_measured *cp_calibration_find(const struct cp_calibration *cal, const char *driver);
 const struct cp_point *cp_measured_point(const struct cp_measured *m, uint32_t size,
 					 uint32_t depth);
@@ -105,6 +134,13 @@ const struct cp_point *cp_measured_point(const struct cp_measured *m, uint32_t s
 uint64_t cp_calibration_slice(uint64_t left_ns, size_t runs_left, unsigned scale,
 			      uint64_t overhead_ns);
 uint64_t cp_calibration_grace(uint64_t left_ns, uint64_t slice_ns);
+
+/*
+ * How many implementations of @name a calibration without patterns
+ * measures (it measures none of fewer than two): the calibrable ones, a
+ * registered CPU instance standing for the CPU, the CPU's candidate.
+ */
+size_t cp_calibration_competitors(const struct cp_inventory *inv, const char *name);
 
 /* Whether @alg is calibrated at all, or the reason it is not (NULL: it is). */
 const char *cp_calibration_skip_reason(const struct cp_alg *alg);

@@ -78,6 +78,15 @@ static void test_workloads(void)
 	ok(cp_apply_name_selected(&inv, "cbc(aes)", only, 1), "cbc(aes) selected by virtio_*");
 	ok(!cp_apply_name_selected(&inv, "sha256", only, 1), "sha256 not selected by virtio_*");
 	ok(cp_apply_name_selected(&inv, "sha256", NULL, 0), "no only_drivers: every name");
+
+	/* A name only an engine serves: its one implementation and the CPU's candidate. */
+	add_alg(&inv, "hmac(sha256)", "hmac-sha256-engine", "ahash", 3000);
+	inv.algs[inv.n_algs - 1].class = CP_CLASS_OFFLOAD;
+	n = cp_apply_workloads(&inv, p, NULL, 0, &w);
+	dflt = find_workload(w, (size_t) n, 4096, 1);
+	ok(dflt && dflt->n_names == 3 && strcmp(dflt->names[2], "hmac(sha256)") == 0,
+	   "a name only an engine serves is calibrated: the CPU's candidate competes");
+	cp_workloads_free(w, (size_t) n);
 	cp_inventory_free(&inv);
 }
 

@@ -7,8 +7,10 @@
 
 #include "calib-cache.h"
 #include "calibrate.h"
+#include "composite.h"
 #include "cpustat.h"
 #include "macro.h"
+#include "proc-fixture.h"
 #include "tap.h"
 
 static void test_stats(void)
@@ -280,6 +282,146 @@ static void test_preloaded_cache(void)
 	cp_inventory_free(&inv);
 }
 
+static bool cpu_registers(const struct cp_inventory *inv, const char *name)
+{
+	for (size_t i = 0; i < inv->n_algs; i++)
+		if (strcmp(inv->algs[i].name, name) == 0 && inv->algs[i].class == CP_CLASS_CPU &&
+		    cp_alg_competes(&inv->algs[i]))
+			return true;
+	return false;
+}
+
+static const char *measured_as(const struct cp_calibration *cal, const char *driver)
+{
+	const struct cp_measured *m = cp_calibration_find(cal, driver);
+
+	return m ? m->measured_as : "(not measured)";
+}
+
+/* Each name measured is one run of entries in cal (the refinement relies on it). */
+static bool names_contiguous(const struct cp_calibration *cal)
+{
+	for (size_t i = 1; i < cal->n_measured; i++)
+		for (size_t k = 0; k + 1 < i; k++)
+			if (strcmp(cal->measured[k].name, cal->measured[i].name) == 0 &&
+			    strcmp(cal->measured[i - 1].name, cal->measured[i].name) != 0)
+				return false;
+	return true;
+}
+
+/*
+ * The LX2160A: for every name the engines serve and the CPU does not
+ * register, the CPU's candidate is measured beside them (last of its name),
+ * and the engines' implementations of such a name with it, although the
+ * kernel lists only one or two; none for gcm(aes), which gcm-aes-ce serves.
+ */
+static void test_candidates_selected(void)
+{
+	uint32_t size = 4096;
+	struct cp_calibrate_options opts = {
+	    .sizes = &size, .n_sizes = 1, .workload_size = size, .depth = 1, .cache_only = true};
+	struct cp_calibration cal;
+	struct cp_inventory inv;
+	size_t n_candidates = 0, n_expected = 0, n_wrong = 0;
+
+	load_fixture("proc-crypto-lx2160a.txt", &inv);
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "selected (nothing measured)");
+	for (size_t i = 0; i < cal.n_measured; i++) {
+		const struct cp_measured *m = &cal.measured[i];
+		char driver[CP_NAME_MAX];
+
+		if (!m->candidate)
+			continue;
+		n_candidates++;
+		n_wrong += cp_composite_candidate(&inv, m->name, driver) != 0 ||
+			   strcmp(driver, m->driver) != 0 || cpu_registers(&inv, m->name) ||
+			   i == 0 || strcmp(cal.measured[i - 1].name, m->name) != 0 ||
+			   cp_inventory_find_driver(&inv, m->driver) != NULL;
+	}
+	for (size_t i = 0; i < inv.n_algs; i++) {
+		const struct cp_alg *alg = &inv.algs[i];
+		char driver[CP_NAME_MAX];
+
+		bool first = true;
+
+		for (size_t k = 0; k < i; k++)
+			first = first && strcmp(inv.algs[k].name, alg->name) != 0;
+		if (first && cp_composite_candidate(&inv, alg->name, driver) == 0 &&
+		    cp_inventory_winner(&inv, alg->name) && !cp_inventory_find_driver(&inv, driver))
+			n_expected++;
+	}
+	ok(n_candidates > 10, "candidates measured (%zu)", n_candidates);
+	is_int(n_candidates, n_expected, "one per name only engines serve");
+	is_int(n_wrong, 0, "each the composite of the CPU's parts, after the engines of its name");
+	ok(cp_calibration_find(&cal, "authenc(hmac(sha256-ce),cbc-aes-ce)") &&
+	       cp_calibration_find(&cal, "authenc-hmac-sha256-cbc-aes-caam-qi2") &&
+	       cp_calibration_find(&cal, "authenc-hmac-sha256-cbc-aes-caam"),
+	   "authenc(hmac(sha256),cbc(aes)): the two engines and the CPU's candidate");
+	ok(cp_calibration_find(&cal, "gcm-aes-ce") &&
+	       !cp_calibration_find(&cal, "gcm_base(ctr-aes-ce,ghash-ce)"),
+	   "gcm(aes): gcm-aes-ce measured, no candidate");
+	ok(names_contiguous(&cal), "each name's entries together");
+	is_str(measured_as(&cal, "echainiv(authenc(hmac(sha256-ce),cbc-aes-ce))"),
+	       "authenc(hmac(sha256-ce),cbc-aes-ce)", "an IV generator's candidate: as its X");
+	is_str(measured_as(&cal, "echainiv-authenc-hmac-sha256-cbc-aes-caam"),
+	       "authenc-hmac-sha256-cbc-aes-caam", "an engine's IV generator: as its module's X");
+	is_str(measured_as(&cal, "echainiv-authenc-hmac-sha256-cbc-aes-caam-qi2"),
+	       "authenc-hmac-sha256-cbc-aes-caam-qi2", "the other engine's: as its own module's");
+	is_str(measured_as(&cal, "authenc-hmac-sha256-cbc-aes-caam"), "",
+	       "anything else as itself");
+	is_str(cp_calibration_find(&cal, "echainiv-authenc-hmac-sha256-cbc-aes-caam")->reference,
+	       "authenc(hmac(sha256-generic),cbc(aes-generic))", "with its X's reference");
+	cp_calibration_free(&cal);
+
+	char *patterns[] = {"authenc(hmac(sha256),cbc(aes))"};
+	opts.patterns = patterns;
+	opts.n_patterns = 1;
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "selected by a pattern");
+	is_int(cal.n_measured, 3, "a pattern on the name: its engines and its candidate");
+	ok(cal.n_measured == 3 && cal.measured[2].candidate, "the candidate last");
+	cp_calibration_free(&cal);
+
+	/* Once created, the CPU's instance is measured as the candidate was. */
+	struct cp_alg created = {.name = "authenc(hmac(sha256),cbc(aes))",
+				 .driver = "authenc(hmac(sha256-ce),cbc-aes-ce)",
+				 .module = "authenc",
+				 .type = "aead",
+				 .priority = 3001,
+				 .flags = CP_ALG_TESTED};
+	struct cp_cache_key as_candidate, as_created;
+
+	if (cp_inventory_add(&inv, &created) < 0)
+		abort();
+	cp_classify(&inv, NULL);
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "selected with the instance created");
+	is_int(cal.n_measured, 3, "its engines and the instance");
+	ok(cal.n_measured == 3 && !cal.measured[2].candidate &&
+	       strcmp(cal.measured[2].driver, created.driver) == 0,
+	   "the created instance measured, not a candidate any more");
+	is_int(cp_measured_cache_key(&cal.measured[2], &as_created), 0, "the instance's cache key");
+	cal.measured[2].candidate = true;
+	snprintf(cal.measured[2].module, sizeof(cal.measured[2].module), "%s", "");
+	is_int(cp_measured_cache_key(&cal.measured[2], &as_candidate), 0, "the candidate's");
+	ok(memcmp(&as_candidate, &as_created, sizeof(as_created)) == 0,
+	   "the same: figures measured before the create still count after it");
+	{
+		struct cp_cache cache = {}, loaded = {};
+		struct cp_cache_entry e = entry(created.driver, "", size);
+		_cleanup_free_ char *text = NULL;
+
+		e.key = as_created;
+		is_int(cp_cache_put(&cache, &e), 0, "an instance's figure cached");
+		is_int(cp_cache_format(&cache, &text), 0, "formatted");
+		is_int(cp_cache_parse(text, &loaded), 0, "parsed back: a key without a module");
+		ok(cp_cache_find(&loaded, &as_candidate, size, 1) != NULL,
+		   "found by the candidate");
+		cp_cache_free(&loaded);
+		cp_cache_free(&cache);
+	}
+	cp_calibration_free(&cal);
+	cp_inventory_free(&inv);
+}
+
 int main(void)
 {
 	test_budget_accounting();
@@ -290,5 +432,6 @@ int main(void)
 	test_cache_comment_at_end();
 	test_reference_and_skips();
 	test_preloaded_cache();
+	test_candidates_selected();
 	return done_testing();
 }

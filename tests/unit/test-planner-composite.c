@@ -266,6 +266,62 @@ static void test_offload_first(const struct cp_inventory *inv)
 	ok(created_first(pinned, AUTHENC), "that one first, the engines touched before it");
 }
 
+/* @driver measured at the default workload point at @mbps (noise 1 MB/s). */
+static struct cp_measurement measured_at(const char *driver, double mbps)
+{
+	struct cp_measurement m = {
+	    .request_size = CP_DEFAULT_REQUEST_SIZE,
+	    .in_flight = 1,
+	    .state = CP_MEASUREMENT_MEASURED,
+	    .throughput = {mbps, 1},
+	    .latency = {1e9 / mbps, 1},
+	    .cpu_cost = {1000 / mbps, 0.01},
+	};
+
+	snprintf(m.driver, sizeof(m.driver), "%s", driver);
+	return m;
+}
+
+static struct cp_plan *plan_measured(const struct cp_inventory *inv, double candidate_mbps)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from("[Policy]\nGears = any\n");
+	const struct cp_measurement ms[] = {
+	    measured_at("authenc-hmac-sha256-cbc-aes-caam", 120),
+	    measured_at("authenc-hmac-sha256-cbc-aes-caam-qi2", 100),
+	    measured_at(AUTHENC_CANDIDATE, candidate_mbps),
+	};
+	struct cp_plan *plan = NULL;
+
+	if (cp_plan_build(inv, ms, ARRAY_SIZE(ms), p, &plan) < 0)
+		abort();
+	return plan;
+}
+
+/*
+ * Gears = any: the candidate measured (calibrate creates it for its runs)
+ * is ranked by its figures like the engines. Faster, it is created first;
+ * slower, the engines keep the name and nothing is created.
+ */
+static void test_ranked_by_figures(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *faster = plan_measured(inv, 900);
+	_cleanup_(cp_plan_freep) struct cp_plan *slower = plan_measured(inv, 50);
+	const struct cp_plan_algorithm *a = cp_plan_find_algorithm(faster, AUTHENC);
+
+	ok(created_first(faster, AUTHENC),
+	   "Gears = any, faster: created, the engines touched before");
+	ok(a && a->n_places == 3 && a->places[0].create && a->places[0].reason == CP_PLACE_RANKED,
+	   "ranked first by its figures");
+	ok(a && a->n_places == 3 && strstr(a->places[0].why, "900.00 MB/s"),
+	   "its place says its figure");
+	a = cp_plan_find_algorithm(slower, AUTHENC);
+	ok(!create_step(slower, AUTHENC), "Gears = any, slower: not created");
+	ok(!has_steps(slower, AUTHENC), "the engines keep the name as they are");
+	ok(a && a->n_places == 2 && !a->places[0].create && !a->places[1].create &&
+	       a->places[0].reason == CP_PLACE_RANKED,
+	   "the name planned as without a candidate, ranked by figures");
+}
+
 /* A [Driver] rule matches the candidate's driver name: excluded, it is not created. */
 static void test_excluded(const struct cp_inventory *inv)
 {
@@ -545,6 +601,7 @@ int main(void)
 	test_registered_on_cpu(&inv);
 	test_offload_first(&inv);
 	test_excluded(&inv);
+	test_ranked_by_figures(&inv);
 	test_too_long(&inv);
 	test_replan(&inv);
 	test_policy_changed(&inv);

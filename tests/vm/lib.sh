@@ -80,6 +80,9 @@ proc_crypto_prio() { proc_crypto_field "$1" priority; }
 # has_driver DRIVER: true if DRIVER is in /proc/crypto.
 has_driver() { proc_crypto_field "$1" driver >/dev/null; }
 
+# lacks_driver DRIVER: true if DRIVER is not in /proc/crypto.
+lacks_driver() { ! has_driver "$1"; }
+
 # first_of NAME: as the kernel chooses, the driver a new user of NAME gets (highest priority, tested).
 first_of() {
 	awk -v n="$1" '
