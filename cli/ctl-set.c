@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* cryptoprioctl set / reset: change a priority by hand, and restore the originals. */
+/*
+ * cryptoprioctl set / reset: change a priority by hand, and restore the
+ * originals. The transaction is lib/set-reset.c's; here the arguments and
+ * the report of what it did.
+ */
 #include <errno.h>
 #include <string.h>
 
 #include "crypto-user.h"
 #include "cryptoprioctl.h"
-#include "defaults.h"
-#include "fileio.h"
-#include "inventory-load.h"
-#include "paths.h"
-#include "state.h"
+#include "planner.h"
+#include "set-reset.h"
 
 /*
  * Positional arguments and --json in any order; "-1" is a (bad) priority,
@@ -66,82 +67,90 @@ static int check_driver_name(const char *verb, const char *driver)
 	return 0;
 }
 
-static int require_net_admin(const char *verb)
+/* What became of the files: warnings, never fatal. */
+static void print_files(const char *verb, const struct cp_sr_files *f)
 {
-	if (cp_have_net_admin())
-		return 0;
-	return ctl_error(
-	    "%s: changing priorities needs CAP_NET_ADMIN (run as root); nothing changed", verb);
-}
-
-/* The lock, the state, the recorded defaults and a fresh inventory: what every writer holds. */
-struct writer {
-	int lock_fd;
-	struct cp_state state;
-	struct cp_cache defaults; /* from CP_CACHE_PATH; empty if absent or corrupt */
-	struct cp_inventory inv;
-	struct cp_nl nl;
-};
-
-static void writer_close(struct writer *w)
-{
-	cp_nl_close(&w->nl);
-	cp_cache_free(&w->defaults);
-	cp_inventory_free(&w->inv);
-	cp_state_free(&w->state);
-	closep(&w->lock_fd);
-}
-
-static int writer_open(struct writer *w, const char *verb)
-{
-	int r;
-
-	memset(w, 0, sizeof(*w));
-	w->lock_fd = cp_lock_acquire_or_wait(CP_LOCK_PATH, ctl_lock_waiting);
-	if (w->lock_fd < 0)
-		return ctl_errno(w->lock_fd, NULL, "%s: cannot take %s", verb, CP_LOCK_PATH);
-	r = cp_state_load_salvage(CP_STATE_PATH, &w->state);
-	if (r < 0)
-		return ctl_errno(r, NULL, "%s: cannot read %s", verb, CP_STATE_PATH);
-	if (r > 0)
+	if (f->state_salvaged)
 		fprintf(stderr, "%s: ignoring %s: not a valid state file (moved to %s.corrupt)\n",
-			verb, CP_STATE_PATH, CP_STATE_PATH);
-	r = cp_cache_load(CP_CACHE_PATH, &w->defaults);
-	if (r < 0)
-		fprintf(stderr, "%s: ignoring %s: %s\n", verb, CP_CACHE_PATH,
-			r == -EBADMSG ? "not a valid cache file" : strerror(-r));
-	r = cp_inventory_load(&w->inv);
-	if (r < 0)
-		return ctl_errno(r, NULL, "%s: cannot read the kernel's crypto implementations",
+			verb, f->state_path, f->state_path);
+	if (f->cache_error < 0)
+		fprintf(stderr, "%s: ignoring %s: %s\n", verb, f->cache_path,
+			f->cache_error == -EBADMSG ? "not a valid cache file"
+						   : strerror(-f->cache_error));
+}
+
+/* Why a writer could not start (or ran out of memory before any change): the exit code. */
+static int print_failure(const char *verb, enum cp_sr_failure failure, int error,
+			 const struct cp_sr_files *f)
+{
+	switch (failure) {
+	case CP_SR_NO_PRIVILEGE:
+		return ctl_error("%s: changing priorities needs CAP_NET_ADMIN (run as root); "
+				 "nothing changed",
 				 verb);
-	if (w->inv.source != CP_SOURCE_CRYPTO_USER)
-		return ctl_errno(w->inv.crypto_user_error, NULL,
+	case CP_SR_LOCK:
+		return ctl_errno(error, NULL, "%s: cannot take %s", verb, f->lock_path);
+	case CP_SR_STATE_READ:
+		return ctl_errno(error, NULL, "%s: cannot read %s", verb, f->state_path);
+	case CP_SR_INVENTORY:
+		return ctl_errno(error, NULL, "%s: cannot read the kernel's crypto implementations",
+				 verb);
+	case CP_SR_NO_CRYPTO_USER:
+		return ctl_errno(error, NULL,
 				 "%s: crypto_user is unavailable, priorities cannot be changed",
 				 verb);
-	r = cp_cu_open(&w->nl);
-	if (r < 0)
-		return ctl_errno(r, NULL, "%s: cannot open crypto_user", verb);
-	return 0;
+	case CP_SR_NETLINK:
+		return ctl_errno(error, NULL, "%s: cannot open crypto_user", verb);
+	default:
+		return ctl_errno(error, NULL, "%s", verb);
+	}
 }
 
-/* The defaults first seen now into the cache: a warning if it cannot take them. */
-static void save_defaults(struct writer *w, const char *verb)
+static void print_set(const struct ctl *ctl, const struct cp_set_options *opts,
+		      const struct cp_set_result *res)
 {
-	int r = cp_defaults_note(&w->defaults, &w->state, &w->inv, time(NULL));
+	json_object *doc;
 
-	if (r > 0)
-		r = cp_cache_save(CP_CACHE_PATH, &w->defaults);
-	if (r < 0)
-		fprintf(stderr, "%s: warning: cannot record default priorities in %s: %s\n", verb,
-			CP_CACHE_PATH, strerror(-r));
+	if (!ctl->json) {
+		printf("%s: %u -> %u\n", opts->driver, res->old_priority, res->new_priority);
+		return;
+	}
+	doc = json_object_new_object();
+	json_object_object_add(doc, "driver", json_object_new_string(opts->driver));
+	json_object_object_add(doc, "old_priority", json_object_new_int64(res->old_priority));
+	json_object_object_add(doc, "new_priority", json_object_new_int64(res->new_priority));
+	json_object_object_add(doc, "original_priority",
+			       json_object_new_int64(res->original_priority));
+	ctl_json_print(doc);
+}
+
+/* The result of set, in the order it happened: the exit code. */
+static int report_set(const struct ctl *ctl, const struct cp_set_options *opts,
+		      const struct cp_set_result *res)
+{
+	print_files("set", &res->files);
+	if (res->failure == CP_SR_NO_DRIVER)
+		return ctl_error("set: no crypto implementation with driver name '%s'",
+				 opts->driver);
+	if (res->failure == CP_SR_STATE_SAVE)
+		return ctl_errno(res->error, NULL, "set: cannot record the original priority in %s",
+				 res->files.state_path);
+	if (res->failure != CP_SR_OK && res->failure != CP_SR_KERNEL)
+		return print_failure("set", res->failure, res->error, &res->files);
+	if (res->defaults_error < 0)
+		fprintf(stderr, "set: warning: cannot record default priorities in %s: %s\n",
+			res->files.cache_path, strerror(-res->defaults_error));
+	if (res->failure == CP_SR_KERNEL)
+		return ctl_errno(res->error, res->extack, "set: %s", opts->driver);
+	print_set(ctl, opts, res);
+	return EXIT_SUCCESS;
 }
 
 int verb_set(struct ctl *ctl, int argc, char **argv)
 {
-	_cleanup_(writer_close) struct writer w = {.lock_fd = -1};
-	const struct cp_alg *alg;
+	struct cp_set_options opts = {.env.lock_waiting = ctl_lock_waiting};
+	struct cp_set_result res;
 	char *args[2];
-	uint32_t priority, old;
 	int n_args, r;
 
 	r = split_arguments(ctl, argc, argv, args, 2, &n_args);
@@ -152,268 +161,168 @@ int verb_set(struct ctl *ctl, int argc, char **argv)
 	r = check_driver_name("set", args[0]);
 	if (r != 0)
 		return r;
-	r = parse_priority(args[1], &priority);
+	r = parse_priority(args[1], &opts.priority);
 	if (r < 0)
 		return ctl_usage_error("set: priority '%s' is not a number in 0..%u", args[1],
 				       CP_PRIORITY_MAX);
-	r = require_net_admin("set");
-	if (r != 0)
-		return r;
-	r = writer_open(&w, "set");
-	if (r != 0)
-		return r;
-	alg = cp_inventory_find_driver(&w.inv, args[0]);
-	if (!alg)
-		return ctl_error("set: no crypto implementation with driver name '%s'", args[0]);
-	old = alg->priority;
-	/* The original goes to disk before the kernel changes. */
-	if (cp_state_record_default(&w.state, alg, &w.defaults) > 0) {
-		r = cp_state_save(CP_STATE_PATH, &w.state);
-		if (r < 0)
-			return ctl_errno(r, NULL, "set: cannot record the original priority in %s",
-					 CP_STATE_PATH);
-		save_defaults(&w, "set");
-	}
-	r = cp_cu_set_priority(&w.nl, args[0], priority);
-	if (r < 0)
-		return ctl_errno(r, w.nl.extack, "set: %s", args[0]);
-	if (ctl->json) {
-		json_object *doc = json_object_new_object();
-
-		json_object_object_add(doc, "driver", json_object_new_string(args[0]));
-		json_object_object_add(doc, "old_priority", json_object_new_int64(old));
-		json_object_object_add(doc, "new_priority", json_object_new_int64(priority));
-		json_object_object_add(
-		    doc, "original_priority",
-		    json_object_new_int64(cp_state_find(&w.state, args[0])->priority));
-		ctl_json_print(doc);
-	} else {
-		printf("%s: %u -> %u\n", args[0], old, priority);
-	}
-	return EXIT_SUCCESS;
+	opts.driver = args[0];
+	(void) cp_set_run(&opts, &res);
+	return report_set(ctl, &opts, &res);
 }
 
-struct reset_result {
-	json_object *steps;   /* for --json */
-	json_object *removed; /* the created instances: removed, gone, in use or failed */
-	int failed;
+/* The JSON arrays of reset: "reset" (the originals) and "removed" (the created instances). */
+struct reset_report {
+	json_object *steps;
+	json_object *removed;
 };
 
-static void report_step(struct ctl *ctl, struct reset_result *res, const struct cp_original *orig,
-			const struct cp_alg *alg, const char *result)
+static const char *restore_result(enum cp_restore_outcome outcome)
 {
+	return outcome == CP_RESTORE_RESTORED	 ? "restored"
+	       : outcome == CP_RESTORE_FORGOTTEN ? "forgotten"
+						 : "failed";
+}
+
+static void print_restore(const struct ctl *ctl, struct reset_report *rep,
+			  const struct cp_restore *s)
+{
+	const char *result = restore_result(s->outcome);
+
+	if (s->outcome == CP_RESTORE_FAILED)
+		(void) ctl_errno(s->error, s->extack, "reset: %s", s->driver);
 	if (ctl->json) {
 		json_object *obj = json_object_new_object();
 
-		json_object_object_add(obj, "driver", json_object_new_string(orig->driver));
+		json_object_object_add(obj, "driver", json_object_new_string(s->driver));
 		json_object_object_add(obj, "old_priority",
-				       alg ? json_object_new_int64(alg->priority) : NULL);
-		json_object_object_add(obj, "new_priority", json_object_new_int64(orig->priority));
+				       s->registered ? json_object_new_int64(s->old_priority)
+						     : NULL);
+		json_object_object_add(obj, "new_priority", json_object_new_int64(s->priority));
 		json_object_object_add(obj, "result", json_object_new_string(result));
-		json_object_array_add(res->steps, obj);
-	} else if (alg) {
-		printf("%s: %u -> %u (%s)\n", orig->driver, alg->priority, orig->priority, result);
+		json_object_array_add(rep->steps, obj);
+	} else if (s->registered) {
+		printf("%s: %u -> %u (%s)\n", s->driver, s->old_priority, s->priority, result);
 	} else {
-		printf("%s: not registered now (%s)\n", orig->driver, result);
+		printf("%s: not registered now (%s)\n", s->driver, result);
 	}
 }
 
-/* Restore one driver; on success its original is forgotten. */
-static void reset_one(struct ctl *ctl, struct writer *w, struct reset_result *res,
-		      const char *driver)
+static const char *removal_result(enum cp_removal_outcome outcome)
 {
-	struct cp_original orig = *cp_state_find(&w->state, driver);
-	const struct cp_alg *alg = cp_inventory_find_driver(&w->inv, driver);
-	int r;
+	static const char *const results[] = {
+	    [CP_REMOVAL_REMOVED] = "removed",
+	    [CP_REMOVAL_GONE] = "gone",
+	    [CP_REMOVAL_IN_USE] = "in-use",
+	    [CP_REMOVAL_FAILED] = "failed",
+	};
 
-	if (!alg) {
-		/* Its module is gone: a reload registers it at its default again. */
-		report_step(ctl, res, &orig, NULL, "forgotten");
-		(void) cp_state_forget(&w->state, driver);
-		return;
-	}
-	r = cp_cu_set_priority(&w->nl, driver, orig.priority);
-	if (r < 0) {
-		(void) ctl_errno(r, w->nl.extack, "reset: %s", driver);
-		report_step(ctl, res, &orig, alg, "failed");
-		res->failed++;
-		return;
-	}
-	report_step(ctl, res, &orig, alg, "restored");
-	(void) cp_state_forget(&w->state, driver);
+	return results[outcome];
 }
 
-static void report_removal(struct ctl *ctl, struct reset_result *res, const struct cp_created *c,
-			   const char *result)
+static void print_removal_line(const struct ctl *ctl, struct reset_report *rep,
+			       const struct cp_removal *s)
 {
+	bool in_use = s->outcome == CP_REMOVAL_IN_USE;
+
 	if (ctl->json) {
 		json_object *obj = json_object_new_object();
 
-		json_object_object_add(obj, "driver", json_object_new_string(c->driver));
-		json_object_object_add(obj, "algorithm", json_object_new_string(c->name));
-		json_object_object_add(obj, "result", json_object_new_string(result));
+		json_object_object_add(obj, "driver", json_object_new_string(s->driver));
+		json_object_object_add(obj, "algorithm", json_object_new_string(s->name));
+		json_object_object_add(obj, "result",
+				       json_object_new_string(removal_result(s->outcome)));
 		json_object_object_add(obj, "priority",
-				       strcmp(result, "in-use") == 0
-					   ? json_object_new_int64(CP_IN_USE_PRIORITY)
-					   : NULL);
-		json_object_array_add(res->removed, obj);
-	} else if (strcmp(result, "in-use") == 0) {
+				       in_use ? json_object_new_int64(CP_IN_USE_PRIORITY) : NULL);
+		json_object_array_add(rep->removed, obj);
+	} else if (in_use) {
 		printf("%s: in use, not removed: lowered to priority %u (the next reset or apply "
 		       "removes it once free)\n",
-		       c->driver, CP_IN_USE_PRIORITY);
+		       s->driver, CP_IN_USE_PRIORITY);
 	} else {
-		printf("%s: created by cryptoprio (%s)\n", c->driver, result);
+		printf("%s: created by cryptoprio (%s)\n", s->driver, removal_result(s->outcome));
 	}
+}
+
+/* Held: named on stderr; failed: why; kept in use but not in the state: out of memory. */
+static void print_removal(const struct ctl *ctl, struct reset_report *rep,
+			  const struct cp_removal *s)
+{
+	if (s->busy)
+		fprintf(stderr, "reset: %s is in use: lowering it to priority %u instead\n",
+			s->driver, CP_IN_USE_PRIORITY);
+	if (s->outcome == CP_REMOVAL_FAILED)
+		(void) ctl_errno(s->error, s->extack, "reset: removing %s", s->driver);
+	print_removal_line(ctl, rep, s);
+	if (s->outcome == CP_REMOVAL_IN_USE && s->error < 0)
+		(void) ctl_errno(s->error, NULL, "reset");
 }
 
 /*
- * Remove an instance cryptoprio created. Held by someone (EBUSY): lowered
- * to CP_IN_USE_PRIORITY so that it wins no new lookup, and kept in the
- * state for the next reset or apply; "in use" is not a failure of reset.
+ * What reset said before any change: warnings, and why it stopped (then
+ * true, the exit code in @ret). Nothing is recovered when it could not start.
  */
-static void remove_one(struct ctl *ctl, struct writer *w, struct reset_result *res,
-		       const char *driver)
+static bool print_reset_start(const struct cp_reset_result *res, int *ret)
 {
-	struct cp_created c = *cp_state_find_created(&w->state, driver);
-	int r = cp_cu_delete(&w->nl, driver);
+	size_t n = res->n_recovered;
 
-	if (r == 0 || r == -ENOENT) {
-		report_removal(ctl, res, &c, r == 0 ? "removed" : "gone");
-		(void) cp_state_forget_created(&w->state, driver);
-		return;
-	}
-	if (r == -EBUSY) {
-		fprintf(stderr, "reset: %s is in use: lowering it to priority %u instead\n", driver,
-			CP_IN_USE_PRIORITY);
-		r = cp_cu_set_priority(&w->nl, driver, CP_IN_USE_PRIORITY);
-	}
-	if (r < 0) {
-		(void) ctl_errno(r, w->nl.extack, "reset: removing %s", driver);
-		report_removal(ctl, res, &c, "failed");
-		res->failed++;
-		return;
-	}
-	c.priority = CP_IN_USE_PRIORITY;
-	c.in_use = true;
-	report_removal(ctl, res, &c, "in-use");
-	if (cp_state_add_created(&w->state, &c) < 0)
-		res->failed += ctl_errno(-ENOMEM, NULL, "reset");
-}
-
-/* Longer driver names first: an instance before the instances it is built on (it holds them). */
-static int outermost_first(const void *x, const void *y)
-{
-	size_t a = strlen(((const struct cp_created *) x)->driver),
-	       b = strlen(((const struct cp_created *) y)->driver);
-
-	return a > b ? -1 : a < b;
-}
-
-/*
- * After the originals: while an engine's priority is restored, the instance
- * still serves its name, so new users go from the instance straight to the
- * engines as they were before cryptoprio. Removing it first would hand them
- * for a moment the engines in cryptoprio's order, which is neither.
- */
-static void remove_created(struct ctl *ctl, struct writer *w, struct reset_result *res,
-			   char **drivers, int n_drivers)
-{
-	_cleanup_free_ struct cp_created *all = NULL;
-	size_t n = w->state.n_created;
-
-	all = calloc(n + 1, sizeof(*all));
-	if (!all) {
-		res->failed += ctl_errno(-ENOMEM, NULL, "reset");
-		return;
-	}
-	memcpy(all, w->state.created, n * sizeof(*all));
-	qsort(all, n, sizeof(*all), outermost_first);
-	for (size_t i = 0; i < n; i++) {
-		bool named = n_drivers == 0;
-
-		for (int k = 0; k < n_drivers && !named; k++)
-			named = strcmp(drivers[k], all[i].driver) == 0;
-		if (named)
-			remove_one(ctl, w, res, all[i].driver);
-	}
-}
-
-/* Drivers away from their recorded default with no original in the state: /run lost it. */
-static int recover_originals(struct writer *w)
-{
-	int n = cp_defaults_recover(&w->state, &w->inv, &w->defaults);
-
-	if (n < 0)
-		return ctl_errno(n, NULL, "reset");
+	print_files("reset", &res->files);
 	if (n > 0)
 		fprintf(stderr,
-			"reset: %d driver%s changed with no original in %s; restoring the "
+			"reset: %zu driver%s changed with no original in %s; restoring the "
 			"default%s recorded in %s\n",
-			n, n == 1 ? "" : "s", CP_STATE_PATH, n == 1 ? "" : "s", CP_CACHE_PATH);
-	return 0;
+			n, n == 1 ? "" : "s", res->files.state_path, n == 1 ? "" : "s",
+			res->files.cache_path);
+	for (size_t i = 0; i < res->n_unknown; i++)
+		*ret = ctl_error("reset: no original priority recorded for '%s', nor created by "
+				 "cryptoprio",
+				 res->unknown[i]);
+	if (res->failure != CP_SR_OK && res->failure != CP_SR_NOT_CHANGED)
+		*ret = print_failure("reset", res->failure, res->error, &res->files);
+	return res->failure != CP_SR_OK;
 }
 
-static int check_reset_arguments(struct writer *w, char **drivers, int n_drivers)
+/* Each step in the order done, then the JSON document or "Nothing to reset": the exit code. */
+static int report_reset(const struct ctl *ctl, const struct cp_reset_result *res)
 {
-	int r = 0;
-
-	for (int i = 0; i < n_drivers; i++)
-		if (!cp_state_find(&w->state, drivers[i]) &&
-		    !cp_state_find_created(&w->state, drivers[i]))
-			r = ctl_error("reset: no original priority recorded for '%s', nor "
-				      "created by cryptoprio",
-				      drivers[i]);
-	return r;
-}
-
-/* Every original (no @drivers), or those of @drivers that have one. */
-static void reset_originals(struct ctl *ctl, struct writer *w, struct reset_result *res,
-			    char **drivers, int n_drivers)
-{
-	if (n_drivers == 0) {
-		/* Copy the names: reset_one() removes entries as it goes. */
-		while (w->state.n_originals > (size_t) res->failed) {
-			char driver[CP_NAME_MAX];
-
-			snprintf(driver, sizeof(driver), "%s",
-				 w->state.originals[res->failed].driver);
-			reset_one(ctl, w, res, driver);
-		}
-	}
-	for (int i = 0; i < n_drivers; i++)
-		if (cp_state_find(&w->state, drivers[i]))
-			reset_one(ctl, w, res, drivers[i]);
-}
-
-/* The JSON document, or "Nothing to reset" when the lines said nothing; releases @res's arrays. */
-static void print_reset(const struct ctl *ctl, struct reset_result *res)
-{
+	struct reset_report rep = {json_object_new_array(), json_object_new_array()};
 	json_object *doc;
+	int r = EXIT_FAILURE;
 
-	if (!ctl->json) {
-		if (json_object_array_length(res->steps) == 0 &&
-		    json_object_array_length(res->removed) == 0)
-			printf("Nothing to reset: no priority was changed by cryptoprio.\n");
-		json_object_put(res->steps);
-		json_object_put(res->removed);
-		return;
+	if (print_reset_start(res, &r)) {
+		json_object_put(rep.steps);
+		json_object_put(rep.removed);
+		return r;
 	}
-	doc = json_object_new_object();
-	json_object_object_add(doc, "reset", res->steps);
-	json_object_object_add(doc, "removed", res->removed);
-	ctl_json_print(doc);
+	for (size_t i = 0; i < res->n_restores; i++)
+		print_restore(ctl, &rep, &res->restores[i]);
+	for (size_t i = 0; i < res->n_removals; i++)
+		print_removal(ctl, &rep, &res->removals[i]);
+	if (res->state_error < 0)
+		(void) ctl_errno(res->state_error, NULL, "reset: cannot update %s",
+				 res->files.state_path);
+	if (ctl->json) {
+		doc = json_object_new_object();
+		json_object_object_add(doc, "reset", rep.steps);
+		json_object_object_add(doc, "removed", rep.removed);
+		ctl_json_print(doc);
+	} else {
+		if (res->n_restores == 0 && res->n_removals == 0)
+			printf("Nothing to reset: no priority was changed by cryptoprio.\n");
+		json_object_put(rep.steps);
+		json_object_put(rep.removed);
+	}
+	return res->n_failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 int verb_reset(struct ctl *ctl, int argc, char **argv)
 {
-	_cleanup_(writer_close) struct writer w = {.lock_fd = -1};
-	struct reset_result res = {};
 	_cleanup_free_ char **drivers = calloc((size_t) argc, sizeof(*drivers));
+	struct cp_reset_options opts = {.env.lock_waiting = ctl_lock_waiting};
+	_cleanup_(cp_reset_result_free) struct cp_reset_result res = {};
 	int n_drivers = 0, r;
 
 	if (!drivers)
 		return ctl_errno(-ENOMEM, NULL, "reset");
-
 	r = split_arguments(ctl, argc, argv, drivers, argc, &n_drivers);
 	if (r != 0)
 		return r;
@@ -422,25 +331,8 @@ int verb_reset(struct ctl *ctl, int argc, char **argv)
 		if (r != 0)
 			return r;
 	}
-	r = require_net_admin("reset");
-	if (r != 0)
-		return r;
-	r = writer_open(&w, "reset");
-	if (r != 0)
-		return r;
-	r = recover_originals(&w);
-	if (r != 0)
-		return r;
-	r = check_reset_arguments(&w, drivers, n_drivers);
-	if (r != 0)
-		return r;
-	res.steps = json_object_new_array();
-	res.removed = json_object_new_array();
-	reset_originals(ctl, &w, &res, drivers, n_drivers);
-	remove_created(ctl, &w, &res, drivers, n_drivers);
-	r = cp_state_save(CP_STATE_PATH, &w.state);
-	if (r < 0)
-		res.failed += ctl_errno(r, NULL, "reset: cannot update %s", CP_STATE_PATH);
-	print_reset(ctl, &res);
-	return res.failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	opts.drivers = drivers;
+	opts.n_drivers = (size_t) n_drivers;
+	(void) cp_reset_run(&opts, &res);
+	return report_reset(ctl, &res);
 }
