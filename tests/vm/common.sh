@@ -20,7 +20,7 @@ CP_VM_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 msg() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 die() { msg "error: $*"; exit 1; }
 
-# shellcheck source=guest-env.sh
+# shellcheck source-path=SCRIPTDIR source=guest-env.sh
 . "$CP_VM_DIR/guest-env.sh"
 
 # guest_env_write: the env file of a test VM (.vm/config, sourced by
