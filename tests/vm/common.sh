@@ -20,6 +20,23 @@ CP_VM_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 msg() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 die() { msg "error: $*"; exit 1; }
 
+# shellcheck source-path=SCRIPTDIR source=guest-env.sh
+. "$CP_VM_DIR/guest-env.sh"
+
+# guest_env_write: the env file of a test VM (.vm/config, sourced by
+# initramfs-init): each variable that tests/vm/guest-env has the host set,
+# NAME=VALUE with the value of the caller's shell variable NAME, %q-quoted
+# (busybox sh reads it). A variable without a value stops the runner: in the
+# guest it would only be an empty string that some scenario trips over.
+guest_env_write() {
+	local names name
+	names=$(guest_env_names "$CP_VM_DIR/guest-env" env-file) || die "bad tests/vm/guest-env"
+	for name in $names; do
+		[[ -v $name ]] || die "tests/vm/guest-env lists $name, but the runner sets no value for it"
+		printf '%s=%q\n' "$name" "${!name}"
+	done
+}
+
 valid_kalias() {
 	case $1 in 6.1|6.12|7.2) return 0 ;; *) return 1 ;; esac
 }

@@ -1,11 +1,19 @@
 # shellcheck shell=bash source-path=SCRIPTDIR
 # Runs inside the VM before switch_root into systemd (bash -eu, chrooted into
-# the writable overlay of the host root; CP_* as for a scenario plus
-# CP_SCENARIO_FILE): installs the runner's target and test unit, makes the
-# target the default, then runs the scenario's setup.sh if it has one (to
-# install units, policies... before systemd starts).
+# the writable overlay of the host root; the variables tests/vm/guest-env
+# lists for the systemd path: CP_* as for a scenario plus CP_SCENARIO_FILE):
+# installs the runner's target and test unit, makes the target the default,
+# then runs the scenario's setup.sh if it has one (to install units,
+# policies... before systemd starts).
 unitdir=/etc/systemd/system
 scen_dir=$(dirname "$CP_SCENARIO_FILE")
+
+# The scenario's environment under systemd: the variables of
+# tests/vm/guest-env for this path (the same that initramfs-init gave this
+# script), as Environment= lines.
+# shellcheck source=guest-env.sh
+. "$CP_SRC/tests/vm/guest-env.sh"
+env_lines=$(guest_env_unit "$CP_SRC/tests/vm/guest-env")
 
 # The test unit: after basic.target, the scenario (tests/vm/guest-systemd-test.sh).
 cat >"$unitdir/cp-vm-test.service" <<UNIT
@@ -16,9 +24,7 @@ Requires=basic.target
 
 [Service]
 Type=simple
-Environment=CP_SRC=$CP_SRC CP_BUILD=$CP_BUILD CP_KMOD=$CP_KMOD
-Environment=CP_KVER_ALIAS=$CP_KVER_ALIAS CP_RESULTS=/run/cp-results CP_SCENARIO=$CP_SCENARIO
-Environment=CP_SCENARIO_FILE=$CP_SCENARIO_FILE
+$env_lines
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
 ExecStart=/bin/bash $CP_SRC/tests/vm/guest-systemd-test.sh
 StandardOutput=journal+console

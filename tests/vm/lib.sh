@@ -1,14 +1,9 @@
 # shellcheck shell=bash
 # Helpers for VM scenarios. Sourced (by guest-run.sh) before the scenario's
-# test.sh, which runs as root under "bash -eu" inside the VM with:
-#   CP_SRC         absolute path of the repository (read-only lower layer,
-#                  writes go to a tmpfs and are lost)
-#   CP_BUILD       absolute path of the build directory
-#   CP_KMOD        directory with the project's .ko files for this kernel
-#                  (may be empty)
-#   CP_KVER_ALIAS  6.1 or 7.2
-#   CP_RESULTS     writable directory that is copied back to the host
-#   CP_SCENARIO    scenario name; CP_SCENARIO_DIR its directory
+# test.sh, which runs as root under "bash -eu" inside the VM with the CP_*
+# variables tests/vm/guest-env lists for it (what each holds is said there)
+# and CP_SCENARIO_DIR, the scenario's directory. CP_SRC, the repository, is
+# on the read-only lower layer: writes there go to a tmpfs and are lost.
 
 CP_CHECKS_FAILED=0
 CP_CHECKS_PASSED=0
