@@ -2,8 +2,10 @@
 /* A /proc/crypto fixture as an inventory, classified as the daemon would (no module paths). */
 #pragma once
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "class.h"
 #include "proc-crypto.h"
@@ -31,4 +33,14 @@ static inline void load_fixture(const char *file, struct cp_inventory *inv)
 	if (!body || cp_proc_crypto_parse(body, inv) < 0)
 		abort();
 	cp_classify(inv, NULL);
+}
+
+/* Whether an implementation of class cpu competes for @name in @inv. */
+static inline bool fixture_cpu_registers(const struct cp_inventory *inv, const char *name)
+{
+	for (size_t i = 0; i < inv->n_algs; i++)
+		if (strcmp(inv->algs[i].name, name) == 0 && inv->algs[i].class == CP_CLASS_CPU &&
+		    cp_alg_competes(&inv->algs[i]))
+			return true;
+	return false;
 }

@@ -282,15 +282,6 @@ static void test_preloaded_cache(void)
 	cp_inventory_free(&inv);
 }
 
-static bool cpu_registers(const struct cp_inventory *inv, const char *name)
-{
-	for (size_t i = 0; i < inv->n_algs; i++)
-		if (strcmp(inv->algs[i].name, name) == 0 && inv->algs[i].class == CP_CLASS_CPU &&
-		    cp_alg_competes(&inv->algs[i]))
-			return true;
-	return false;
-}
-
 static const char *measured_as(const struct cp_calibration *cal, const char *driver)
 {
 	const struct cp_measured *m = cp_calibration_find(cal, driver);
@@ -334,7 +325,7 @@ static void test_candidates_selected(void)
 			continue;
 		n_candidates++;
 		n_wrong += cp_composite_candidate(&inv, m->name, driver) != 0 ||
-			   strcmp(driver, m->driver) != 0 || cpu_registers(&inv, m->name) ||
+			   strcmp(driver, m->driver) != 0 || fixture_cpu_registers(&inv, m->name) ||
 			   i == 0 || strcmp(cal.measured[i - 1].name, m->name) != 0 ||
 			   cp_inventory_find_driver(&inv, m->driver) != NULL;
 	}

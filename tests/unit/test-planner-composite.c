@@ -40,15 +40,6 @@ static bool planned_type(const char *type)
 	       strcmp(type, "cipher") == 0;
 }
 
-static bool cpu_registers(const struct cp_inventory *inv, const char *name)
-{
-	for (size_t i = 0; i < inv->n_algs; i++)
-		if (strcmp(inv->algs[i].name, name) == 0 && inv->algs[i].class == CP_CLASS_CPU &&
-		    cp_alg_competes(&inv->algs[i]))
-			return true;
-	return false;
-}
-
 static bool listed(const char *const *names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -67,7 +58,7 @@ static size_t engine_only_names(const struct cp_inventory *inv, const char *name
 
 		if (alg->class != CP_CLASS_OFFLOAD || !cp_alg_competes(alg) ||
 		    cp_driver_is_template_instance(alg->driver) || !planned_type(alg->type) ||
-		    cpu_registers(inv, alg->name) || listed(names, n, alg->name))
+		    fixture_cpu_registers(inv, alg->name) || listed(names, n, alg->name))
 			continue;
 		if (n == MAX_NAMES)
 			abort();
