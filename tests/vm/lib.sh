@@ -55,6 +55,10 @@ check() {
 	return 0
 }
 
+# not CMD...: true if CMD fails, for a negative check ("check DESC not grep
+# -q X FILE"). Its output goes where check puts CMD's.
+not() { ! "$@"; }
+
 # proc_crypto_field DRIVER FIELD: print FIELD (e.g. priority, selftest,
 # name, type, refcnt) of DRIVER's entry in /proc/crypto, wherever the field
 # stands in it; non-zero if DRIVER has none. A test larval of the same

@@ -22,7 +22,7 @@ check "apply --dry-run plans a step for virtio_crypto_aes_cbc" \
 	grep -qE '^cbc\(aes\) +virtio_crypto_aes_cbc +offload +3000 -> ' "$CP_RESULTS/dry-run.txt"
 check "apply --dry-run changes nothing" priorities_as "$CP_RESULTS/before.txt"
 check "apply --dry-run records no plan" \
-	bash -c '! grep -q last_apply /run/cryptoprio/state.json'
+	not grep -q last_apply /run/cryptoprio/state.json
 
 rc=0
 "$ctl" --json apply >"$CP_RESULTS/apply.json" || rc=$?

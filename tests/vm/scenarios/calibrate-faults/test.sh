@@ -8,8 +8,8 @@ insmod "$CP_KMOD/cp_test_engine.ko"
 wait_for_driver cp_test_engine_cbc_aes
 insmod "$CP_KMOD/cryptoprio.ko"
 
-# verdicts FILE DRIVER: the set of verdicts of DRIVER's points, and its known answer
-verdicts() {
+# point_verdicts FILE DRIVER: the set of verdicts of DRIVER's points, and its known answer
+point_verdicts() {
 	python3 - "$1" "$2" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -23,7 +23,7 @@ PY
 "$ctl" --json calibrate 'cbc(aes)' --force --budget 10s >"$CP_RESULTS/ok.json"
 # Measured, known answer ok; on a loaded machine the 10 s can run out
 # before the ladder's last sizes ("unmeasured": no fault, no time left).
-ok_verdicts=$(verdicts "$CP_RESULTS/ok.json" cp_test_engine_cbc_aes)
+ok_verdicts=$(point_verdicts "$CP_RESULTS/ok.json" cp_test_engine_cbc_aes)
 log "mode ok: $ok_verdicts"
 check "mode ok: the engine is measured, nothing but measured or out of budget" \
 	test "${ok_verdicts/measured,unmeasured /measured }" = "measured ok"
@@ -31,10 +31,10 @@ check "mode ok: the engine is measured, nothing but measured or out of budget" \
 echo wrong >"$param"
 "$ctl" --json calibrate 'cbc(aes)' --force --budget 10s >"$CP_RESULTS/wrong.json"
 check "mode wrong: faulty at every point, known answer mismatch" \
-	test "$(verdicts "$CP_RESULTS/wrong.json" cp_test_engine_cbc_aes)" = "faulty mismatch"
+	test "$(point_verdicts "$CP_RESULTS/wrong.json" cp_test_engine_cbc_aes)" = "faulty mismatch"
 # (the same allowance as in mode ok: under a loaded host the budget may end
 # before aesni's last sizes; 4 of 10 runs on 7.2)
-aesni_verdicts=$(verdicts "$CP_RESULTS/wrong.json" cbc-aes-aesni)
+aesni_verdicts=$(point_verdicts "$CP_RESULTS/wrong.json" cbc-aes-aesni)
 check "mode wrong: aesni still measured, nothing but measured or out of budget ($aesni_verdicts)" \
 	test "${aesni_verdicts/measured,unmeasured /measured }" = "measured ok"
 
@@ -46,7 +46,7 @@ start=$(date +%s%N)
 "$ctl" --json calibrate 'cbc(aes)' --force --budget 4s >"$CP_RESULTS/hang.json"
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 log "calibration with a hanging engine: $elapsed_ms ms wall, $(jget "$CP_RESULTS/hang.json" "d['elapsed_ms']") ms in the engine"
-hang_verdicts=$(verdicts "$CP_RESULTS/hang.json" cp_test_engine_cbc_aes)
+hang_verdicts=$(point_verdicts "$CP_RESULTS/hang.json" cp_test_engine_cbc_aes)
 check "mode hang: reported timeout ($hang_verdicts)" test "${hang_verdicts%% *}" = timeout
 check "mode hang: aesni measured at the workload point all the same" python3 -c '
 import json, sys
@@ -56,7 +56,7 @@ doc = json.load(open(sys.argv[1]))
 assert p["verdict"] == "measured", p' "$CP_RESULTS/hang.json"
 check "mode hang: the calibration stays within its 4 s budget + 250 ms (+ 250 ms slack for TCG)" \
 	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["elapsed_ms"]; assert e < 4500, e' "$CP_RESULTS/hang.json"
-check "the module is pinned while the request is outstanding" bash -c '! rmmod cryptoprio 2>/dev/null'
+check "the module is pinned while the request is outstanding" not rmmod cryptoprio
 echo ok >"$param"
 # The engine completes the late request, then the module's reaper frees the
 # run and drops the module's reference on itself: poll for that, no guess.

@@ -237,7 +237,7 @@ bad = [(p["driver"], orig.get(p["driver"]), before[p["driver"]]) for p in plan
 assert not bad, bad
 ' $state "$CP_RESULTS/before.txt" "$CP_RESULTS/plan.json"
 "$ctl" status | tee "$CP_RESULTS/status-restart.txt"
-check "status: not interrupted any more" bash -c '! grep -q "^Interrupted" "$1"' _ "$CP_RESULTS/status-restart.txt"
+check "status: not interrupted any more" not grep -q "^Interrupted" "$CP_RESULTS/status-restart.txt"
 "$ctl" --json plan >"$CP_RESULTS/plan-after.json"
 check "plan after the restart: nothing left to change" \
 	test "$(py 'print(len(json.load(open(sys.argv[1]))["steps"]))' "$CP_RESULTS/plan-after.json")" = 0

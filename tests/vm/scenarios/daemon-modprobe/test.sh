@@ -18,7 +18,7 @@ check "modprobe virtio_crypto: the policy's 1234 within 5 s" wait_for_prio virti
 check "the kernel's self-tests of virtio_crypto end" wait_for_selftests virtio_crypto 60
 module_users virtio_crypto
 check "rmmod virtio_crypto succeeds" rmmod virtio_crypto
-check "rmmod: the engine is gone" bash -c '! grep -q "^driver *: virtio_crypto_aes_cbc" /proc/crypto'
+check "rmmod: the engine is gone" lacks_driver virtio_crypto_aes_cbc
 modprobe_q virtio_crypto
 check "reloaded: registered again" wait_for_driver virtio_crypto_aes_cbc 60
 check "reloaded: 1234 again within 5 s" wait_for_prio virtio_crypto_aes_cbc 1234 5

@@ -27,9 +27,9 @@ check "one CPU online" test "$(nproc)" = 1
 wait_for_driver virtio_crypto_aes_cbc
 insmod "$CP_KMOD/cryptoprio.ko"
 check "offload_to a driver that does not exist: the load is refused" \
-	bash -c '! insmod "$1" offload_to=no_such_driver' _ "$CP_KMOD/cp_test_engine.ko"
+	not insmod "$CP_KMOD/cp_test_engine.ko" offload_to=no_such_driver
 check "offload_to a driver that is no cbc(aes): the load is refused" \
-	bash -c '! insmod "$1" offload_to=ctr-aes-aesni' _ "$CP_KMOD/cp_test_engine.ko"
+	not insmod "$CP_KMOD/cp_test_engine.ko" offload_to=ctr-aes-aesni
 check "cp_test_engine loads with offload_to=virtio_crypto_aes_cbc" \
 	insmod "$CP_KMOD/cp_test_engine.ko" offload_to=virtio_crypto_aes_cbc latency_us=1000
 check "$eng passed its self-test through virtio-crypto" wait_for_driver $eng 60
