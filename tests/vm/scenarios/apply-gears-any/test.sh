@@ -74,6 +74,15 @@ fi
 
 check "apply with Gears = any, RequestSize = 16, InFlight = 1" apply_policy 16 1
 j=$CP_RESULTS/apply-16.json
+# aesni leads by ~50x at 16 B, but three 16 B runs of it under a loaded host
+# can spread wider than that (seen once: 8.3 MB/s with a MAD over a third of
+# it against 0.1): within noise, the plan rightly keeps the kernel's order.
+# Measure once more then, as at 64 KiB.
+if [[ $(places "$j" reason) == "within-noise within-noise" ]]; then
+	log "16 B: within noise of each other on this host's load; measuring again"
+	"$ctl" calibrate 'cbc(aes)' --size 16 --depth 1 --budget 30s --force >/dev/null
+	check "apply again with fresh figures" apply_policy 16 1
+fi
 log "16 B: aesni $(mbps "$j" cbc-aes-aesni) MB/s, virtio-crypto $(mbps "$j" virtio_crypto_aes_cbc) MB/s"
 winner16=$(places "$j" driver | cut -d' ' -f1)
 check "aesni first at 16 B" test "$winner16" = cbc-aes-aesni
