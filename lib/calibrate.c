@@ -335,9 +335,11 @@ static int select_group(const struct cp_inventory *inv, size_t first, const stru
 		if (strcmp(alg->name, name) != 0 ||
 		    (opts->n_patterns && !pattern_matches(opts, alg)))
 			continue;
-		if (measurable(inv, alg))
+		if (measurable(inv, alg)) {
 			r = add_measured(cal, inv, alg, false, opts);
-		else if (reason && cp_alg_competes(alg) && !strchr(alg->driver, '('))
+			if (r >= 0 && cp_calibration_skip_reason(alg))
+				cal->measured[cal->n_measured - 1].cache_only = true;
+		} else if (reason && cp_alg_competes(alg) && !strchr(alg->driver, '('))
 			r = add_skipped(cal, alg, reason);
 	}
 	if (r >= 0 && cand && (!opts->n_patterns || pattern_matches(opts, cand)))
@@ -552,9 +554,9 @@ static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
 	summarise(p, s);
 }
 
-static bool runnable(const struct cp_point *p)
+static bool runnable(const struct cp_measured *m, const struct cp_point *p)
 {
-	return !p->cached &&
+	return !p->cached && !m->cache_only &&
 	       (p->verdict == CP_VERDICT_UNMEASURED || p->verdict == CP_VERDICT_MEASURED);
 }
 
@@ -583,7 +585,8 @@ static size_t runs_left(const struct engine *e)
 		for (size_t pi = 0; pi < e->opts->n_sizes; pi++) {
 			const struct samples *s = &e->samples[mi * e->opts->n_sizes + pi];
 
-			if (runnable(&e->cal->measured[mi].points[pi]) && s->n < RUNS_FIRST)
+			if (runnable(&e->cal->measured[mi], &e->cal->measured[mi].points[pi]) &&
+			    s->n < RUNS_FIRST)
 				n += RUNS_FIRST - s->n;
 		}
 	return n;
@@ -619,10 +622,10 @@ static bool pass_over_point(struct engine *e, size_t pi)
 		struct cp_measured *m = &e->cal->measured[mi];
 		const struct samples *s = &e->samples[mi * e->opts->n_sizes + pi];
 
-		if (!runnable(&m->points[pi]))
+		if (!runnable(m, &m->points[pi]))
 			continue;
 		report_progress(e, m, m->points[pi].size);
-		while (runnable(&m->points[pi]) && s->n < RUNS_FIRST) {
+		while (runnable(m, &m->points[pi]) && s->n < RUNS_FIRST) {
 			uint64_t slice = next_slice(e, 1);
 
 			if (!slice)
@@ -676,7 +679,8 @@ static void refine_close_calls(struct engine *e, size_t pi)
 
 				if (!slice || e->cal->measured[pair[k]].points[pi].cached)
 					return;
-				if (runnable(&e->cal->measured[pair[k]].points[pi]))
+				if (runnable(&e->cal->measured[pair[k]],
+					     &e->cal->measured[pair[k]].points[pi]))
 					run_point(e, pair[k], pi, slice);
 			}
 	}
@@ -817,7 +821,8 @@ static int measure(struct engine *e)
 
 	for (size_t mi = 0; mi < e->cal->n_measured; mi++)
 		for (size_t pi = 0; pi < opts->n_sizes; pi++)
-			e->total += !e->cal->measured[mi].points[pi].cached;
+			e->total +=
+			    runnable(&e->cal->measured[mi], &e->cal->measured[mi].points[pi]);
 	if (e->total == 0)
 		return 0; /* everything from the cache: no backend needed */
 	r = backend_open(&e->backend, opts->backend, &e->cal->module_error);

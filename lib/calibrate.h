@@ -42,6 +42,13 @@ struct cp_measured {
 	 * itself.
 	 */
 	char measured_as[CP_NAME_MAX];
+	/*
+	 * A registered CPU instance standing for the CPU (one cryptoprio
+	 * created): its figures come from the cache, where its candidate's
+	 * are, and it is never run. On 7.2 a run of a registered authenc
+	 * instance by its driver name unregistered it.
+	 */
+	bool cache_only;
 };
 
 /* An implementation that competes for a name but is not calibrated, and why. */

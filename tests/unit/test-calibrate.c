@@ -389,6 +389,8 @@ static void test_candidates_selected(void)
 	ok(cal.n_measured == 3 && !cal.measured[2].candidate &&
 	       strcmp(cal.measured[2].driver, created.driver) == 0,
 	   "the created instance measured, not a candidate any more");
+	ok(cal.n_measured == 3 && cal.measured[2].cache_only && !cal.measured[0].cache_only,
+	   "from the cache only: a registered instance is never run");
 	is_int(cp_measured_cache_key(&cal.measured[2], &as_created), 0, "the instance's cache key");
 	cal.measured[2].candidate = true;
 	snprintf(cal.measured[2].module, sizeof(cal.measured[2].module), "%s", "");
