@@ -438,10 +438,47 @@ static int calibrate_workloads(struct cp_run *run, const struct cp_settings *g,
 	return 0;
 }
 
+/*
+ * The name of each registered instance cryptoprio created, with its
+ * engines: calibration lists the instance from the cache only (its
+ * candidate's figures, cp_measured.cache_only), so that under Gears = any
+ * it keeps the place its candidate won. A CPU instance the kernel built
+ * does not make its name worth calibrating: running its engines would
+ * build their known-answer references, which on 7.2 retire it.
+ */
+static int add_created_names(struct cp_run *run, struct cp_workload **w, size_t *n)
+{
+	const struct cp_inventory *inv = &run->result->inventory;
+
+	for (size_t i = 0; i < run->state.n_created; i++) {
+		const struct cp_alg *alg =
+		    cp_inventory_find_driver(inv, run->state.created[i].driver);
+		_cleanup_free_ char *pattern = NULL;
+		struct cp_settings s;
+		struct cp_workload *group;
+
+		if (!alg || !cp_apply_name_selected(inv, alg->name, run->opts->only_drivers,
+						    run->opts->n_only_drivers))
+			continue;
+		pattern = escape_pattern(alg->name);
+		if (!pattern)
+			return -ENOMEM;
+		if (name_seen(*w, *n, pattern))
+			continue;
+		cp_policy_algorithm(run->policy, alg->name, &s);
+		group = workload_for(w, n, s.request_size, s.in_flight);
+		if (!group || add_name(group, pattern) < 0)
+			return -ENOMEM;
+		pattern = NULL;
+	}
+	return 0;
+}
+
 static int calibrate(struct cp_run *run)
 {
 	struct cp_workload *w = NULL;
 	struct cp_settings g;
+	size_t n_w;
 	int n, r;
 
 	cp_policy_global(run->policy, &g);
@@ -452,8 +489,11 @@ static int calibrate(struct cp_run *run)
 			       run->opts->n_only_drivers, &w);
 	if (n < 0)
 		return n;
-	r = calibrate_workloads(run, &g, w, (size_t) n);
-	cp_workloads_free(w, (size_t) n);
+	n_w = (size_t) n;
+	r = add_created_names(run, &w, &n_w);
+	if (r >= 0)
+		r = calibrate_workloads(run, &g, w, n_w);
+	cp_workloads_free(w, n_w);
 	return r;
 }
 

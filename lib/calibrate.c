@@ -314,7 +314,8 @@ size_t cp_calibration_competitors(const struct cp_inventory *inv, const char *na
 			continue;
 		if (first == SIZE_MAX)
 			first = i;
-		n += measurable(inv, &inv->algs[i]);
+		/* A CPU instance, never run, does not make a name worth running. */
+		n += !cp_calibration_skip_reason(&inv->algs[i]);
 	}
 	return first == SIZE_MAX ? 0 : n + group_candidate(inv, first, &cand);
 }

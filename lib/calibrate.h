@@ -143,9 +143,11 @@ uint64_t cp_calibration_slice(uint64_t left_ns, size_t runs_left, unsigned scale
 uint64_t cp_calibration_grace(uint64_t left_ns, uint64_t slice_ns);
 
 /*
- * How many implementations of @name a calibration without patterns
- * measures (it measures none of fewer than two): the calibrable ones, a
- * registered CPU instance standing for the CPU, the CPU's candidate.
+ * How many implementations of @name a calibration without patterns runs
+ * (it measures none of fewer than two): the calibrable ones and the CPU's
+ * candidate. A registered CPU instance standing for the CPU is listed with
+ * them, from the cache only: it does not count. On 7.2 the known-answer
+ * reference of an engine's authenc retires the CPU's registered one.
  */
 size_t cp_calibration_competitors(const struct cp_inventory *inv, const char *name);
 
