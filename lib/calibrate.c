@@ -250,8 +250,9 @@ static int add_measured(struct cp_calibration *cal, const struct cp_inventory *i
 /*
  * A registered template instance of class cpu where no other CPU
  * implementation of its name competes: the CPU's composite, created by
- * cryptoprio or by a user. It is measured as its candidate was, against
- * the engines of its name.
+ * cryptoprio or by a user. Listed with the engines of its name when these
+ * are measured, its figures from the cache only (cp_measured.cache_only),
+ * where its candidate's are.
  */
 static bool cpu_instance_measured(const struct cp_inventory *inv, const struct cp_alg *alg)
 {
@@ -268,7 +269,7 @@ static bool cpu_instance_measured(const struct cp_inventory *inv, const struct c
 	return true;
 }
 
-/* Whether inv->algs[@i] is measured: calibrable, or the CPU's instance above. */
+/* Whether @alg is listed in a calibration: calibrable, or the CPU's instance above. */
 static bool measurable(const struct cp_inventory *inv, const struct cp_alg *alg)
 {
 	return !cp_calibration_skip_reason(alg) || cpu_instance_measured(inv, alg);
@@ -296,27 +297,34 @@ static bool group_candidate(const struct cp_inventory *inv, size_t first, struct
 	if (!cp_inventory_winner(inv, alg->name))
 		return false;
 	*cand = (struct cp_alg){.flags = CP_ALG_TESTED, .class = CP_CLASS_CPU};
-	if (cp_composite_candidate(inv, alg->name, cand->driver) < 0 ||
-	    cp_inventory_find_driver(inv, cand->driver))
+	if (cp_composite_candidate(inv, alg->name, cand->driver) < 0)
 		return false;
 	memcpy(cand->name, alg->name, sizeof(cand->name));
 	memcpy(cand->type, alg->type, sizeof(cand->type));
 	return true;
 }
 
-size_t cp_calibration_competitors(const struct cp_inventory *inv, const char *name)
+/* The registered implementations of @name that are run (a CPU instance, never run, is not). */
+static size_t calibrable(const struct cp_inventory *inv, const char *name, size_t *first)
 {
-	struct cp_alg cand;
-	size_t n = 0, first = SIZE_MAX;
+	size_t n = 0;
 
+	*first = SIZE_MAX;
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		if (strcmp(inv->algs[i].name, name) != 0)
 			continue;
-		if (first == SIZE_MAX)
-			first = i;
-		/* A CPU instance, never run, does not make a name worth running. */
+		if (*first == SIZE_MAX)
+			*first = i;
 		n += !cp_calibration_skip_reason(&inv->algs[i]);
 	}
+	return n;
+}
+
+size_t cp_calibration_competitors(const struct cp_inventory *inv, const char *name)
+{
+	struct cp_alg cand;
+	size_t first, n = calibrable(inv, name, &first);
+
 	return first == SIZE_MAX ? 0 : n + group_candidate(inv, first, &cand);
 }
 
@@ -325,9 +333,10 @@ static int select_group(const struct cp_inventory *inv, size_t first, const stru
 			const struct cp_calibrate_options *opts, struct cp_calibration *cal)
 {
 	const char *name = inv->algs[first].name;
+	size_t first_of_name;
 	int r = 0;
 
-	if (!opts->n_patterns && cp_calibration_competitors(inv, name) < 2)
+	if (!opts->n_patterns && calibrable(inv, name, &first_of_name) + (cand != NULL) < 2)
 		return 0;
 	for (size_t i = first; r >= 0 && i < inv->n_algs; i++) {
 		const struct cp_alg *alg = &inv->algs[i];

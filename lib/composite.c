@@ -156,7 +156,13 @@ static int spell_instance(const struct cp_inventory *inv, const char *name,
 int cp_composite_candidate(const struct cp_inventory *inv, const char *name,
 			   char driver[static CP_NAME_MAX])
 {
+	int r;
+
 	if (cp_cpu_winner(inv, name))
 		return -EEXIST;
-	return spell_instance(inv, name, driver, 0);
+	r = spell_instance(inv, name, driver, 0);
+	/* Registered but not competing yet (its self-test still running): nothing to create. */
+	if (r == 0 && cp_inventory_find_driver(inv, driver))
+		return -EEXIST;
+	return r;
 }

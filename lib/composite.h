@@ -26,6 +26,7 @@ const struct cp_alg *cp_cpu_winner(const struct cp_inventory *inv, const char *n
  *
  * Returns 0, or:
  *   -EEXIST        a CPU implementation of @name is registered: rank it instead;
+ *                  or the candidate itself is, not self-tested yet;
  *   -ENOENT        a part that is not a template has no CPU implementation;
  *   -ENAMETOOLONG  the candidate, or one of its parts, would be CP_NAME_MAX
  *                  bytes or longer: the kernel cannot address it;

@@ -1106,8 +1106,8 @@ static int find_candidate(struct builder *b, const struct cp_alg *engine)
 		return add_note(b->plan,
 				"%s: not understood as TEMPLATE(PART,...): no CPU candidate",
 				engine->name);
-	/* -EEXIST, -ENOENT: nothing to create; registered already: not self-tested yet. */
-	if (r < 0 || cp_inventory_find_driver(b->inv, cand->driver))
+	/* -EEXIST, -ENOENT: nothing to create. */
+	if (r < 0)
 		return 0;
 	memcpy(cand->name, engine->name, sizeof(cand->name));
 	memcpy(cand->type, engine->type, sizeof(cand->type));

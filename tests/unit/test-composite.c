@@ -270,6 +270,27 @@ static void test_unbuildable(const struct cp_inventory *inv)
 	       "an empty part refused");
 }
 
+/* The candidate registered but not self-tested yet (no competitor): nothing to create. */
+static void test_registered_untested(const struct cp_inventory *fixture)
+{
+	struct cp_alg untested = {.name = "authenc(hmac(sha256),cbc(aes))",
+				  .driver = "authenc(hmac(sha256-ce),cbc-aes-ce)",
+				  .module = "authenc",
+				  .type = "aead",
+				  .priority = 3001};
+	struct cp_inventory inv = {};
+	char candidate[CP_NAME_MAX];
+
+	for (size_t i = 0; i < fixture->n_algs; i++)
+		if (cp_inventory_add(&inv, &fixture->algs[i]) < 0)
+			abort();
+	if (cp_inventory_add(&inv, &untested) < 0)
+		abort();
+	is_int(cp_composite_candidate(&inv, untested.name, candidate), -EEXIST,
+	       "the candidate registered, under self-test: -EEXIST");
+	cp_inventory_free(&inv);
+}
+
 int main(void)
 {
 	struct cp_inventory inv;
@@ -283,6 +304,7 @@ int main(void)
 	test_too_long(&inv);
 	test_length_boundary();
 	test_unbuildable(&inv);
+	test_registered_untested(&inv);
 	cp_inventory_free(&inv);
 	return done_testing();
 }
