@@ -128,6 +128,22 @@ static void fake_reset(struct cp_inventory *inv)
 
 /* ---- the transactions, on the fixture and the fake kernel ---- */
 
+/* A transaction's files loaded, on @inv and the fake kernel, file accesses counted. */
+static void open_run(struct cp_sr_run *run, struct cp_inventory *inv, struct cp_sr_files *files)
+{
+	start_counting();
+	if (cp_sr_load(run, &env, files) < 0)
+		abort();
+	run->inv = inv;
+	run->kernel = (struct cp_sr_kernel){fake_set_priority, fake_remove, NULL};
+}
+
+static void close_run(struct cp_sr_run *run)
+{
+	cp_sr_free(run);
+	cp_file_observer = NULL;
+}
+
 static void run_set(struct cp_inventory *inv, const char *driver, uint32_t priority,
 		    struct cp_set_result *res)
 {
@@ -135,14 +151,9 @@ static void run_set(struct cp_inventory *inv, const char *driver, uint32_t prior
 	struct cp_sr_run run;
 
 	*res = (struct cp_set_result){};
-	start_counting();
-	if (cp_sr_load(&run, &env, &res->files) < 0)
-		abort();
-	run.inv = inv;
-	run.kernel = (struct cp_sr_kernel){fake_set_priority, fake_remove, NULL};
+	open_run(&run, inv, &res->files);
 	(void) cp_set_transact(&run, &opts, res);
-	cp_sr_free(&run);
-	cp_file_observer = NULL;
+	close_run(&run);
 }
 
 static void run_reset(struct cp_inventory *inv, char *const *drivers, size_t n,
@@ -152,14 +163,9 @@ static void run_reset(struct cp_inventory *inv, char *const *drivers, size_t n,
 	struct cp_sr_run run;
 
 	*res = (struct cp_reset_result){};
-	start_counting();
-	if (cp_sr_load(&run, &env, &res->files) < 0)
-		abort();
-	run.inv = inv;
-	run.kernel = (struct cp_sr_kernel){fake_set_priority, fake_remove, NULL};
+	open_run(&run, inv, &res->files);
 	(void) cp_reset_transact(&run, &opts, res);
-	cp_sr_free(&run);
-	cp_file_observer = NULL;
+	close_run(&run);
 }
 
 static void add_created(struct cp_state *state, const char *driver)
