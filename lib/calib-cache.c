@@ -287,12 +287,9 @@ int cp_cache_load(const char *path, struct cp_cache *cache)
 int cp_cache_save(const char *path, const struct cp_cache *cache)
 {
 	_cleanup_free_ char *text = NULL;
-	int r;
+	int r = cp_cache_format(cache, &text);
 
-	r = cp_cache_format(cache, &text);
-	if (r < 0)
-		return r;
-	return cp_write_file_atomic(path, text, strlen(text), 0644);
+	return r < 0 ? r : cp_write_file_atomic(path, text, strlen(text), 0644);
 }
 
 static bool same_key(const struct cp_cache_key *a, const struct cp_cache_key *b)

@@ -37,29 +37,14 @@ int cp_cu_check_update(const char *driver, uint64_t priority)
 	return 0;
 }
 
-struct nlmsghdr *cp_cu_build_update(void *buf, const char *driver, uint64_t priority)
-{
-	struct crypto_user_alg *cru;
-	struct nlmsghdr *nlh;
-	int r;
-
-	r = cp_cu_check_update(driver, priority);
-	if (r < 0) {
-		errno = -r;
-		return NULL;
-	}
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = CRYPTO_MSG_UPDATEALG;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	cru = mnl_nlmsg_put_extra_header(nlh, sizeof(*cru));
-	/* The kernel looks the algorithm up by driver name when one is given. */
-	memcpy(cru->cru_driver_name, driver, strlen(driver) + 1);
-	mnl_attr_put_u32(nlh, CRYPTOCFGA_PRIORITY_VAL, (uint32_t) priority);
-	return nlh;
-}
-
-struct nlmsghdr *cp_cu_build_create(void *buf, const char *driver, const char *name,
-				    uint64_t priority)
+/*
+ * A request the kernel looks up by driver name (and, for NEWALG,
+ * instantiates by it: exact) with the priority to give; @name, when not
+ * NULL, is the algorithm's name (NEWALG only). NULL with errno set when
+ * the fields do not fit.
+ */
+static struct nlmsghdr *put_alg_request(void *buf, uint16_t type, const char *driver,
+					const char *name, uint64_t priority)
 {
 	struct crypto_user_alg *cru;
 	struct nlmsghdr *nlh;
@@ -73,16 +58,26 @@ struct nlmsghdr *cp_cu_build_create(void *buf, const char *driver, const char *n
 		return NULL;
 	}
 	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = CRYPTO_MSG_NEWALG;
+	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	cru = mnl_nlmsg_put_extra_header(nlh, sizeof(*cru));
-	/* With a driver name the kernel looks up (and instantiates) by it: exact. */
 	memcpy(cru->cru_driver_name, driver, strlen(driver) + 1);
 	if (name)
 		memcpy(cru->cru_name, name, strlen(name) + 1);
-	/* cru_type and cru_mask 0: whatever type the template builds. */
+	/* cru_type and cru_mask 0: whatever type the driver (or template) has. */
 	mnl_attr_put_u32(nlh, CRYPTOCFGA_PRIORITY_VAL, (uint32_t) priority);
 	return nlh;
+}
+
+struct nlmsghdr *cp_cu_build_update(void *buf, const char *driver, uint64_t priority)
+{
+	return put_alg_request(buf, CRYPTO_MSG_UPDATEALG, driver, NULL, priority);
+}
+
+struct nlmsghdr *cp_cu_build_create(void *buf, const char *driver, const char *name,
+				    uint64_t priority)
+{
+	return put_alg_request(buf, CRYPTO_MSG_NEWALG, driver, name, priority);
 }
 
 struct nlmsghdr *cp_cu_build_delete(void *buf, const char *driver)

@@ -394,12 +394,9 @@ int cp_state_load_salvage(const char *path, struct cp_state *state)
 int cp_state_save(const char *path, const struct cp_state *state)
 {
 	_cleanup_free_ char *text = NULL;
-	int r;
+	int r = cp_state_format(state, &text);
 
-	r = cp_state_format(state, &text);
-	if (r < 0)
-		return r;
-	return cp_write_file_atomic(path, text, strlen(text), 0644);
+	return r < 0 ? r : cp_write_file_atomic(path, text, strlen(text), 0644);
 }
 
 const struct cp_original *cp_state_find(const struct cp_state *state, const char *driver)
