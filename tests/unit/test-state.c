@@ -134,15 +134,15 @@ static void test_comment_at_end(void)
 static void test_number_not_json(void)
 {
 	static const char *const bad[] = {
-		"{\"version\":1,\"originals\":[],\"x\":0882230400e}",
-		"{\"version\":1,\"originals\":[],\"checked_at\":0882230400}",
-		"{\"version\":1,\"originals\":[],\"x\":1e}",
+	    "{\"version\":1,\"originals\":[],\"x\":0882230400e}",
+	    "{\"version\":1,\"originals\":[],\"checked_at\":0882230400}",
+	    "{\"version\":1,\"originals\":[],\"x\":1e}",
 	};
 	struct cp_state state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
-		is_int(cp_state_parse(bad[i], &state), -EBADMSG, "number %zu that JSON has not: refused",
-		       i);
+		is_int(cp_state_parse(bad[i], &state), -EBADMSG,
+		       "number %zu that JSON has not: refused", i);
 }
 
 static void test_atomic_write(const char *dir)
