@@ -87,6 +87,7 @@ struct cp_run {
 	/* Defaults of the originals recorded now, and how many the cache did not know. */
 	struct cp_cache defaults_seen;
 	int n_defaults_new;
+	bool final_write_due; /* the steps ran (or there were none): cp_run_record_finish writes */
 };
 
 /*
@@ -104,18 +105,25 @@ int cp_run_plan(struct cp_run *run);
 
 /*
  * Before any change: the originals of the drivers the steps touch, the
- * creates and the plan pending written to the state file (just checked_at
- * with no steps), and the defaults noted in the cache (saved at the end).
- * Returns 0 or a negative errno, with nothing changed.
+ * creates and the plan pending written to the state file, and the defaults
+ * noted in the cache (saved at the end). With no steps, nothing is written
+ * here: the final write records the check. Returns 0 or a negative errno,
+ * with nothing changed.
  */
 int cp_run_record_start(struct cp_run *run);
 /* Step @i was sent to the kernel (result->steps[i] says how it went): kept in the record. */
 void cp_run_step_done(struct cp_run *run, size_t i);
-/* After the last step: the results written to the state file (result->state_error if not). */
-void cp_run_record_finish(struct cp_run *run);
+/* After the last step: the record finished, for cp_run_record_finish() to write. */
+void cp_run_steps_finished(struct cp_run *run);
 /*
  * At the end of the run, whatever happened: the cache written once if the
  * calibration or the defaults changed it. Failing that, the calibration's
  * cache_warning and result->defaults_unsaved say what was not kept.
  */
 void cp_run_save_cache(struct cp_run *run);
+/*
+ * After cp_run_save_cache(), when the steps ran or there were none: the
+ * caller's before_final_write hook adds its part to the state, which is
+ * then written, once (result->state_error if that fails).
+ */
+void cp_run_record_finish(struct cp_run *run);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The files of one plan or apply run: the state and the cache read once at
- * the start, the state written before the first change and after the last
+ * the start; the state written before the first change and after the last
  * (not after each step: one fsync'd rename per step costs seconds at boot
- * on slow storage), the cache written once at the end.
+ * on slow storage), once when nothing changes; the cache written once, just
+ * before the state's last write, which carries what the caller adds (the
+ * daemon's record).
  */
 #include <errno.h>
 #include <string.h>
@@ -195,7 +197,8 @@ int cp_run_record_start(struct cp_run *run)
 	(void) cp_apply_forget_unregistered(&run->state, &result->inventory);
 	if (result->n_steps == 0) {
 		run->state.checked_at = (int64_t) result->applied_at;
-		return cp_state_save(run->state_path, &run->state);
+		run->final_write_due = true;
+		return 0;
 	}
 	return record_plan(run);
 }
@@ -227,14 +230,10 @@ void cp_run_step_done(struct cp_run *run, size_t i)
 	count_step(run->result, s);
 }
 
-void cp_run_record_finish(struct cp_run *run)
+void cp_run_steps_finished(struct cp_run *run)
 {
-	int r;
-
 	run->state.last_apply->finished_at = (int64_t) time(NULL);
-	r = cp_state_save(run->state_path, &run->state);
-	if (r < 0 && !run->result->state_error)
-		run->result->state_error = r;
+	run->final_write_due = true;
 }
 
 void cp_run_save_cache(struct cp_run *run)
@@ -254,4 +253,18 @@ void cp_run_save_cache(struct cp_run *run)
 		run->result->defaults_error = r;
 		run->defaults_seen = (struct cp_cache){};
 	}
+}
+
+void cp_run_record_finish(struct cp_run *run)
+{
+	const struct cp_apply_options *opts = run->opts;
+	int r;
+
+	if (!run->final_write_due)
+		return;
+	if (opts->before_final_write)
+		opts->before_final_write(run->result, &run->state, opts->userdata);
+	r = cp_state_save(run->state_path, &run->state);
+	if (r < 0 && !run->result->state_error)
+		run->result->state_error = r;
 }

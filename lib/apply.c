@@ -605,7 +605,7 @@ static int apply_steps(struct cp_run *run)
 		cp_run_step_done(run, i);
 	}
 	cp_nl_close(&nl);
-	cp_run_record_finish(run);
+	cp_run_steps_finished(run);
 	return result->n_failed ? -EIO : 0;
 }
 
@@ -669,6 +669,7 @@ int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *re
 	if (r >= 0 && !opts->dry_run)
 		r = apply(&run);
 	cp_run_save_cache(&run); /* what the calibration measured is kept even if the rest failed */
+	cp_run_record_finish(&run);
 	return r;
 }
 

@@ -19,6 +19,8 @@
 #include "policy.h"
 #include "state.h"
 
+struct cp_apply_result;
+
 struct cp_apply_options {
 	const char *root;	 /* prefix for the policy search path ("/" normally) */
 	const char *config_file; /* -c FILE, or NULL for the search path */
@@ -36,6 +38,14 @@ struct cp_apply_options {
 	void *userdata;
 	const char *agent; /* recorded in the state file; default "cryptoprioctl" */
 	void (*lock_waiting)(const char *path); /* called once before waiting for another holder */
+	/*
+	 * Called (with @userdata) just before the run's last write of the
+	 * state file, after the cache's: what it adds to @state (the daemon
+	 * its record) is written in that same write. Not called by a dry run
+	 * nor by a run that stopped before its steps.
+	 */
+	void (*before_final_write)(const struct cp_apply_result *result, struct cp_state *state,
+				   void *userdata);
 };
 
 /* What one step (UPDATEALG, NEWALG or DELALG) did. */

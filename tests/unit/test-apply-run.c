@@ -123,7 +123,30 @@ static void apply_without_kernel(struct cp_run *run)
 		run->result->steps[i].applied = true;
 		cp_run_step_done(run, i);
 	}
+	cp_run_steps_finished(run);
+}
+
+/* The end of cp_apply_run: the cache, then the state's last write. */
+static void end_run(struct cp_run *run)
+{
+	cp_run_save_cache(run);
 	cp_run_record_finish(run);
+}
+
+/* A caller's part of the last write: a member, and what the run had said of the cache by then. */
+struct hook_seen {
+	int calls, defaults_error;
+};
+
+static void add_member(const struct cp_apply_result *result, struct cp_state *state, void *userdata)
+{
+	struct hook_seen *seen = userdata;
+
+	seen->calls++;
+	seen->defaults_error = result->defaults_error;
+	if (!state->doc)
+		state->doc = json_object_new_object();
+	json_object_object_add(state->doc, "caller", json_object_new_int(seen->calls));
 }
 
 static void test_apply(const struct cp_inventory *inv)
@@ -143,7 +166,8 @@ static void test_apply(const struct cp_inventory *inv)
 	       "apply: the write-ahead record, nothing else");
 	check_write_ahead(&res);
 	apply_without_kernel(&run);
-	cp_run_save_cache(&run);
+	is_str(counts_text(), "state 1/1, cache 1/0", "the steps: nothing written between");
+	end_run(&run);
 	is_str(counts_text(), "state 1/2, cache 1/1",
 	       "apply: each file read once, the state written before and after, the cache once");
 	check_finished(&res);
@@ -166,7 +190,7 @@ static void test_dry_run(const struct cp_inventory *inv)
 	start_counting();
 	cp_run_load(&run, &opts, policy, &res);
 	is_int(cp_run_plan(&run), 0, "plan: planned");
-	cp_run_save_cache(&run);
+	end_run(&run);
 	is_str(counts_text(), "state 1/0, cache 1/0", "plan: each file read once, nothing written");
 	res.inventory = (struct cp_inventory){};
 	cp_apply_result_free(&res);
@@ -209,18 +233,28 @@ static void test_nothing_to_change(struct cp_inventory *inv)
 	is_int(cp_run_plan(&run), 0, "settled: planned");
 	is_int(res.n_steps, 0, "nothing to change");
 	is_int(cp_run_record_start(&run), 0, "recorded");
-	cp_run_save_cache(&run);
+	is_str(counts_text(), "state 1/0, cache 1/0", "no steps: nothing written ahead");
+	end_run(&run);
 	is_str(counts_text(), "state 1/1, cache 1/0",
 	       "no steps: the state written once, not the cache");
 	res.inventory = (struct cp_inventory){};
 	cp_apply_result_free(&res);
 }
 
-/* /var not writable yet: the defaults are handed back, the state written as ever. */
+/*
+ * /var not writable yet: the defaults are handed back, the state written as
+ * ever, with the caller's part, which knew that the cache was not written.
+ */
 static void test_cache_unwritable(const struct cp_inventory *inv, const char *dir)
 {
 	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
-	struct cp_apply_options opts = {.state_path = state_path, .cache_path = cache_path};
+	struct hook_seen seen = {};
+	struct cp_apply_options opts = {.state_path = state_path,
+					.cache_path = cache_path,
+					.before_final_write = add_member,
+					.userdata = &seen};
+	_cleanup_(cp_state_free) struct cp_state on_disk;
+	json_object *member;
 	struct cp_apply_result res = {.inventory = *inv};
 	_cleanup_(cp_run_free) struct cp_run run;
 	char blocker[200];
@@ -238,8 +272,15 @@ static void test_cache_unwritable(const struct cp_inventory *inv, const char *di
 	is_int(run.cache_error, -ENOTDIR, "unreadable cache: its error kept for the warning");
 	ok(cp_run_plan(&run) == 0 && cp_run_record_start(&run) == 0, "planned and recorded");
 	apply_without_kernel(&run);
-	cp_run_save_cache(&run);
+	is_int(seen.calls, 0, "the caller's hook: not before the last write");
+	end_run(&run);
 	is_str(counts_text(), "state 1/2, cache 1/1", "the cache tried once");
+	is_int(seen.calls, 1, "the caller's hook: called once");
+	is_int(seen.defaults_error, -ENOTDIR, "after the cache's write: it knew it failed");
+	peek_state(&on_disk);
+	ok(on_disk.doc && json_object_object_get_ex(on_disk.doc, "caller", &member) &&
+	       json_object_get_int(member) == 1,
+	   "what it added is in the state's last write");
 	is_int(res.defaults_error, -ENOTDIR, "its error in defaults_error");
 	is_int(res.defaults_unsaved.n_defaults, res.n_steps, "the defaults in defaults_unsaved");
 	ok(res.calibration.cache_warning[0] == '\0', "no calibration: no cache warning");
