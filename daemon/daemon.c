@@ -31,6 +31,7 @@ struct cp_daemon {
 	unsigned retries;
 	struct cp_cache unsaved; /* measurements the cache could not take yet */
 	struct cp_daemon_record rec;
+	char *rec_written; /* the record as last written, so that an unchanged one is not again */
 	uint64_t started_usec;
 };
 
@@ -88,6 +89,7 @@ struct cp_daemon *cp_daemon_free(struct cp_daemon *d)
 	cp_names_clear(&d->late);
 	cp_cache_free(&d->unsaved);
 	cp_daemon_record_free(&d->rec);
+	free(d->rec_written);
 	free(d);
 	return NULL;
 }
@@ -100,18 +102,45 @@ static uint64_t now_usec(clockid_t clock)
 	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
-static void save_record(struct cp_daemon *d)
+/*
+ * The record brought up to date, as text: NULL when it is what was last
+ * written (or on ENOMEM, when it cannot be written either).
+ */
+static char *record_changed(struct cp_daemon *d)
 {
-	int r;
+	json_object *o;
+	char *text = NULL;
 
 	snprintf(d->rec.last_error, sizeof(d->rec.last_error), "%s", cp_log_last_error());
 	d->rec.cache_unsaved = d->unsaved.n_entries > 0 || d->unsaved.n_defaults > 0;
 	if (cp_daemon_record_set_waiting(&d->rec, d->waiting.v, d->waiting.n) < 0)
+		return NULL;
+	o = cp_daemon_record_to_json(&d->rec);
+	if (o)
+		text = strdup(json_object_to_json_string(o));
+	json_object_put(o);
+	if (text && d->rec_written && strcmp(text, d->rec_written) == 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static void save_record(struct cp_daemon *d)
+{
+	char *text = record_changed(d);
+	int r;
+
+	if (!text)
 		return;
 	r = cp_daemon_record_save(state_path(d), lock_path(d), &d->rec);
-	if (r < 0)
-		cp_log_errno(LOG_WARNING, r, "Failed to record the daemon's state in %s",
-			     state_path(d));
+	free(d->rec_written);
+	d->rec_written = text;
+	if (r >= 0)
+		return;
+	d->rec_written = NULL;
+	free(text);
+	cp_log_errno(LOG_WARNING, r, "Failed to record the daemon's state in %s", state_path(d));
 }
 
 /* ---- timers ---- */
@@ -236,19 +265,88 @@ static void log_result(const struct cp_apply_result *res, const char *trigger)
 		cp_log(LOG_DEBUG, "Plan: %s", res->plan->notes[i]);
 }
 
-/*
- * Apply the policy in force, to @only (NULL: everything). Returns 0, -EIO
- * when some steps failed, or another negative errno when nothing was
- * applied.
- */
 static void log_lock_waiting(const char *path)
 {
 	cp_log(LOG_INFO, "Waiting for %s: cryptoprioctl is changing priorities", path);
 }
 
+/* The first run is done: the daemon is ready (or, with --once, about to stop). */
+static void mark_started(struct cp_daemon *d)
+{
+	if (d->opts.once) {
+		d->rec.stopped_at = (int64_t) time(NULL);
+		return;
+	}
+	d->rec.ready_at = (int64_t) time(NULL);
+	d->rec.ready_usec = now_usec(CLOCK_MONOTONIC) - d->started_usec;
+}
+
+/* Bookkeeping from the inventory this run saw (taken under the lock, after ours). */
+static void note_run(struct cp_daemon *d, const struct cp_apply_result *res, const char *trigger,
+		     const struct cp_names *only)
+{
+	for (size_t i = 0; only && i < only->n; i++)
+		if (!cp_track_driver_ready(&res->inventory, only->v[i]) &&
+		    cp_names_add(&d->late, only->v[i]) < 0)
+			cp_log(LOG_WARNING, "Out of memory tracking drivers");
+	if (!only) {
+		if (cp_track_known(&res->inventory, &d->known) < 0 ||
+		    cp_track_untested(&res->inventory, &d->waiting) < 0)
+			cp_log(LOG_WARNING, "Out of memory tracking drivers");
+	}
+	keep_unsaved(d, res);
+	flush_unsaved(d);
+
+	d->rec.runs++;
+	d->rec.last_run_at = (int64_t) (res->applied_at ? res->applied_at : time(NULL));
+	snprintf(d->rec.last_trigger, sizeof(d->rec.last_trigger), "%s", trigger);
+	d->rec.last_changed = res->n_changed;
+	d->rec.last_failed = res->n_failed;
+	d->rec.last_from_cache = res->calibration.n_from_cache;
+	d->rec.last_measured = res->calibration.n_run;
+	snprintf(d->rec.backend, sizeof(d->rec.backend), "%s",
+		 cp_backend_to_string(res->calibration.backend));
+	if (strcmp(trigger, "start") == 0)
+		mark_started(d);
+}
+
+struct run_context {
+	struct cp_daemon *d;
+	const char *trigger;
+	const struct cp_names *only;
+	bool noted; /* note_run() done, its record in the apply's last write */
+};
+
+/* The apply's last write of the state file carries the record: one write, not two. */
+static void note_before_final_write(const struct cp_apply_result *res, struct cp_state *state,
+				    void *userdata)
+{
+	struct run_context *ctx = userdata;
+	struct cp_daemon *d = ctx->d;
+	char *text;
+
+	note_run(d, res, ctx->trigger, ctx->only);
+	ctx->noted = true;
+	text = record_changed(d);
+	if (!text)
+		return;
+	if (cp_daemon_record_put(state, &d->rec) < 0) {
+		free(text);
+		return;
+	}
+	free(d->rec_written);
+	d->rec_written = text; /* forgotten below if the write fails */
+}
+
+/*
+ * Apply the policy in force, to @only (NULL: everything). Returns 0, -EIO
+ * when some steps failed, or another negative errno when nothing was
+ * applied.
+ */
 static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct cp_names *only)
 {
 	_cleanup_(cp_names_clear) struct cp_names patterns = {};
+	struct run_context ctx = {.d = d, .trigger = trigger, .only = only};
 	struct cp_apply_result res = {};
 	struct cp_apply_options o = {
 	    .root = d->opts.root,
@@ -259,6 +357,8 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 	    .cache_path = d->opts.cache_path,
 	    .agent = "cryptoprio-daemon",
 	    .lock_waiting = log_lock_waiting,
+	    .before_final_write = note_before_final_write,
+	    .userdata = &ctx,
 	};
 	char status[512];
 	int r;
@@ -271,12 +371,16 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 		o.n_only_drivers = patterns.n;
 	}
 	r = cp_apply_run(&o, &res);
+	if (res.state_error) {
+		free(d->rec_written);
+		d->rec_written = NULL;
+	}
 	if (r < 0 && r != -EIO) {
 		cp_track_failure_text(&res, r, trigger, status, sizeof(status));
 		cp_log(LOG_ERR, "%s", status);
 		(void) sd_notifyf(false, "STATUS=%s", status);
 		cp_apply_result_free(&res);
-		d->rec.runs++;
+		d->rec.runs += !ctx.noted;
 		save_record(d);
 		return r;
 	}
@@ -284,29 +388,8 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 	cp_track_status_text(&res, trigger, status, sizeof(status));
 	cp_log(r < 0 ? LOG_WARNING : LOG_INFO, "%s", status);
 	(void) sd_notifyf(false, "STATUS=%s", status);
-
-	/* Bookkeeping from the inventory this run saw (taken under the lock, after ours). */
-	for (size_t i = 0; only && i < only->n; i++)
-		if (!cp_track_driver_ready(&res.inventory, only->v[i]) &&
-		    cp_names_add(&d->late, only->v[i]) < 0)
-			cp_log(LOG_WARNING, "Out of memory tracking drivers");
-	if (!only) {
-		if (cp_track_known(&res.inventory, &d->known) < 0 ||
-		    cp_track_untested(&res.inventory, &d->waiting) < 0)
-			cp_log(LOG_WARNING, "Out of memory tracking drivers");
-	}
-	keep_unsaved(d, &res);
-	flush_unsaved(d);
-
-	d->rec.runs++;
-	d->rec.last_run_at = (int64_t) (res.applied_at ? res.applied_at : time(NULL));
-	snprintf(d->rec.last_trigger, sizeof(d->rec.last_trigger), "%s", trigger);
-	d->rec.last_changed = res.n_changed;
-	d->rec.last_failed = res.n_failed;
-	d->rec.last_from_cache = res.calibration.n_from_cache;
-	d->rec.last_measured = res.calibration.n_run;
-	snprintf(d->rec.backend, sizeof(d->rec.backend), "%s",
-		 cp_backend_to_string(res.calibration.backend));
+	if (!ctx.noted)
+		note_run(d, &res, trigger, only);
 	cp_apply_result_free(&res);
 	return r;
 }
@@ -538,12 +621,9 @@ int cp_daemon_run(struct cp_daemon *d)
 		return EXIT_FAILURE;
 	}
 	if (d->opts.once) {
-		d->rec.stopped_at = (int64_t) time(NULL);
-		save_record(d);
+		save_record(d); /* written with the apply's, unless the run said more since */
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	}
-	d->rec.ready_at = (int64_t) time(NULL);
-	d->rec.ready_usec = now_usec(CLOCK_MONOTONIC) - d->started_usec;
 	(void) sd_notify(false, "READY=1");
 	cp_log(LOG_DEBUG, "Ready after %" PRIu64 " ms", d->rec.ready_usec / 1000);
 	if (d->waiting.n > 0)

@@ -205,25 +205,30 @@ int cp_daemon_record_save(const char *path, const char *lock_path,
 {
 	_cleanup_(cp_state_free) struct cp_state state = {};
 	_cleanup_close_ int lock_fd = -1;
-	json_object *o;
 	int r;
 
 	lock_fd = cp_lock_acquire(lock_path);
 	if (lock_fd < 0)
 		return lock_fd;
 	r = cp_state_load_salvage(path, &state);
-	if (r < 0)
-		return r;
-	if (!state.doc) {
-		state.doc = cp_json_new_versioned(CP_STATE_VERSION);
-		if (!state.doc)
+	if (r >= 0)
+		r = cp_daemon_record_put(&state, rec);
+	return r < 0 ? r : cp_state_save(path, &state);
+}
+
+int cp_daemon_record_put(struct cp_state *state, const struct cp_daemon_record *rec)
+{
+	json_object *o;
+
+	if (!state->doc) {
+		state->doc = cp_json_new_versioned(CP_STATE_VERSION);
+		if (!state->doc)
 			return -ENOMEM;
 	}
 	o = cp_daemon_record_to_json(rec);
 	if (!o)
 		return -ENOMEM;
-	json_object_object_add(state.doc, "daemon", o);
-	return cp_state_save(path, &state);
+	return json_object_object_add(state->doc, "daemon", o) == 0 ? 0 : -ENOMEM;
 }
 
 int cp_daemon_record_from_state(const struct cp_state *state, struct cp_daemon_record *rec)

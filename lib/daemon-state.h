@@ -48,5 +48,10 @@ int cp_daemon_record_save(const char *path, const char *lock_path,
 			  const struct cp_daemon_record *rec);
 
 struct cp_state;
+/*
+ * Put @rec into @state's document (made if it has none), to be written with
+ * it: how an apply run's last write carries the record. 0 or -ENOMEM.
+ */
+int cp_daemon_record_put(struct cp_state *state, const struct cp_daemon_record *rec);
 /* The record held by an already loaded state: -ENOENT if there is none. */
 int cp_daemon_record_from_state(const struct cp_state *state, struct cp_daemon_record *rec);

@@ -1,6 +1,9 @@
 # cryptoprio-daemon --once (no systemd; messages to stderr): with the
 # default policy and the engine raised to 3000, aesni is first again and the
 # exit code is 0; with an invalid policy, exit 1 and nothing changed.
+# The state file is written twice by a run that changes something (before
+# the first change, then after the last with the daemon's record), once by
+# one that has nothing to change: counted with strace where it is found.
 ctl=$CP_BUILD/cli/cryptoprioctl
 daemon=$CP_BUILD/daemon/cryptoprio-daemon
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
@@ -17,6 +20,27 @@ elif [[ $CP_KVER_ALIAS == 7.2 ]]; then
 	fail "cryptoprio.ko not built for 7.2"
 fi
 rm -f /etc/cryptoprio.conf
+state=/run/cryptoprio/state.json
+
+# traced OUT CMD...: CMD, under strace (its renames to OUT) where there is one.
+traced() {
+	local out=$1
+	shift
+	if command -v strace >/dev/null; then
+		strace -f -qq --seccomp-bpf -e trace=rename -o "$out" "$@"
+	else
+		: >"$out"
+		"$@"
+	fi
+}
+# state_writes OUT WANT: the renames onto the state file in OUT are WANT.
+state_writes() {
+	local n
+	command -v strace >/dev/null || return 0
+	n=$(grep -c "rename(\"[^\"]*\", \"$state\")" "$1") || n=0
+	log "state file written $n times ($1)"
+	test "$n" = "$2"
+}
 "$ctl" set virtio_crypto_aes_cbc 3000
 check "the engine is at 3000" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 3000
 check "the engine is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = virtio_crypto_aes_cbc
@@ -31,9 +55,11 @@ check "invalid policy: file:line on stderr" grep -q '^cryptoprio-daemon: /tmp/cp
 check "invalid policy: nothing changed" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 3000
 
 rc=0
-"$daemon" --once 2>"$CP_RESULTS/once.err" || rc=$?
+traced "$CP_RESULTS/once.strace" "$daemon" --once 2>"$CP_RESULTS/once.err" || rc=$?
 cat "$CP_RESULTS/once.err"
 check "--once exits 0" test "$rc" = 0
+check "the state written twice: ahead, then with the record" \
+	state_writes "$CP_RESULTS/once.strace" 2
 check "cbc-aes-aesni is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = cbc-aes-aesni
 check "stderr: the engine's change with its reason" \
 	grep -qE '^cryptoprio-daemon: virtio_crypto_aes_cbc \(cbc\(aes\)\): priority 3000 -> [0-9]+ \(' \
@@ -50,7 +76,13 @@ check "status: the daemon's run recorded" grep -qE 'Last run: .* \(start\): [1-9
 printf '[Policy]\nCalibrate = cached\n' >/tmp/cp-cached.conf
 chmod 0644 /tmp/cp-cached.conf
 rc=0
-"$daemon" --once -c /tmp/cp-cached.conf 2>"$CP_RESULTS/once2.err" || rc=$?
+traced "$CP_RESULTS/once2.strace" "$daemon" --once -c /tmp/cp-cached.conf \
+	2>"$CP_RESULTS/once2.err" || rc=$?
 cat "$CP_RESULTS/once2.err"
 check "a second --once: exit 0, nothing to change" \
 	grep -q 'Policy in force (start): nothing to change' "$CP_RESULTS/once2.err"
+check "nothing to change: the state written once, with the record" \
+	state_writes "$CP_RESULTS/once2.strace" 1
+"$ctl" status | tee "$CP_RESULTS/status2.txt"
+check "status: the second run recorded" \
+	grep -qE 'Last run: .* \(start\): 0 changed, 0 failed' "$CP_RESULTS/status2.txt"
