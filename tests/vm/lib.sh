@@ -59,6 +59,13 @@ check() {
 # -q X FILE"). Its output goes where check puts CMD's.
 not() { ! "$@"; }
 
+# kernel_log_clean FILE [ERE]: FILE (a part of the kernel log) has no oops,
+# BUG, warning, call trace, refcount or use-after-free report, nor a line
+# matching ERE; the lines that do are printed.
+kernel_log_clean() {
+	not grep -E "Oops|BUG:|WARNING:|Call Trace|refcount_t|use-after-free${2:+|$2}" "$1"
+}
+
 # proc_crypto_field DRIVER FIELD: print FIELD (e.g. priority, selftest,
 # name, type, refcnt) of DRIVER's entry in /proc/crypto, wherever the field
 # stands in it; non-zero if DRIVER has none. A test larval of the same
@@ -170,6 +177,37 @@ expect_verdicts() {
 	shift
 	for d in "$@"; do out+=("$d=$v"); done
 	printf '%s\n' "${out[@]}" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# py SCRIPT ARGS...: the Python SCRIPT (json and sys imported) with ARGS in sys.argv[1:].
+py() { python3 -c "import json, sys; $1" "${@:2}"; }
+
+# policy_uncalibrated BODY: /etc/cryptoprio.conf is "[Policy]", Calibrate =
+# never, then BODY (more lines of [Policy], or other sections).
+policy_uncalibrated() {
+	printf '[Policy]\nCalibrate = never\n%s\n' "$1" >/etc/cryptoprio.conf
+	chmod 0644 /etc/cryptoprio.conf
+}
+
+# pins_policy FILE BASE: a policy of pins for many drivers, no calibration,
+# so that its plan has many steps (>= 10 on every kernel) and depends only
+# on the priorities it starts from: the generic C drivers (6.1 *-generic,
+# 7.2 mostly *-lib) at BASE+1 and BASE+2, aesni's at BASE+3.
+pins_policy() {
+	cat >"$1" <<-CONF
+	[Policy]
+	Calibrate = never
+
+	[Driver *-generic]
+	Priority = $(($2 + 1))
+
+	[Driver *-lib]
+	Priority = $(($2 + 2))
+
+	[Driver *aesni*]
+	Priority = $(($2 + 3))
+	CONF
+	chmod 0644 "$1"
 }
 
 # jget FILE EXPR: the Python expression EXPR over the JSON document of FILE

@@ -21,33 +21,10 @@ needs_strace
 modprobe_q aesni_intel crypto_user
 wait_for_driver cbc-aes-aesni
 
-# write_policy FILE BASE: pins for many drivers (>= 10 steps on both
-# kernels, no calibration so a plan depends only on the priorities it
-# starts from): the generic C drivers (6.1 *-generic, 7.2 mostly *-lib)
-# at BASE+1 and BASE+2, aesni's at BASE+3.
-write_policy() {
-	cat >"$1" <<-CONF
-	[Policy]
-	Calibrate = never
-
-	[Driver *-generic]
-	Priority = $(($2 + 1))
-
-	[Driver *-lib]
-	Priority = $(($2 + 2))
-
-	[Driver *aesni*]
-	Priority = $(($2 + 3))
-	CONF
-	chmod 0644 "$1"
-}
-write_policy /etc/cp-lock-a.conf 40
-write_policy /etc/cp-lock-b.conf 50
-write_policy /etc/cp-lock-c.conf 60
-write_policy /etc/cp-lock-d.conf 70
-
-# py SCRIPT ARGS...: python3 with json and sys imported.
-py() { python3 -c "import json, sys; $1" "${@:2}"; }
+pins_policy /etc/cp-lock-a.conf 40
+pins_policy /etc/cp-lock-b.conf 50
+pins_policy /etc/cp-lock-c.conf 60
+pins_policy /etc/cp-lock-d.conf 70
 now() { date +%s.%N; }
 # before A B: the time A is before B.
 before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }

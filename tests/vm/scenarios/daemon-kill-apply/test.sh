@@ -22,26 +22,8 @@ needs_strace
 modprobe_q aesni_intel crypto_user
 wait_for_driver cbc-aes-aesni
 
-# Many steps on both kernels without calibration (so the plan is the same
-# before and after a kill): pins for the generic C drivers (6.1 *-generic,
-# 7.2 mostly *-lib) and for aesni's.
-cat >/etc/cryptoprio.conf <<'CONF'
-[Policy]
-Calibrate = never
-
-[Driver *-generic]
-Priority = 41
-
-[Driver *-lib]
-Priority = 42
-
-[Driver *aesni*]
-Priority = 43
-CONF
-chmod 0644 /etc/cryptoprio.conf
-
-# py SCRIPT ARGS...: python3 with json and sys imported.
-py() { python3 -c "import json, sys; $1" "${@:2}"; }
+# Many steps without calibration: the plan is the same before and after a kill.
+pins_policy /etc/cryptoprio.conf 40
 
 
 "$ctl" --json plan >"$CP_RESULTS/plan.json"
