@@ -18,32 +18,6 @@ void cp_cache_free(struct cp_cache *cache)
 	memset(cache, 0, sizeof(*cache));
 }
 
-static int get_string(json_object *obj, const char *key, char *dst, size_t size, bool empty_ok)
-{
-	json_object *value;
-	const char *s;
-
-	if (!json_object_object_get_ex(obj, key, &value) ||
-	    !json_object_is_type(value, json_type_string))
-		return -EBADMSG;
-	s = json_object_get_string(value);
-	if (strlen(s) >= size || (!empty_ok && !*s))
-		return -EBADMSG;
-	strcpy(dst, s);
-	return 0;
-}
-
-static int get_int(json_object *obj, const char *key, int64_t min, int64_t max, int64_t *ret)
-{
-	json_object *value;
-
-	if (!json_object_object_get_ex(obj, key, &value) ||
-	    !json_object_is_type(value, json_type_int))
-		return -EBADMSG;
-	*ret = json_object_get_int64(value);
-	return *ret >= min && *ret <= max ? 0 : -EBADMSG;
-}
-
 static int get_double(json_object *obj, const char *key, double *ret)
 {
 	json_object *value;
@@ -63,7 +37,7 @@ static int parse_stat(json_object *obj, const char *key, struct cp_stat *stat)
 
 	if (!json_object_object_get_ex(obj, key, &s) || !json_object_is_type(s, json_type_object))
 		return -EBADMSG;
-	if (get_int(s, "n", 1, CP_STAT_MAX_RUNS, &n) < 0 ||
+	if (cp_json_get_int(s, "n", 1, CP_STAT_MAX_RUNS, &n) < 0 ||
 	    get_double(s, "median", &stat->median) < 0 || get_double(s, "min", &stat->min) < 0 ||
 	    get_double(s, "max", &stat->max) < 0 || get_double(s, "mad", &stat->mad) < 0)
 		return -EBADMSG;
@@ -73,13 +47,15 @@ static int parse_stat(json_object *obj, const char *key, struct cp_stat *stat)
 
 static int parse_key(json_object *obj, struct cp_cache_key *key)
 {
-	if (get_string(obj, "kernel", key->kernel, sizeof(key->kernel), false) < 0 ||
-	    get_string(obj, "build", key->build, sizeof(key->build), false) < 0 ||
-	    get_string(obj, "cpu_model", key->cpu_model, sizeof(key->cpu_model), true) < 0 ||
-	    get_string(obj, "driver", key->driver, sizeof(key->driver), false) < 0 ||
+	if (cp_json_get_string(obj, "kernel", key->kernel, sizeof(key->kernel), false) < 0 ||
+	    cp_json_get_string(obj, "build", key->build, sizeof(key->build), false) < 0 ||
+	    cp_json_get_string(obj, "cpu_model", key->cpu_model, sizeof(key->cpu_model), true) <
+		0 ||
+	    cp_json_get_string(obj, "driver", key->driver, sizeof(key->driver), false) < 0 ||
 	    /* none for a template instance (cp_measured_cache_key()) */
-	    get_string(obj, "module", key->module, sizeof(key->module), true) < 0 ||
-	    get_string(obj, "srcversion", key->srcversion, sizeof(key->srcversion), true) < 0)
+	    cp_json_get_string(obj, "module", key->module, sizeof(key->module), true) < 0 ||
+	    cp_json_get_string(obj, "srcversion", key->srcversion, sizeof(key->srcversion), true) <
+		0)
 		return -EBADMSG;
 	return 0;
 }
@@ -92,10 +68,10 @@ static int parse_entry(json_object *obj, struct cp_cache_entry *e)
 
 	if (!json_object_is_type(obj, json_type_object) || parse_key(obj, &e->key) < 0)
 		return -EBADMSG;
-	if (get_string(obj, "backend", backend, sizeof(backend), false) < 0 ||
+	if (cp_json_get_string(obj, "backend", backend, sizeof(backend), false) < 0 ||
 	    cp_backend_from_string(backend, &e->backend) < 0 || e->backend == CP_BACKEND_NONE)
 		return -EBADMSG;
-	if (get_string(obj, "kat", kat, sizeof(kat), false) < 0)
+	if (cp_json_get_string(obj, "kat", kat, sizeof(kat), false) < 0)
 		return -EBADMSG;
 	r = strcmp(kat, "ok") == 0	      ? CRYPTOPRIO_KAT_OK
 	    : strcmp(kat, "unsupported") == 0 ? CRYPTOPRIO_KAT_UNSUPPORTED
@@ -103,10 +79,10 @@ static int parse_entry(json_object *obj, struct cp_cache_entry *e)
 	if (r < 0)
 		return -EBADMSG;
 	e->kat = (enum cryptoprio_kat) r;
-	if (get_int(obj, "measured_at", 0, INT64_MAX, &measured_at) < 0 ||
-	    get_int(obj, "size", 1, CRYPTOPRIO_MAX_REQ_SIZE, &size) < 0 ||
-	    get_int(obj, "depth", 1, CRYPTOPRIO_MAX_DEPTH, &depth) < 0 ||
-	    get_int(obj, "max_in_flight", 0, CRYPTOPRIO_MAX_DEPTH, &max_in_flight) < 0)
+	if (cp_json_get_int(obj, "measured_at", 0, INT64_MAX, &measured_at) < 0 ||
+	    cp_json_get_int(obj, "size", 1, CRYPTOPRIO_MAX_REQ_SIZE, &size) < 0 ||
+	    cp_json_get_int(obj, "depth", 1, CRYPTOPRIO_MAX_DEPTH, &depth) < 0 ||
+	    cp_json_get_int(obj, "max_in_flight", 0, CRYPTOPRIO_MAX_DEPTH, &max_in_flight) < 0)
 		return -EBADMSG;
 	e->measured_at = (time_t) measured_at;
 	e->point = (struct cp_point){.size = (uint32_t) size,
@@ -143,8 +119,8 @@ static int parse_default(json_object *obj, struct cp_cache_default *d)
 	int64_t priority, seen_at;
 
 	if (!json_object_is_type(obj, json_type_object) || parse_key(obj, &d->key) < 0 ||
-	    d->key.cpu_model[0] || get_int(obj, "priority", 0, INT32_MAX, &priority) < 0 ||
-	    get_int(obj, "seen_at", 0, INT64_MAX, &seen_at) < 0)
+	    d->key.cpu_model[0] || cp_json_get_int(obj, "priority", 0, INT32_MAX, &priority) < 0 ||
+	    cp_json_get_int(obj, "seen_at", 0, INT64_MAX, &seen_at) < 0)
 		return -EBADMSG;
 	d->priority = (uint32_t) priority;
 	d->seen_at = (time_t) seen_at;

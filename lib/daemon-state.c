@@ -90,37 +90,14 @@ json_object *cp_daemon_record_to_json(const struct cp_daemon_record *rec)
 	return o;
 }
 
-static int get_i64(json_object *o, const char *key, int64_t min, int64_t *ret)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
-		return -EBADMSG;
-	errno = 0;
-	*ret = json_object_get_int64(v);
-	if (errno != 0 || *ret < min)
-		return -EBADMSG;
-	return 0;
-}
-
 static int get_u64(json_object *o, const char *key, uint64_t *ret)
 {
 	int64_t v;
-	int r = get_i64(o, key, 0, &v);
+	int r = cp_json_get_int(o, key, 0, INT64_MAX, &v);
 
 	if (r >= 0)
 		*ret = (uint64_t) v;
 	return r;
-}
-
-static int get_str(json_object *o, const char *key, char *buf, size_t len)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return -EBADMSG;
-	snprintf(buf, len, "%s", json_object_get_string(v));
-	return 0;
 }
 
 static int get_strv(json_object *o, const char *key, char ***ret, size_t *ret_n)
@@ -158,24 +135,26 @@ int cp_daemon_record_from_json(json_object *o, struct cp_daemon_record *rec)
 	memset(rec, 0, sizeof(*rec));
 	if (!json_object_is_type(o, json_type_object))
 		return -EBADMSG;
-	if (get_i64(o, "pid", 0, &pid) < 0 || pid > INT32_MAX)
+	if (cp_json_get_int(o, "pid", 0, INT64_MAX, &pid) < 0 || pid > INT32_MAX)
 		return -EBADMSG;
 	rec->pid = (int32_t) pid;
-	if (get_i64(o, "started_at", 0, &rec->started_at) < 0 ||
-	    get_i64(o, "ready_at", 0, &rec->ready_at) < 0 ||
-	    get_i64(o, "stopped_at", 0, &rec->stopped_at) < 0 ||
+	if (cp_json_get_int(o, "started_at", 0, INT64_MAX, &rec->started_at) < 0 ||
+	    cp_json_get_int(o, "ready_at", 0, INT64_MAX, &rec->ready_at) < 0 ||
+	    cp_json_get_int(o, "stopped_at", 0, INT64_MAX, &rec->stopped_at) < 0 ||
 	    get_u64(o, "ready_usec", &rec->ready_usec) < 0 || get_u64(o, "runs", &rec->runs) < 0 ||
 	    get_u64(o, "module_events", &rec->module_events) < 0 ||
 	    get_u64(o, "reloads", &rec->reloads) < 0 ||
 	    get_u64(o, "reload_failures", &rec->reload_failures) < 0 ||
-	    get_i64(o, "last_run_at", 0, &rec->last_run_at) < 0 ||
-	    get_str(o, "last_trigger", rec->last_trigger, sizeof(rec->last_trigger)) < 0 ||
+	    cp_json_get_int(o, "last_run_at", 0, INT64_MAX, &rec->last_run_at) < 0 ||
+	    cp_json_get_string(o, "last_trigger", rec->last_trigger, sizeof(rec->last_trigger),
+			       true) < 0 ||
 	    get_u64(o, "last_changed", &rec->last_changed) < 0 ||
 	    get_u64(o, "last_failed", &rec->last_failed) < 0 ||
 	    get_u64(o, "last_from_cache", &rec->last_from_cache) < 0 ||
 	    get_u64(o, "last_measured", &rec->last_measured) < 0 ||
-	    get_str(o, "backend", rec->backend, sizeof(rec->backend)) < 0 ||
-	    get_str(o, "last_error", rec->last_error, sizeof(rec->last_error)) < 0 ||
+	    cp_json_get_string(o, "backend", rec->backend, sizeof(rec->backend), true) < 0 ||
+	    cp_json_get_string(o, "last_error", rec->last_error, sizeof(rec->last_error), true) <
+		0 ||
 	    !json_object_object_get_ex(o, "cache_unsaved", &v) ||
 	    !json_object_is_type(v, json_type_boolean))
 		return -EBADMSG;

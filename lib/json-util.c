@@ -67,3 +67,29 @@ int cp_json_format(json_object *doc, char **ret_text)
 	*ret_text = text;
 	return 0;
 }
+
+int cp_json_get_string(json_object *obj, const char *key, char *dst, size_t size, bool empty_ok)
+{
+	json_object *value;
+	const char *s;
+
+	if (!json_object_object_get_ex(obj, key, &value) ||
+	    !json_object_is_type(value, json_type_string))
+		return -EBADMSG;
+	s = json_object_get_string(value);
+	if (strlen(s) >= size || (!empty_ok && !*s))
+		return -EBADMSG;
+	strcpy(dst, s);
+	return 0;
+}
+
+int cp_json_get_int(json_object *obj, const char *key, int64_t min, int64_t max, int64_t *ret)
+{
+	json_object *value;
+
+	if (!json_object_object_get_ex(obj, key, &value) ||
+	    !json_object_is_type(value, json_type_int))
+		return -EBADMSG;
+	*ret = json_object_get_int64(value);
+	return *ret >= min && *ret <= max ? 0 : -EBADMSG;
+}

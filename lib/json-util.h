@@ -2,6 +2,8 @@
 /* What every JSON file of cryptoprio is: one object with a "version". */
 #pragma once
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <json-c/json.h>
 
@@ -22,3 +24,14 @@ json_object *cp_json_new_versioned(int64_t version);
  * 0, or -ENOMEM (@doc NULL included).
  */
 int cp_json_format(json_object *doc, char **ret_text);
+
+/*
+ * The string member @key of @obj copied into @dst (@size bytes, NUL
+ * included). -EBADMSG if it is missing, not a string, too long for @dst,
+ * or empty when not @empty_ok.
+ */
+int cp_json_get_string(json_object *obj, const char *key, char *dst, size_t size, bool empty_ok);
+
+/* The integer member @key of @obj in @ret: -EBADMSG if missing, not an integer or not in [@min,
+ * @max]. */
+int cp_json_get_int(json_object *obj, const char *key, int64_t min, int64_t max, int64_t *ret);

@@ -25,38 +25,7 @@ void cp_state_free(struct cp_state *state)
 	cp_state_init(state);
 }
 
-static int copy_string_sized(char *dst, size_t size, json_object *obj, const char *key)
-{
-	json_object *value;
-	const char *s;
-
-	if (!json_object_object_get_ex(obj, key, &value) ||
-	    !json_object_is_type(value, json_type_string))
-		return -EBADMSG;
-	s = json_object_get_string(value);
-	if (strlen(s) >= size)
-		return -EBADMSG;
-	strcpy(dst, s);
-	return 0;
-}
-
-static int copy_string(char dst[CP_NAME_MAX], json_object *obj, const char *key)
-{
-	return copy_string_sized(dst, CP_NAME_MAX, obj, key);
-}
-
 /* An integer member in min..max. */
-static int get_int(json_object *obj, const char *key, int64_t min, int64_t max, int64_t *ret)
-{
-	json_object *value;
-
-	if (!json_object_object_get_ex(obj, key, &value) ||
-	    !json_object_is_type(value, json_type_int))
-		return -EBADMSG;
-	*ret = json_object_get_int64(value);
-	return *ret < min || *ret > max ? -EBADMSG : 0;
-}
-
 static int parse_original(json_object *obj, struct cp_original *original)
 {
 	json_object *value;
@@ -64,8 +33,9 @@ static int parse_original(json_object *obj, struct cp_original *original)
 
 	if (!json_object_is_type(obj, json_type_object))
 		return -EBADMSG;
-	if (copy_string(original->driver, obj, "driver") < 0 || !original->driver[0] ||
-	    copy_string(original->module, obj, "module") < 0)
+	if (cp_json_get_string(obj, "driver", original->driver, CP_NAME_MAX, true) < 0 ||
+	    !original->driver[0] ||
+	    cp_json_get_string(obj, "module", original->module, CP_NAME_MAX, true) < 0)
 		return -EBADMSG;
 	if (!json_object_object_get_ex(obj, "priority", &value) ||
 	    !json_object_is_type(value, json_type_int))
@@ -100,7 +70,7 @@ static int parse_action(json_object *obj, enum cp_step_action *ret)
 {
 	char s[16];
 
-	if (copy_string_sized(s, sizeof(s), obj, "action") < 0)
+	if (cp_json_get_string(obj, "action", s, sizeof(s), true) < 0)
 		return -EBADMSG;
 	if (strcmp(s, cp_step_action_to_string(CP_STEP_SET)) == 0)
 		*ret = CP_STEP_SET;
@@ -122,15 +92,17 @@ static int parse_step(json_object *obj, struct cp_state_step *step)
 
 	if (!json_object_is_type(obj, json_type_object))
 		return -EBADMSG;
-	if (copy_string(step->driver, obj, "driver") < 0 || !step->driver[0] ||
-	    copy_string(step->name, obj, "algorithm") < 0 || parse_action(obj, &step->action) < 0 ||
-	    get_int(obj, "old_priority", 0, INT_MAX, &old) < 0 ||
-	    get_int(obj, "new_priority", 0, INT_MAX, &new) < 0 ||
-	    copy_string_sized(step->why, sizeof(step->why), obj, "why") < 0 ||
-	    copy_string_sized(result, sizeof(result), obj, "result") < 0 ||
+	if (cp_json_get_string(obj, "driver", step->driver, CP_NAME_MAX, true) < 0 ||
+	    !step->driver[0] ||
+	    cp_json_get_string(obj, "algorithm", step->name, CP_NAME_MAX, true) < 0 ||
+	    parse_action(obj, &step->action) < 0 ||
+	    cp_json_get_int(obj, "old_priority", 0, INT_MAX, &old) < 0 ||
+	    cp_json_get_int(obj, "new_priority", 0, INT_MAX, &new) < 0 ||
+	    cp_json_get_string(obj, "why", step->why, sizeof(step->why), true) < 0 ||
+	    cp_json_get_string(obj, "result", result, sizeof(result), true) < 0 ||
 	    cp_step_result_from_string(result, &step->result) < 0 ||
-	    get_int(obj, "errno", 0, 4095, &error) < 0 ||
-	    copy_string_sized(step->message, sizeof(step->message), obj, "message") < 0)
+	    cp_json_get_int(obj, "errno", 0, 4095, &error) < 0 ||
+	    cp_json_get_string(obj, "message", step->message, sizeof(step->message), true) < 0)
 		return -EBADMSG;
 	step->old_priority = (uint32_t) old;
 	step->new_priority = (uint32_t) new;
@@ -175,11 +147,11 @@ static int parse_apply(json_object *obj, struct cp_state_apply **ret)
 	if (!apply)
 		return -ENOMEM;
 	if (!json_object_is_type(obj, json_type_object) ||
-	    get_int(obj, "started_at", 0, INT64_MAX, &apply->started_at) < 0 ||
-	    get_int(obj, "finished_at", 0, INT64_MAX, &apply->finished_at) < 0 ||
-	    get_int(obj, "pid", 0, INT32_MAX, &pid) < 0 ||
-	    copy_string_sized(apply->agent, sizeof(apply->agent), obj, "agent") < 0 ||
-	    copy_string_sized(apply->backend, sizeof(apply->backend), obj, "backend") < 0)
+	    cp_json_get_int(obj, "started_at", 0, INT64_MAX, &apply->started_at) < 0 ||
+	    cp_json_get_int(obj, "finished_at", 0, INT64_MAX, &apply->finished_at) < 0 ||
+	    cp_json_get_int(obj, "pid", 0, INT32_MAX, &pid) < 0 ||
+	    cp_json_get_string(obj, "agent", apply->agent, sizeof(apply->agent), true) < 0 ||
+	    cp_json_get_string(obj, "backend", apply->backend, sizeof(apply->backend), true) < 0)
 		return -EBADMSG;
 	apply->pid = (int32_t) pid;
 	r = parse_apply_arrays(obj, apply);
@@ -195,9 +167,10 @@ static int parse_created_one(json_object *obj, struct cp_created *created)
 	int64_t priority;
 
 	if (!json_object_is_type(obj, json_type_object) ||
-	    copy_string(created->driver, obj, "driver") < 0 || !created->driver[0] ||
-	    copy_string(created->name, obj, "algorithm") < 0 ||
-	    get_int(obj, "priority", 0, INT_MAX, &priority) < 0 ||
+	    cp_json_get_string(obj, "driver", created->driver, CP_NAME_MAX, true) < 0 ||
+	    !created->driver[0] ||
+	    cp_json_get_string(obj, "algorithm", created->name, CP_NAME_MAX, true) < 0 ||
+	    cp_json_get_int(obj, "priority", 0, INT_MAX, &priority) < 0 ||
 	    !json_object_object_get_ex(obj, "in_use", &value) ||
 	    !json_object_is_type(value, json_type_boolean))
 		return -EBADMSG;
@@ -233,7 +206,7 @@ static int parse_apply_members(struct cp_state *state)
 	json_object *value;
 
 	if (json_object_object_get_ex(state->doc, "checked_at", &value) &&
-	    get_int(state->doc, "checked_at", 0, INT64_MAX, &state->checked_at) < 0)
+	    cp_json_get_int(state->doc, "checked_at", 0, INT64_MAX, &state->checked_at) < 0)
 		return -EBADMSG;
 	if (json_object_object_get_ex(state->doc, "last_apply", &value))
 		return parse_apply(value, &state->last_apply);
