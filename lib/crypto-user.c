@@ -37,11 +37,13 @@ int cp_cu_check_update(const char *driver, uint64_t priority)
 	return 0;
 }
 
+#define NO_PRIORITY UINT64_MAX
+
 /*
  * A request the kernel looks up by driver name (and, for NEWALG,
- * instantiates by it: exact) with the priority to give; @name, when not
- * NULL, is the algorithm's name (NEWALG only). NULL with errno set when
- * the fields do not fit.
+ * instantiates by it: exact), with the priority to give unless
+ * NO_PRIORITY (DELALG); @name, when not NULL, is the algorithm's name
+ * (NEWALG only). NULL with errno set when the fields do not fit.
  */
 static struct nlmsghdr *put_alg_request(void *buf, uint16_t type, const char *driver,
 					const char *name, uint64_t priority)
@@ -50,7 +52,7 @@ static struct nlmsghdr *put_alg_request(void *buf, uint16_t type, const char *dr
 	struct nlmsghdr *nlh;
 	int r;
 
-	r = cp_cu_check_update(driver, priority);
+	r = cp_cu_check_update(driver, priority == NO_PRIORITY ? 0 : priority);
 	if (r == 0 && name && strlen(name) >= CRYPTO_MAX_NAME)
 		r = -ENAMETOOLONG;
 	if (r < 0) {
@@ -65,7 +67,8 @@ static struct nlmsghdr *put_alg_request(void *buf, uint16_t type, const char *dr
 	if (name)
 		memcpy(cru->cru_name, name, strlen(name) + 1);
 	/* cru_type and cru_mask 0: whatever type the driver (or template) has. */
-	mnl_attr_put_u32(nlh, CRYPTOCFGA_PRIORITY_VAL, (uint32_t) priority);
+	if (priority != NO_PRIORITY)
+		mnl_attr_put_u32(nlh, CRYPTOCFGA_PRIORITY_VAL, (uint32_t) priority);
 	return nlh;
 }
 
@@ -82,21 +85,7 @@ struct nlmsghdr *cp_cu_build_create(void *buf, const char *driver, const char *n
 
 struct nlmsghdr *cp_cu_build_delete(void *buf, const char *driver)
 {
-	struct crypto_user_alg *cru;
-	struct nlmsghdr *nlh;
-	int r;
-
-	r = cp_cu_check_update(driver, 0);
-	if (r < 0) {
-		errno = -r;
-		return NULL;
-	}
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = CRYPTO_MSG_DELALG;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	cru = mnl_nlmsg_put_extra_header(nlh, sizeof(*cru));
-	memcpy(cru->cru_driver_name, driver, strlen(driver) + 1);
-	return nlh;
+	return put_alg_request(buf, CRYPTO_MSG_DELALG, driver, NULL, NO_PRIORITY);
 }
 
 /* A fixed-size kernel string: copy at most its size, always terminated. */
