@@ -8,6 +8,14 @@
 CP_CHECKS_FAILED=0
 CP_CHECKS_PASSED=0
 
+# What the scenarios run and look at: the programs of the build under test,
+# the state file, the appliers' lock and the calibration cache.
+ctl=${CP_BUILD:-}/cli/cryptoprioctl
+daemon=${CP_BUILD:-}/daemon/cryptoprio-daemon
+state=/run/cryptoprio/state.json
+lock=/run/cryptoprio/lock
+cache=/var/lib/cryptoprio/calibration.json
+
 # log MSG...: print a line to the scenario output.
 log() { printf '%s\n' "$*"; }
 

@@ -1,5 +1,4 @@
 # bench/calibration, inside the VM: figures, not pass/fail (see bench/README.md).
-ctl=$CP_BUILD/cli/cryptoprioctl
 out=$CP_RESULTS/bench.txt
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc

@@ -1,6 +1,5 @@
 # The demo (scripts/demo): what cryptoprio sees, measures and changes on a
 # real kernel with an offload engine. Everything shown is also in demo.txt.
-ctl=$CP_BUILD/cli/cryptoprioctl
 out=$CP_RESULTS/demo.txt
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user xfrm_user esp4 authenc echainiv
 modprobe -q crypto-hmac || true

@@ -14,9 +14,7 @@
 #   - reset while an SA holds a created instance lowers it to 0 and keeps
 #     it in the state file; the next reset, once free, removes it.
 # Calibrate = never: the order is by gear alone, nothing is timed.
-ctl=$CP_BUILD/cli/cryptoprioctl
 r=$CP_RESULTS
-state=/run/cryptoprio/state.json
 modprobe_q aesni_intel crypto_user xfrm_user esp4 authenc echainiv
 for m in cbc ctr ecb seqiv crypto-sha256 crypto-hmac; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"

@@ -1,7 +1,6 @@
 # shellcheck shell=bash
 # Shared by the apply-* and plan-* scenarios: modules, the cryptoprio module
 # when it was built for this kernel, IPsec SAs and what they are built on.
-ctl=$CP_BUILD/cli/cryptoprioctl
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user xfrm_user esp4
 wait_for_driver virtio_crypto_aes_cbc 60
 wait_for_driver cbc-aes-aesni

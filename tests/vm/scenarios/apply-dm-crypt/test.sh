@@ -10,7 +10,6 @@
 # Which implementation a mapping got is read from /proc/crypto's refcnt.
 # Sectors written through the engine read back the same through the CPU:
 # the two agree on the cipher, not only on the order.
-ctl=$CP_BUILD/cli/cryptoprioctl
 r=$CP_RESULTS
 eng=xts-aes-cp-caam
 modprobe_q aesni_intel crypto_user dm_crypt loop authenc

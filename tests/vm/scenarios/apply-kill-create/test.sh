@@ -9,9 +9,7 @@
 # DELAY_US at its entry (the request has not reached the kernel yet); the
 # state file is written just before the first step, so the kill follows
 # the first state file that lists a created instance.
-ctl=$CP_BUILD/cli/cryptoprioctl
 r=$CP_RESULTS
-state=/run/cryptoprio/state.json
 delay_us=2000000
 needs_strace
 modprobe_q aesni_intel crypto_user xfrm_user esp4 authenc echainiv

@@ -12,10 +12,6 @@
 # strace is stopped (SIGSTOP), which freezes the applier at its next
 # syscall with the lock held for as long as the check needs, whatever the
 # load of the machine; SIGCONT lets it finish.
-ctl=$CP_BUILD/cli/cryptoprioctl
-daemon=$CP_BUILD/daemon/cryptoprio-daemon
-state=/run/cryptoprio/state.json
-lock=/run/cryptoprio/lock
 delay_us=300000
 needs_strace
 modprobe_q aesni_intel crypto_user

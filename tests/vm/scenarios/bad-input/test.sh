@@ -1,6 +1,5 @@
 # Bad input to set/reset: a precise one-line error, the documented exit code,
 # and the kernel's priorities unchanged.
-ctl=$CP_BUILD/cli/cryptoprioctl
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 

@@ -1,8 +1,6 @@
 # A second calibration on an unchanged machine comes from the cache and says
 # so; a cache entry for another kernel release is not used; a corrupt cache
 # is ignored with a warning; --force measures again.
-ctl=$CP_BUILD/cli/cryptoprioctl
-cache=/var/lib/cryptoprio/calibration.json
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 insmod "$CP_KMOD/cryptoprio.ko"

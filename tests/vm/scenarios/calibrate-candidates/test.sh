@@ -16,7 +16,6 @@
 #     its candidate's figures, so a second apply changes nothing;
 #   - through AF_ALG, whose bind would leave the instance registered, the
 #     candidate is unreachable and nothing appears either.
-ctl=$CP_BUILD/cli/cryptoprioctl
 r=$CP_RESULTS
 modprobe_q aesni_intel crypto_user xfrm_user esp4 authenc echainiv
 for m in cbc ctr ecb seqiv crypto-sha256 crypto-hmac; do

@@ -7,7 +7,6 @@
 # 4 KiB and 64 KiB order depends on virtio-crypto's per-request latency,
 # which varies with the host under TCG (0.6 to 1.5 ms on 6.1): recorded,
 # not asserted.
-ctl=$CP_BUILD/cli/cryptoprioctl
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 wait_for_driver cbc-aes-aesni

@@ -1,7 +1,6 @@
 # The test engine switched to wrong after its self-test is reported faulty;
 # switched to hang it is reported timeout, and neither stalls the
 # calibration beyond its budget (plus the documented minimum grace, 250 ms).
-ctl=$CP_BUILD/cli/cryptoprioctl
 param=/sys/module/cp_test_engine/parameters/mode
 modprobe_q aesni_intel crypto_user
 insmod "$CP_KMOD/cp_test_engine.ko"

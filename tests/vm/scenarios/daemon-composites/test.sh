@@ -4,10 +4,8 @@
 # systemd-modules-load; cryptoprio.service creates the CPU's echainiv above
 # it before the first SA, says so in the journal and in its status; after
 # a reset, the engine's module loaded again gets the same treatment.
-ctl=$CP_BUILD/cli/cryptoprioctl
 svc=cryptoprio.service
 r=$CP_RESULTS
-state=/run/cryptoprio/state.json
 E='echainiv(authenc(hmac(sha256),cbc(aes)))'
 eng_e=echainiv-authenc-hmac-sha256-cbc-aes-cp-caam
 

@@ -9,10 +9,7 @@
 #   the kernel log has no oops, warning or hung task;
 # - the engine's module unloaded and loaded again while the daemon runs
 #   (module uevents): its priority is back to the policy's within seconds.
-ctl=$CP_BUILD/cli/cryptoprioctl
-daemon=$CP_BUILD/daemon/cryptoprio-daemon
 param=/sys/module/cp_test_engine/parameters/mode
-cache=/var/lib/cryptoprio/calibration.json
 eng=cp_test_engine_cbc_aes
 r=$CP_RESULTS
 [[ -f ${CP_KMOD:-}/cryptoprio.ko && -f $CP_KMOD/cp_test_engine.ko ]] ||

@@ -13,10 +13,6 @@
 # first step and after the last, not in between: the watcher waits for the
 # daemon's record in it, then counts the sendto() calls strace saw complete
 # since (one per step) to tell when to kill.
-ctl=$CP_BUILD/cli/cryptoprioctl
-daemon=$CP_BUILD/daemon/cryptoprio-daemon
-state=/run/cryptoprio/state.json
-lock=/run/cryptoprio/lock
 delay_us=500000
 needs_strace
 modprobe_q aesni_intel crypto_user

@@ -6,8 +6,6 @@
 # named, with the kernel's error), nothing is changed (also not by a
 # restart or a --once run), `cryptoprioctl list` reads the read-only
 # inventory from /proc/crypto, and `status` shows the daemon's error.
-ctl=$CP_BUILD/cli/cryptoprioctl
-daemon=$CP_BUILD/daemon/cryptoprio-daemon
 svc=cryptoprio.service
 r=$CP_RESULTS
 

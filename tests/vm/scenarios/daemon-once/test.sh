@@ -4,8 +4,6 @@
 # The state file is written twice by a run that changes something (before
 # the first change, then after the last with the daemon's record), once by
 # one that has nothing to change: counted with strace where it is found.
-ctl=$CP_BUILD/cli/cryptoprioctl
-daemon=$CP_BUILD/daemon/cryptoprio-daemon
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc 60
 wait_for_driver cbc-aes-aesni
@@ -20,7 +18,6 @@ elif [[ $CP_KVER_ALIAS == 7.2 ]]; then
 	fail "cryptoprio.ko not built for 7.2"
 fi
 rm -f /etc/cryptoprio.conf
-state=/run/cryptoprio/state.json
 
 # traced OUT CMD...: CMD, under strace (its renames to OUT) where there is one.
 traced() {

@@ -5,7 +5,6 @@
 # while it says "in use" as modprobe -r --wait does, succeeds while the
 # daemon still runs; the daemon goes on with the rest: a step for a driver
 # that is gone is not a failure, and it exits 0.
-daemon=$CP_BUILD/daemon/cryptoprio-daemon
 eng=cp_test_engine_cbc_aes
 r=$CP_RESULTS
 modprobe_q aesni_intel crypto_user

@@ -6,8 +6,6 @@
 #
 # Nothing here measures time (the calibration budget only keeps valgrind's
 # run short under TCG), so the scenario is not exclusive.
-ctl=$CP_BUILD/cli/cryptoprioctl
-daemon=$CP_BUILD/daemon/cryptoprio-daemon
 command -v valgrind >/dev/null || fail "valgrind is not installed on the host (apt-get install valgrind)"
 [[ -f ${CP_KMOD:-}/cryptoprio.ko ]] || fail "cryptoprio.ko not built for $CP_KVER_ALIAS"
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user

@@ -1,7 +1,6 @@
 # cryptoprioctl list on a real kernel: aesni (cpu) and virtio-crypto (offload)
 # with their live priorities, the same facts in --json, unprivileged, and the
 # /proc/crypto fallback when crypto_user cannot be loaded.
-ctl=$CP_BUILD/cli/cryptoprioctl
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 wait_for_driver cbc-aes-aesni

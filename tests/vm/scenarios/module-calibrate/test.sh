@@ -2,7 +2,6 @@
 # engine at 16 B, 4 KiB and 64 KiB with a known-answer check, really keeps
 # 8 requests in flight, and RESOLVE names the driver each kind of caller
 # gets. On 7.2 AF_ALG cannot even bind the engine: only the module reaches it.
-ctl=$CP_BUILD/cli/cryptoprioctl
 py=/usr/bin/python3
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc 60

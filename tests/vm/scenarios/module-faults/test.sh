@@ -2,7 +2,6 @@
 # is reported "mismatch", a hanging one ends the run with ETIMEDOUT within
 # budget + 4 s (cryptoprio(4)), pins cryptoprio.ko while its requests are
 # outstanding, does not oops or warn, and does not stop other calibrations.
-ctl=$CP_BUILD/cli/cryptoprioctl
 param=/sys/module/cp_test_engine/parameters/mode
 modprobe_q aesni_intel crypto_user
 

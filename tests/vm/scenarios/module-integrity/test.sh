@@ -3,7 +3,6 @@
 # not oops, must check every shape for real, and must leave the kernel's
 # list of implementations exactly as it found it (cryptoprio(4), "LEAVING
 # NO TRACE").
-ctl=$CP_BUILD/cli/cryptoprioctl
 param=/sys/module/cp_test_engine/parameters/mode
 r=$CP_RESULTS
 

@@ -1,7 +1,6 @@
 # What the module refuses, each with its reason shown by the CLI: an
 # unprivileged caller (EPERM), a 2 MiB request, depth 65, a budget over 1 s,
 # an unknown driver, missing attributes; and one run at a time (EBUSY).
-ctl=$CP_BUILD/cli/cryptoprioctl
 py=/usr/bin/python3
 modprobe_q aesni_intel crypto_user
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"

@@ -5,7 +5,6 @@
 # cross-decryption); synchronous, inline and backlogged completions, and a
 # full queue without a backlog, neither loop nor recurse in a callback; the
 # CPU figure counts an engine's busy worker and not its sleep.
-ctl=$CP_BUILD/cli/cryptoprioctl
 py=/usr/bin/python3
 params=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS

@@ -1,7 +1,6 @@
 # set and reset change what a real kernel user gets: an IPsec SA added after
 # `set virtio_crypto_aes_cbc 3000` is built on virtio-crypto, after `reset`
 # on aesni again; the original is recorded once in /run/cryptoprio/state.json.
-ctl=$CP_BUILD/cli/cryptoprioctl
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user xfrm_user esp4
 wait_for_driver virtio_crypto_aes_cbc
 wait_for_driver cbc-aes-aesni

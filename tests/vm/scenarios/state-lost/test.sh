@@ -4,9 +4,6 @@
 # is moved aside with a warning, never fatal; a corrupt cache is ignored
 # with a warning. With both lost, what was changed before cannot be told
 # (man cryptoprioctl, FILES): checked too, so the documented loss is real.
-ctl=$CP_BUILD/cli/cryptoprioctl
-state=/run/cryptoprio/state.json
-cache=/var/lib/cryptoprio/calibration.json
 modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 wait_for_driver cbc-aes-aesni

@@ -2,7 +2,6 @@
 # network-pre.target and sysinit.target, is active with a status text, runs
 # with its sandbox, logs one journal entry with the CRYPTOPRIO_* fields per
 # changed driver, and `cryptoprioctl status` reports it.
-ctl=$CP_BUILD/cli/cryptoprioctl
 svc=cryptoprio.service
 systemctl show "$svc" >"$CP_RESULTS/unit-properties.txt"
 check "cryptoprio.service is active (running)" \

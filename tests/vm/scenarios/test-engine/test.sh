@@ -7,7 +7,6 @@
 # shape's known answer is ok while the engine is right. What the companion
 # module does with wrong, inline, backlogged and refused requests is
 # module-shapes' part.
-ctl=$CP_BUILD/cli/cryptoprioctl
 py=/usr/bin/python3
 params=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS
