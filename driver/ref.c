@@ -18,6 +18,18 @@
  * Where the kernel registers no ghash (7.2), the gcm template is asked to
  * build gcm(aes-lib) and its instance's name is taken.
  *
+ * A template's name has a native reference instead where the kernel
+ * registers an implementation of it that no template built, usable as a
+ * leaf's must be, at no more than the priority of the leaves' references
+ * below it: a library at the same level (7.2's "hmac-sha256-lib", at
+ * sha256-lib's 300), not an architecture's driver (7.2's synchronous
+ * "cbc-aes-aesni", 400 over aes-lib's 100). Building the template's twin
+ * instead would register it at that same priority, and the kernel then
+ * retires every instance built on the native one (crypto_alg_finish_
+ * registration takes a new implementation of a name to replace those at
+ * or below its priority): the kernel's own authenc over hmac-sha256-lib
+ * would be gone after a calibration.
+ *
  * Only registered leaves are used: nothing is loaded for a reference, and
  * a leaf that is not registered means no reference. No driver name is
  * written in this module.
@@ -37,27 +49,45 @@
 #define CP_REF_EXCLUDE (CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY | \
 			CRYPTO_ALG_INTERNAL | CP_ALG_UNUSABLE)
 
-static int cp_leaf_reference(const char *leaf, char *out, size_t len)
+/*
+ * The lowest-priority usable implementation registered under @name (@n
+ * bytes); with @native, one no template built, at @max_prio at most. Its
+ * driver name into @out, its priority into *@prio.
+ */
+static int cp_lowest(const char *name, size_t n, bool native, unsigned int max_prio,
+		     char *out, size_t len, unsigned int *prio)
 {
+	u32 exclude = CP_REF_EXCLUDE | (native ? CRYPTO_ALG_INSTANCE : 0);
 	struct crypto_alg *alg, *best = NULL;
 	int r = -ENOENT;
 
 	down_read(&crypto_alg_sem);
 	list_for_each_entry(alg, &crypto_alg_list, cra_list) {
-		if (strcmp(alg->cra_name, leaf))
+		if (strlen(alg->cra_name) != n || memcmp(alg->cra_name, name, n))
 			continue;
-		if (alg->cra_flags & CP_REF_EXCLUDE)
+		if (alg->cra_flags & exclude)
 			continue;
 		if (!(alg->cra_flags & CRYPTO_ALG_TESTED))
+			continue;
+		if (native && alg->cra_priority > max_prio)
 			continue;
 		/* the list has the newest first: <= keeps the oldest on ties */
 		if (!best || alg->cra_priority <= best->cra_priority)
 			best = alg;
 	}
-	if (best && strscpy(out, best->cra_driver_name, len) > 0)
+	/* @out untouched unless the name fits */
+	if (best && strlen(best->cra_driver_name) < len) {
+		strscpy(out, best->cra_driver_name, len);
+		*prio = best->cra_priority;
 		r = 0;
+	}
 	up_read(&crypto_alg_sem);
 	return r;
+}
+
+static int cp_leaf_reference(const char *leaf, char *out, size_t len, unsigned int *prio)
+{
+	return cp_lowest(leaf, strlen(leaf), false, 0, out, len, prio);
 }
 
 /* Whether any implementation of @name is registered, usable or not. */
@@ -92,7 +122,7 @@ static int cp_append_str(char *out, size_t len, size_t *pos, const char *s)
 }
 
 static int cp_rewrite(const char *name, size_t n, char *out, size_t len,
-		      size_t *pos, int depth);
+		      size_t *pos, int depth, unsigned int *prio);
 
 /*
  * Where no ghash is registered at all (7.2's gcm computes GHASH with the
@@ -133,22 +163,24 @@ static int cp_gcm_registered(const char *ref, char *out, size_t len)
  * cbcmac(X')). @x is X, one argument.
  */
 static int cp_rewrite_base(bool gcm, const char *x, size_t n, char *out,
-			   size_t len, size_t *pos, int depth)
+			   size_t len, size_t *pos, int depth, unsigned int *prio)
 {
 	char ref[CRYPTO_MAX_ALG_NAME], ghash[CRYPTO_MAX_ALG_NAME];
+	unsigned int ghash_prio = 0;
 	size_t ref_len = 0;
 	int r;
 
-	r = cp_rewrite(x, n, ref, sizeof(ref), &ref_len, depth + 1);
+	r = cp_rewrite(x, n, ref, sizeof(ref), &ref_len, depth + 1, prio);
 	if (r)
 		return r;
-	if (gcm && cp_leaf_reference("ghash", ghash, sizeof(ghash))) {
+	if (gcm && cp_leaf_reference("ghash", ghash, sizeof(ghash), &ghash_prio)) {
 		/* a ghash of a driver only (clmulni): not the library's case */
 		if (cp_any_registered("ghash"))
 			return -ENOENT;
 		r = cp_gcm_registered(ref, ghash, sizeof(ghash));
 		return r ? r : cp_append_str(out, len, pos, ghash);
 	}
+	*prio = max(*prio, ghash_prio);
 	r = cp_append_str(out, len, pos, gcm ? "gcm_base(ctr(" : "ccm_base(ctr(");
 	if (!r)
 		r = cp_append_str(out, len, pos, ref);
@@ -168,11 +200,14 @@ static bool cp_word(const char *s, size_t n, const char *word)
 
 /* Rewrite the arguments name[start..n-1) of a template, then its ")". */
 static int cp_rewrite_args(const char *name, size_t n, size_t start,
-			   char *out, size_t len, size_t *pos, int depth)
+			   char *out, size_t len, size_t *pos, int depth,
+			   unsigned int *prio)
 {
+	unsigned int arg_prio;
 	size_t i, level = 0;
 	int r;
 
+	*prio = 0;
 	for (i = start; i < n - 1; i++) {
 		if (name[i] == '(') {
 			level++;
@@ -182,61 +217,85 @@ static int cp_rewrite_args(const char *name, size_t n, size_t start,
 			level--;
 		} else if (name[i] == ',' && !level) {
 			r = cp_rewrite(name + start, i - start, out, len, pos,
-				       depth + 1);
+				       depth + 1, &arg_prio);
 			if (!r)
 				r = cp_append(out, len, pos, ",", 1);
 			if (r)
 				return r;
+			*prio = max(*prio, arg_prio);
 			start = i + 1;
 		}
 	}
 	if (level)
 		return -EINVAL;
-	r = cp_rewrite(name + start, n - 1 - start, out, len, pos, depth + 1);
+	r = cp_rewrite(name + start, n - 1 - start, out, len, pos, depth + 1,
+		       &arg_prio);
 	if (r)
 		return r;
+	*prio = max(*prio, arg_prio);
 	return cp_append(out, len, pos, ")", 1);
 }
 
-/* Rewrite name[0..n) into @out at *@pos; @depth bounds the recursion. */
+static noinline int cp_rewrite_leaf(const char *name, size_t n, char *out,
+				    size_t len, size_t *pos, unsigned int *prio)
+{
+	char leaf[CRYPTO_MAX_ALG_NAME], ref[CRYPTO_MAX_ALG_NAME];
+	int r;
+
+	if (n >= sizeof(leaf))
+		return -EINVAL;
+	memcpy(leaf, name, n);
+	leaf[n] = '\0';
+	r = cp_leaf_reference(leaf, ref, sizeof(ref), prio);
+	if (r)
+		return r;
+	return cp_append_str(out, len, pos, ref);
+}
+
+/*
+ * Rewrite name[0..n) into @out at *@pos; @depth bounds the recursion. *@prio:
+ * the highest priority of the leaves' references used (or of the native
+ * reference taken).
+ */
 static int cp_rewrite(const char *name, size_t n, char *out, size_t len,
-		      size_t *pos, int depth)
+		      size_t *pos, int depth, unsigned int *prio)
 {
 	const char *open = memchr(name, '(', n);
-	char leaf[CRYPTO_MAX_ALG_NAME], ref[CRYPTO_MAX_ALG_NAME];
-	size_t start;
+	char tmpl[CRYPTO_MAX_ALG_NAME];
+	size_t start, tmpl_pos = 0;
 	int r;
 
 	if (depth > 8 || n == 0)
 		return -EINVAL;
-	if (!open) {
-		if (n >= sizeof(leaf))
-			return -EINVAL;
-		memcpy(leaf, name, n);
-		leaf[n] = '\0';
-		r = cp_leaf_reference(leaf, ref, sizeof(ref));
-		if (r)
-			return r;
-		return cp_append_str(out, len, pos, ref);
-	}
+	if (!open)
+		return cp_rewrite_leaf(name, n, out, len, pos, prio);
 	if (name[n - 1] != ')')
 		return -EINVAL;
 	start = open - name + 1;
+	tmpl[0] = '\0';
 	if ((cp_word(name, start - 1, "gcm") || cp_word(name, start - 1, "ccm")) &&
-	    !memchr(name + start, ',', n - 1 - start))
-		return cp_rewrite_base(name[0] == 'g', name + start,
-				       n - 1 - start, out, len, pos, depth);
-	r = cp_append(out, len, pos, name, start);
+	    !memchr(name + start, ',', n - 1 - start)) {
+		r = cp_rewrite_base(name[0] == 'g', name + start, n - 1 - start,
+				    tmpl, sizeof(tmpl), &tmpl_pos, depth, prio);
+	} else {
+		r = cp_append(tmpl, sizeof(tmpl), &tmpl_pos, name, start);
+		if (!r)
+			r = cp_rewrite_args(name, n, start, tmpl, sizeof(tmpl),
+					    &tmpl_pos, depth, prio);
+	}
 	if (r)
 		return r;
-	return cp_rewrite_args(name, n, start, out, len, pos, depth);
+	if (!cp_lowest(name, n, true, *prio, tmpl, sizeof(tmpl), prio))
+		pr_debug("%.*s: native reference %s\n", (int)n, name, tmpl);
+	return cp_append_str(out, len, pos, tmpl);
 }
 
 /* The reference driver (or template over references) for algorithm @name. */
 int cp_reference_driver(const char *name, char *out, size_t len)
 {
+	unsigned int prio;
 	size_t pos = 0;
 
 	out[0] = '\0';
-	return cp_rewrite(name, strlen(name), out, len, &pos, 0);
+	return cp_rewrite(name, strlen(name), out, len, &pos, 0, &prio);
 }
