@@ -9,18 +9,27 @@
 
 #include "apply.h"
 
-/* The workload points to calibrate: the names that compete, grouped by (RequestSize, InFlight). */
+/*
+ * The workload points to calibrate: the names that compete, grouped by
+ * (RequestSize, InFlight) and by whether the CPU's candidates are measured.
+ */
 struct cp_workload {
 	uint32_t size, depth;
+	/*
+	 * Gears = any: only there a candidate's figures decide its place; the
+	 * other gears put it in the CPU's gear whatever it measures.
+	 */
+	bool candidates;
 	char **names; /* fnmatch patterns matching exactly these names (escaped) */
 	size_t n_names;
 };
 
 /*
  * Group every name with two or more competing implementations (template
- * instances aside, as the planner) by its settings' point; with
- * @only_drivers, only names one of whose drivers matches. Returns the
- * count or -ENOMEM; free with cp_workloads_free().
+ * instances aside, as the planner; the CPU's candidate counted where the
+ * name's Gears = any) by its settings' point; with @only_drivers, only
+ * names one of whose drivers matches. Returns the count or -ENOMEM; free
+ * with cp_workloads_free().
  */
 int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *policy,
 		       char *const *only_drivers, size_t n_only_drivers, struct cp_workload **ret);

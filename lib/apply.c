@@ -38,14 +38,17 @@ static bool planned_name_competes(const struct cp_alg *alg)
 	return cp_alg_competes(alg) && !cp_driver_is_template_instance(alg->driver);
 }
 
-/* Registered implementations competing for @name, or those calibration would measure. */
-static size_t competitors(const struct cp_inventory *inv, const char *name)
+/*
+ * Registered implementations competing for @name, or, @with_candidate,
+ * those calibration would measure, the CPU's candidate counted.
+ */
+static size_t competitors(const struct cp_inventory *inv, const char *name, bool with_candidate)
 {
 	size_t n = 0, measured;
 
 	for (size_t i = 0; i < inv->n_algs; i++)
 		n += strcmp(inv->algs[i].name, name) == 0 && planned_name_competes(&inv->algs[i]);
-	measured = cp_calibration_competitors(inv, name);
+	measured = with_candidate ? cp_calibration_competitors(inv, name) : 0;
 
 	return measured > n ? measured : n;
 }
@@ -84,20 +87,23 @@ static bool name_seen(const struct cp_workload *w, size_t n, const char *pattern
 	return false;
 }
 
-/* The group for (@size, @depth), added if new; NULL on ENOMEM. */
-static struct cp_workload *workload_for(struct cp_workload **w, size_t *n, uint32_t size,
-					uint32_t depth)
+/* The group for the point and candidates of @s, added if new; NULL on ENOMEM. */
+static struct cp_workload *workload_for(struct cp_workload **w, size_t *n,
+					const struct cp_settings *s)
 {
+	bool candidates = s->gears == CP_GEARS_ANY;
 	struct cp_workload *all;
 
 	for (size_t i = 0; i < *n; i++)
-		if ((*w)[i].size == size && (*w)[i].depth == depth)
+		if ((*w)[i].size == s->request_size && (*w)[i].depth == s->in_flight &&
+		    (*w)[i].candidates == candidates)
 			return &(*w)[i];
 	all = reallocarray(*w, *n + 1, sizeof(*all));
 	if (!all)
 		return NULL;
 	*w = all;
-	all[*n] = (struct cp_workload){.size = size, .depth = depth};
+	all[*n] = (struct cp_workload){
+	    .size = s->request_size, .depth = s->in_flight, .candidates = candidates};
 	return &all[(*n)++];
 }
 
@@ -124,16 +130,18 @@ int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *p
 		struct cp_settings s;
 		struct cp_workload *group;
 
-		if (!planned_name_competes(alg) || competitors(inv, alg->name) < 2 ||
+		if (!planned_name_competes(alg) ||
 		    !cp_apply_name_selected(inv, alg->name, only_drivers, n_only_drivers))
+			continue;
+		cp_policy_algorithm(policy, alg->name, &s);
+		if (competitors(inv, alg->name, s.gears == CP_GEARS_ANY) < 2)
 			continue;
 		pattern = escape_pattern(alg->name);
 		if (!pattern)
 			goto oom;
 		if (name_seen(w, n, pattern))
 			continue;
-		cp_policy_algorithm(policy, alg->name, &s);
-		group = workload_for(&w, &n, s.request_size, s.in_flight);
+		group = workload_for(&w, &n, &s);
 		if (!group || add_name(group, pattern) < 0)
 			goto oom;
 		pattern = NULL;
@@ -417,6 +425,7 @@ static int calibrate_workloads(struct cp_run *run, const struct cp_settings *g,
 		    .budget_ns = left_ns / names_left * w[i].n_names,
 		    .force = run->opts->force_calibration,
 		    .cache_only = g->calibrate == CP_CALIBRATE_CACHED,
+		    .without_candidates = !w[i].candidates,
 		    .cache_path = run->cache_path,
 		    /* Read once for every point, saved once at the end of the run. */
 		    .cache = run->cache_path ? &run->cache : NULL,
@@ -466,7 +475,7 @@ static int add_created_names(struct cp_run *run, struct cp_workload **w, size_t 
 		if (name_seen(*w, *n, pattern))
 			continue;
 		cp_policy_algorithm(run->policy, alg->name, &s);
-		group = workload_for(w, n, s.request_size, s.in_flight);
+		group = workload_for(w, n, &s);
 		if (!group || add_name(group, pattern) < 0)
 			return -ENOMEM;
 		pattern = NULL;

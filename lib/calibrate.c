@@ -377,7 +377,7 @@ static int select_candidates(const struct cp_inventory *inv,
 
 			if (seen_before(inv, i))
 				continue;
-			has_candidate = group_candidate(inv, i, &cand);
+			has_candidate = !opts->without_candidates && group_candidate(inv, i, &cand);
 			if (has_candidate != with_candidate)
 				continue;
 			r = select_group(inv, i, has_candidate ? &cand : NULL, opts, cal);

@@ -92,8 +92,13 @@ struct cp_calibrate_options {
 	uint32_t workload_size;
 	uint32_t depth;
 	uint64_t budget_ns;
-	bool force;		/* measure again even if cached */
-	bool cache_only;	/* measure nothing: the cache or UNMEASURED (Calibrate=cached) */
+	bool force;	 /* measure again even if cached */
+	bool cache_only; /* measure nothing: the cache or UNMEASURED (Calibrate=cached) */
+	/*
+	 * No CPU candidate: a name has the competitors it has registered. For
+	 * names whose gears, not figures, place the candidate.
+	 */
+	bool without_candidates;
 	const char *cache_path; /* NULL: no cache */
 	/*
 	 * The cache as the caller loaded it from cache_path, when it reads the
