@@ -10,10 +10,9 @@ wait_for_driver cbc-aes-aesni
 
 step() { printf '\n$ %s\n' "$*"; "$@"; }
 sa_driver() { sed -n 's/^driver *: \(authenc(.*)\)$/\1/p' /proc/crypto | tail -n 1; }
-add_sa() {
-	ip xfrm state add src 127.0.0.1 dst 127.0.0.2 proto esp spi "$1" \
-		enc 'cbc(aes)' 0x000102030405060708090a0b0c0d0e0f \
-		auth 'hmac(sha256)' 0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f
+# new_sa SPI: an IPsec SA (lib.sh's add_sa), and what it is built on.
+new_sa() {
+	add_sa "$1"
 	echo "A new IPsec SA (spi $1) is built on: $(sa_driver)"
 }
 {
@@ -21,7 +20,7 @@ add_sa() {
 	echo "Like NXP CAAM, the engine ships a priority that makes it win for every user:"
 	step "$ctl" set virtio_crypto_aes_cbc 3000
 	step "$ctl" list 'cbc(aes)'
-	add_sa 0x100
+	new_sa 0x100
 	echo
 	echo "cryptoprio measures every implementation (companion module: engines included):"
 	step "$ctl" calibrate 'cbc(aes)' --budget 10s
@@ -30,7 +29,7 @@ add_sa() {
 	step "$ctl" plan
 	step "$ctl" apply
 	step "$ctl" list 'cbc(aes)'
-	add_sa 0x101
+	new_sa 0x101
 	step "$ctl" resolve 'cbc(aes)'
 	step "$ctl" status
 } 2>&1 | tee "$out"
