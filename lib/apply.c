@@ -452,8 +452,8 @@ static int calibrate_workloads(struct cp_run *run, const struct cp_settings *g,
  * engines: calibration lists the instance from the cache only (its
  * candidate's figures, cp_measured.cache_only), so that under Gears = any
  * it keeps the place its candidate won. A CPU instance the kernel built
- * does not make its name worth calibrating: running its engines would
- * build their known-answer references, which on 7.2 retire it.
+ * does not make its name worth calibrating: like any template instance it
+ * has no figures of its own, and its place follows its class.
  */
 static int add_created_names(struct cp_run *run, struct cp_workload **w, size_t *n)
 {
