@@ -34,6 +34,8 @@ struct cp_workload {
 int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *policy,
 		       char *const *only_drivers, size_t n_only_drivers, struct cp_workload **ret);
 void cp_workloads_free(struct cp_workload *w, size_t n);
+/* Whether one of @w's @n groups has the name pattern @pattern. */
+bool cp_workloads_have(const struct cp_workload *w, size_t n, const char *pattern);
 
 /*
  * Move @from's results into @into (a driver measured in both gets the

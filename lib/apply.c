@@ -78,7 +78,7 @@ void cp_workloads_free(struct cp_workload *w, size_t n)
 	free(w);
 }
 
-static bool name_seen(const struct cp_workload *w, size_t n, const char *pattern)
+bool cp_workloads_have(const struct cp_workload *w, size_t n, const char *pattern)
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < w[i].n_names; k++)
@@ -139,7 +139,7 @@ int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *p
 		pattern = escape_pattern(alg->name);
 		if (!pattern)
 			goto oom;
-		if (name_seen(w, n, pattern))
+		if (cp_workloads_have(w, n, pattern))
 			continue;
 		group = workload_for(&w, &n, &s);
 		if (!group || add_name(group, pattern) < 0)
@@ -472,7 +472,7 @@ static int add_created_names(struct cp_run *run, struct cp_workload **w, size_t 
 		pattern = escape_pattern(alg->name);
 		if (!pattern)
 			return -ENOMEM;
-		if (name_seen(*w, *n, pattern))
+		if (cp_workloads_have(*w, *n, pattern))
 			continue;
 		cp_policy_algorithm(run->policy, alg->name, &s);
 		group = workload_for(w, n, &s);

@@ -47,15 +47,6 @@ static const struct cp_workload *find_workload(const struct cp_workload *w, size
 	return NULL;
 }
 
-static bool name_in_workloads(const struct cp_workload *w, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < w[i].n_names; k++)
-			if (strcmp(w[i].names[k], name) == 0)
-				return true;
-	return false;
-}
-
 /*
  * A name only an engine serves: its one implementation and the CPU's
  * candidate. Measured where the name's Gears = any (the figures place the
@@ -72,7 +63,7 @@ static void test_candidate_workloads(struct cp_inventory *inv)
 	add_alg(inv, "hmac(sha256)", "hmac-sha256-engine", "ahash", 3000);
 	inv->algs[inv->n_algs - 1].class = CP_CLASS_OFFLOAD;
 	n = cp_apply_workloads(inv, dflt, NULL, 0, &w);
-	ok(n > 0 && !name_in_workloads(w, (size_t) n, "hmac(sha256)"),
+	ok(n > 0 && !cp_workloads_have(w, (size_t) n, "hmac(sha256)"),
 	   "default gears: a name only an engine serves is not calibrated");
 	for (int i = 0; i < n; i++)
 		ok(!w[i].candidates, "default gears: no workload measures candidates (%d)", i);
@@ -82,7 +73,7 @@ static void test_candidate_workloads(struct cp_inventory *inv)
 	ok(n == 2 && w[1].candidates && w[1].n_names == 1 &&
 	       strcmp(w[1].names[0], "hmac(sha256)") == 0,
 	   "Gears = any: the name is calibrated, with its candidate, apart from the others");
-	ok(n == 2 && !w[0].candidates && !name_in_workloads(w, 1, "hmac(sha256)"),
+	ok(n == 2 && !w[0].candidates && !cp_workloads_have(w, 1, "hmac(sha256)"),
 	   "the other names at the same point, without candidates");
 	cp_workloads_free(w, (size_t) n);
 }
