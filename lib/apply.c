@@ -118,6 +118,24 @@ static int add_name(struct cp_workload *w, char *pattern)
 	return 0;
 }
 
+/* @name's pattern into the group of @s, unless a group has it already. 0 or -ENOMEM. */
+static int add_workload_name(struct cp_workload **w, size_t *n, const char *name,
+			     const struct cp_settings *s)
+{
+	_cleanup_free_ char *pattern = escape_pattern(name);
+	struct cp_workload *group;
+
+	if (!pattern)
+		return -ENOMEM;
+	if (cp_workloads_have(*w, *n, pattern))
+		return 0;
+	group = workload_for(w, n, s);
+	if (!group || add_name(group, pattern) < 0)
+		return -ENOMEM;
+	pattern = NULL;
+	return 0;
+}
+
 int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *policy,
 		       char *const *only_drivers, size_t n_only_drivers, struct cp_workload **ret)
 {
@@ -126,9 +144,7 @@ int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *p
 
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *alg = &inv->algs[i];
-		_cleanup_free_ char *pattern = NULL;
 		struct cp_settings s;
-		struct cp_workload *group;
 
 		if (!planned_name_competes(alg) ||
 		    !cp_apply_name_selected(inv, alg->name, only_drivers, n_only_drivers))
@@ -136,15 +152,8 @@ int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *p
 		cp_policy_algorithm(policy, alg->name, &s);
 		if (competitors(inv, alg->name, s.gears == CP_GEARS_ANY) < 2)
 			continue;
-		pattern = escape_pattern(alg->name);
-		if (!pattern)
+		if (add_workload_name(&w, &n, alg->name, &s) < 0)
 			goto oom;
-		if (cp_workloads_have(w, n, pattern))
-			continue;
-		group = workload_for(&w, &n, &s);
-		if (!group || add_name(group, pattern) < 0)
-			goto oom;
-		pattern = NULL;
 	}
 	*ret = w;
 	return (int) n;
@@ -462,23 +471,14 @@ static int add_created_names(struct cp_run *run, struct cp_workload **w, size_t 
 	for (size_t i = 0; i < run->state.n_created; i++) {
 		const struct cp_alg *alg =
 		    cp_inventory_find_driver(inv, run->state.created[i].driver);
-		_cleanup_free_ char *pattern = NULL;
 		struct cp_settings s;
-		struct cp_workload *group;
 
 		if (!alg || !cp_apply_name_selected(inv, alg->name, run->opts->only_drivers,
 						    run->opts->n_only_drivers))
 			continue;
-		pattern = escape_pattern(alg->name);
-		if (!pattern)
-			return -ENOMEM;
-		if (cp_workloads_have(*w, *n, pattern))
-			continue;
 		cp_policy_algorithm(run->policy, alg->name, &s);
-		group = workload_for(w, n, &s);
-		if (!group || add_name(group, pattern) < 0)
+		if (add_workload_name(w, n, alg->name, &s) < 0)
 			return -ENOMEM;
-		pattern = NULL;
 	}
 	return 0;
 }
