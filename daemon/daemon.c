@@ -126,6 +126,13 @@ static char *record_changed(struct cp_daemon *d)
 	return text;
 }
 
+/* @text (owned, or NULL: not known) is the record as it is on disk now. */
+static void record_written(struct cp_daemon *d, char *text)
+{
+	free(d->rec_written);
+	d->rec_written = text;
+}
+
 static void save_record(struct cp_daemon *d)
 {
 	char *text = record_changed(d);
@@ -134,12 +141,12 @@ static void save_record(struct cp_daemon *d)
 	if (!text)
 		return;
 	r = cp_daemon_record_save(state_path(d), lock_path(d), &d->rec);
-	free(d->rec_written);
-	d->rec_written = text;
-	if (r >= 0)
+	if (r >= 0) {
+		record_written(d, text);
 		return;
-	d->rec_written = NULL;
+	}
 	free(text);
+	record_written(d, NULL);
 	cp_log_errno(LOG_WARNING, r, "Failed to record the daemon's state in %s", state_path(d));
 }
 
@@ -334,8 +341,7 @@ static void note_before_final_write(const struct cp_apply_result *res, struct cp
 		free(text);
 		return;
 	}
-	free(d->rec_written);
-	d->rec_written = text; /* forgotten below if the write fails */
+	record_written(d, text); /* forgotten in run_pipeline() if the write fails */
 }
 
 /*
@@ -371,10 +377,8 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 		o.n_only_drivers = patterns.n;
 	}
 	r = cp_apply_run(&o, &res);
-	if (res.state_error) {
-		free(d->rec_written);
-		d->rec_written = NULL;
-	}
+	if (res.state_error)
+		record_written(d, NULL);
 	if (r < 0 && r != -EIO) {
 		cp_track_failure_text(&res, r, trigger, status, sizeof(status));
 		cp_log(LOG_ERR, "%s", status);
