@@ -10,11 +10,13 @@ CP_VM_SID_SERIES=${CRYPTOPRIO_VM_SID_SERIES:-7.2}
 # The Debian mirror for sid: the one the host's apt takes Debian 12 from
 # (the repository of its "bookworm" suite, as apt-get indextargets lists
 # it), so no address is written here.
-host_debian_mirror() {
+# host_repo SUITE: the repository of SUITE in the host's apt sources.
+host_repo() {
 	apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
-		awk '$2 == "bookworm" { sub(/\/$/, "", $1); print $1; exit }'
+		awk -v s="$1" '$2 == s { sub(/\/$/, "", $1); print $1; exit }'
 }
-CP_VM_MIRROR=${CRYPTOPRIO_VM_MIRROR:-$(host_debian_mirror)}
+CP_VM_MIRROR=${CRYPTOPRIO_VM_MIRROR:-$(host_repo bookworm)}
+CP_VM_SECURITY_MIRROR=${CRYPTOPRIO_VM_SECURITY_MIRROR:-$(host_repo bookworm-security)}
 CP_VM_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 msg() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
@@ -41,8 +43,32 @@ valid_kalias() {
 	case $1 in 6.1|6.12|7.2) return 0 ;; *) return 1 ;; esac
 }
 
-# Directory of one kernel in the cache.
-kdir_of() { printf '%s/%s\n' "$CP_VM_CACHE" "$1"; }
+# The guest's architecture, as uname -m says it: x86_64 (the default; the
+# host's own) or arm64 (emulated: Debian's arm64 kernels and an arm64 root).
+# The scripts set it from their -a option.
+CP_VM_ARCH=${CP_VM_ARCH:-x86_64}
+valid_arch() {
+	case $1 in x86_64|arm64) return 0 ;; *) return 1 ;; esac
+}
+# Debian's name of the architecture, which is also its kernel flavour.
+deb_arch() {
+	case $CP_VM_ARCH in x86_64) echo amd64 ;; *) echo "$CP_VM_ARCH" ;; esac
+}
+
+# QEMU's (and the GNU triplet's) name of the architecture.
+qemu_arch() {
+	case $CP_VM_ARCH in arm64) echo aarch64 ;; *) echo "$CP_VM_ARCH" ;; esac
+}
+
+# Directory of one kernel in the cache: x86_64's at the top, arm64's under
+# arm64/, beside that arch's guest root and project build.
+kdir_of() {
+	if [[ $CP_VM_ARCH == x86_64 ]]; then
+		printf '%s/%s\n' "$CP_VM_CACHE" "$1"
+	else
+		printf '%s/%s/%s\n' "$CP_VM_CACHE" "$CP_VM_ARCH" "$1"
+	fi
+}
 
 # Kernel release (uname -r) of a fetched kernel.
 kver_of() {
@@ -62,5 +88,23 @@ sid_apt_opts() {
 		-o "Dir::Etc::PreferencesParts=/dev/null" \
 		-o "Dir::State::Lists=$d/lists" \
 		-o "Dir::Cache=$d/cache" \
+		-o "APT::Sandbox::User=root"
+}
+
+# Private apt options for another architecture's packages (Debian 12, its
+# security suite and sid, written by fetch-kernels), so that neither the
+# host's dpkg architectures nor its lists change.
+arch_apt_opts() {
+	local d="$CP_VM_CACHE/$CP_VM_ARCH/apt"
+	printf '%s\n' \
+		-o "Dir::Etc::SourceList=$d/sources.list" \
+		-o "Dir::Etc::SourceParts=$d/sources.list.d" \
+		-o "Dir::Etc::Preferences=/dev/null" \
+		-o "Dir::Etc::PreferencesParts=/dev/null" \
+		-o "Dir::State::Lists=$d/lists" \
+		-o "Dir::State::Status=$d/status" \
+		-o "Dir::Cache=$d/cache" \
+		-o "APT::Architecture=$(deb_arch)" \
+		-o "APT::Architectures=$(deb_arch)" \
 		-o "APT::Sandbox::User=root"
 }

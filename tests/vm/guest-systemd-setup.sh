@@ -38,7 +38,8 @@ AllowIsolate=yes
 UNIT
 ln -sfn cp-vm.target "$unitdir/default.target"
 # Nothing of the host's that needs a network or a terminal.
-for u in systemd-timesyncd.service getty@tty1.service serial-getty@ttyS0.service; do
+for u in systemd-timesyncd.service getty@tty1.service serial-getty@ttyS0.service \
+	serial-getty@ttyAMA0.service; do
 	ln -sfn /dev/null "$unitdir/$u"
 done
 

@@ -16,6 +16,26 @@ state=/run/cryptoprio/state.json
 lock=/run/cryptoprio/lock
 cache=/var/lib/cryptoprio/calibration.json
 
+# The CPU's AES of the guest's architecture, for the scenarios to name
+# instead of one architecture's drivers: the module that registers it
+# (cpu_aes_module), its drivers of each mode (cpu_cbc, cpu_ecb, cpu_ctr,
+# cpu_xts) and its AES-GCM (cpu_gcm, from cpu_gcm_module). x86_64: AES-NI
+# (aesni_intel); arm64: the ARMv8 Crypto Extensions (aes-ce-blk, ghash-ce).
+case $(uname -m) in
+aarch64)
+	cpu_aes_module=aes_ce_blk cpu_aes=ce
+	cpu_gcm_module=ghash_ce cpu_gcm=gcm-aes-ce
+	;;
+*)
+	cpu_aes_module=aesni_intel cpu_aes=aesni
+	cpu_gcm_module=aesni_intel cpu_gcm=generic-gcm-aesni
+	;;
+esac
+cpu_cbc=cbc-aes-$cpu_aes
+cpu_ecb=ecb-aes-$cpu_aes
+cpu_ctr=ctr-aes-$cpu_aes
+cpu_xts=xts-aes-$cpu_aes
+
 # log MSG...: print a line to the scenario output.
 log() { printf '%s\n' "$*"; }
 
@@ -200,7 +220,9 @@ policy_uncalibrated() {
 # pins_policy FILE BASE: a policy of pins for many drivers, no calibration,
 # so that its plan has many steps (>= 10 on every kernel): the generic C
 # drivers (6.1 *-generic, 7.2 mostly *-lib) at BASE+1 and BASE+2, aesni's
-# at BASE+3, 7.2's *aesni-avx* at BASE+4. No two drivers of one name share
+# at BASE+3, 7.2's *aesni-avx* at BASE+4; on arm64 the scalar *-arm64 at
+# BASE+5, NEON's at BASE+6 and BASE+7, the Crypto Extensions' *-ce at
+# BASE+8 (a later section beats an earlier one). No two drivers of one name share
 # a pin: the plan does not depend on the priorities it starts from, so a
 # plan cut short (a kill) is the same plan when made again. (With one pin
 # for ctr-aes-aesni and ctr-aes-aesni-avx the kernel's order broke the tie,
@@ -221,6 +243,18 @@ pins_policy() {
 
 	[Driver *aesni-avx*]
 	Priority = $(($2 + 4))
+
+	[Driver *-arm64]
+	Priority = $(($2 + 5))
+
+	[Driver *-neon]
+	Priority = $(($2 + 6))
+
+	[Driver *-neonbs]
+	Priority = $(($2 + 7))
+
+	[Driver *-ce]
+	Priority = $(($2 + 8))
 	CONF
 	chmod 0644 "$1"
 }

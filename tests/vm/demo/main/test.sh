@@ -1,11 +1,11 @@
 # The demo (scripts/demo): what cryptoprio sees, measures and changes on a
 # real kernel with an offload engine. Everything shown is also in demo.txt.
 out=$CP_RESULTS/demo.txt
-modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user xfrm_user esp4 authenc echainiv
+modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user xfrm_user esp4 authenc echainiv
 modprobe -q crypto-hmac || true
 modprobe -q crypto-sha256 || true
 wait_for_driver virtio_crypto_aes_cbc
-wait_for_driver cbc-aes-aesni
+wait_for_driver "$cpu_cbc"
 [[ -f $CP_KMOD/cryptoprio.ko ]] && insmod "$CP_KMOD/cryptoprio.ko"
 
 step() { printf '\n$ %s\n' "$*"; "$@"; }
@@ -16,7 +16,7 @@ new_sa() {
 	echo "A new IPsec SA (spi $1) is built on: $(sa_driver)"
 }
 {
-	echo "Kernel $(uname -r) under QEMU TCG; QEMU's virtio-crypto is the offload engine."
+	echo "Kernel $(uname -r) ($(uname -m)) under QEMU TCG; QEMU's virtio-crypto is the offload engine."
 	echo "Like NXP CAAM, the engine ships a priority that makes it win for every user:"
 	step "$ctl" set virtio_crypto_aes_cbc 3000
 	step "$ctl" list 'cbc(aes)'

@@ -1,34 +1,34 @@
-# cryptoprioctl list on a real kernel: aesni (cpu) and virtio-crypto (offload)
+# cryptoprioctl list on a real kernel: the CPU's AES (cpu) and virtio-crypto (offload)
 # with their live priorities, the same facts in --json, unprivileged, and the
 # /proc/crypto fallback when crypto_user cannot be loaded.
-modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
+modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc
-wait_for_driver cbc-aes-aesni
+wait_for_driver "$cpu_cbc"
 
-aesni_prio=$(proc_crypto_prio cbc-aes-aesni)
+cpu_prio=$(proc_crypto_prio "$cpu_cbc")
 out=$("$ctl" list 'cbc(aes)')
 printf '%s\n' "$out"
-check "aesni listed as cpu at its live priority" \
-	grep -qE "^  [* ] cbc-aes-aesni +cpu +$aesni_prio " <<<"$out"
+check "$cpu_cbc listed as cpu at its live priority" \
+	grep -qE "^  [* ] $cpu_cbc +cpu +$cpu_prio " <<<"$out"
 check "virtio-crypto listed as offload at 150" \
 	grep -qE "^  [* ] virtio_crypto_aes_cbc +offload +150 +async" <<<"$out"
 check "the winner (highest priority) is marked" \
-	grep -qE "^  \* cbc-aes-aesni " <<<"$out"
+	grep -qE "^  \* $cpu_cbc " <<<"$out"
 check "only the matching group is shown" \
 	not grep -q "^sha256 " <<<"$out"
 
 "$ctl" --json list 'cbc(aes)' >"$CP_RESULTS/list.json"
-check "--json carries the same facts" python3 - "$CP_RESULTS/list.json" "$aesni_prio" <<'PY'
+check "--json carries the same facts" python3 - "$CP_RESULTS/list.json" "$cpu_cbc" "$cpu_prio" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["source"] == "crypto_user", doc["source"]
 [group] = [g for g in doc["algorithms"] if g["name"] == "cbc(aes)"]
 impl = {i["driver"]: i for i in group["implementations"]}
-a, v = impl["cbc-aes-aesni"], impl["virtio_crypto_aes_cbc"]
-assert a["class"] == "cpu" and a["priority"] == int(sys.argv[2]), a
+a, v = impl[sys.argv[2]], impl["virtio_crypto_aes_cbc"]
+assert a["class"] == "cpu" and a["priority"] == int(sys.argv[3]), a
 assert v["class"] == "offload" and v["priority"] == 150, v
 assert "async" in v["flags"] and "tested" in v["flags"], v["flags"]
-assert group["winner"] == "cbc-aes-aesni" and a["winner"] and not v["winner"]
+assert group["winner"] == sys.argv[2] and a["winner"] and not v["winner"]
 PY
 check "list --json after the verb works too" \
 	bash -c '"$1" list --json virtio_crypto_aes_cbc | python3 -c "import json,sys; json.load(sys.stdin)"' _ "$ctl"
