@@ -35,6 +35,8 @@ cpu_cbc=cbc-aes-$cpu_aes
 cpu_ecb=ecb-aes-$cpu_aes
 cpu_ctr=ctr-aes-$cpu_aes
 cpu_xts=xts-aes-$cpu_aes
+# In the environment too, for the scenarios' Python (os.environ["cpu_cbc"]).
+export cpu_aes_module cpu_cbc cpu_ecb cpu_ctr cpu_xts cpu_gcm_module cpu_gcm
 
 # log MSG...: print a line to the scenario output.
 log() { printf '%s\n' "$*"; }
@@ -207,8 +209,8 @@ expect_verdicts() {
 	printf '%s\n' "${out[@]}" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
 }
 
-# py SCRIPT ARGS...: the Python SCRIPT (json and sys imported) with ARGS in sys.argv[1:].
-py() { python3 -c "import json, sys; $1" "${@:2}"; }
+# py SCRIPT ARGS...: the Python SCRIPT (json, os and sys imported) with ARGS in sys.argv[1:].
+py() { python3 -c "import json, os, sys; $1" "${@:2}"; }
 
 # policy_uncalibrated BODY: /etc/cryptoprio.conf is "[Policy]", Calibrate =
 # never, then BODY (more lines of [Policy], or other sections).
@@ -222,11 +224,14 @@ policy_uncalibrated() {
 # drivers (6.1 *-generic, 7.2 mostly *-lib) at BASE+1 and BASE+2, aesni's
 # at BASE+3, 7.2's *aesni-avx* at BASE+4; on arm64 the scalar *-arm64 at
 # BASE+5, NEON's at BASE+6 and BASE+7, the Crypto Extensions' *-ce at
-# BASE+8 (a later section beats an earlier one). No two drivers of one name share
+# BASE+8 (a later section beats an earlier one): every pin is in
+# BASE+1..BASE+pins_span. No two drivers of one name share
 # a pin: the plan does not depend on the priorities it starts from, so a
 # plan cut short (a kill) is the same plan when made again. (With one pin
 # for ctr-aes-aesni and ctr-aes-aesni-avx the kernel's order broke the tie,
 # and a kill between their steps reversed it.)
+pins_span=8
+export pins_span
 pins_policy() {
 	cat >"$1" <<-CONF
 	[Policy]

@@ -58,4 +58,4 @@ CONF
 rm /etc/cryptoprio.conf.d/50-bad.conf
 check "check-policy: valid now" "$ctl" check-policy
 check "apply: works now" "$ctl" apply
-check "cbc-aes-aesni is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = cbc-aes-aesni
+check "$cpu_cbc is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = "$cpu_cbc"

@@ -15,7 +15,7 @@
 #     it in the state file; the next reset, once free, removes it.
 # Calibrate = never: the order is by gear alone, nothing is timed.
 r=$CP_RESULTS
-modprobe_q aesni_intel crypto_user xfrm_user esp4 authenc echainiv
+modprobe_q "$cpu_aes_module" crypto_user xfrm_user esp4 authenc echainiv
 for m in cbc ctr ecb seqiv crypto-sha256 crypto-hmac; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
 done
@@ -82,7 +82,7 @@ mapfile -t creates < <(jget "$r/plan.json" \
 printf 'create: %s\n' "${creates[@]}"
 cpu_e=$(printf '%s\n' "${creates[@]}" | awk -F'|' -v n="$E" '$1 == n { print $2 }')
 cpu_a=$(printf '%s\n' "${creates[@]}" | awk -F'|' -v n="$A" '$1 == n { print $2 }')
-check "plan creates the CPU's $E ($cpu_e)" grep -qE '^echainiv\(authenc\(hmac[-(]sha256[^,]*,cbc-aes-aesni\)\)$' <<<"$cpu_e"
+check "plan creates the CPU's $E ($cpu_e)" grep -qE "^echainiv\\(authenc\\(hmac[-(]sha256[^,]*,$cpu_cbc\\)\\)\$" <<<"$cpu_e"
 check "plan creates the CPU's $A ($cpu_a)" test "echainiv($cpu_a)" = "$cpu_e"
 check "plan created nothing" cmp -s "$r/drivers-before.txt" <(drivers_now)
 check "plan changed no priority" priorities_as "$r/prio-before.txt"

@@ -30,12 +30,12 @@ cat "$CP_RESULTS/apply.json"
 check "apply exits 0" test "$rc" = 0
 check "apply used the $backend backend (or the cache)" \
 	test "$(jget "$CP_RESULTS/apply.json" "d['calibration']['backend'] in ('$backend', 'none')")" = True
-check "cbc-aes-aesni is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = cbc-aes-aesni
-check "aesni above virtio-crypto in /proc/crypto" \
-	test "$(proc_crypto_prio cbc-aes-aesni)" -gt "$(proc_crypto_prio virtio_crypto_aes_cbc)"
+check "$cpu_cbc is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = "$cpu_cbc"
+check "$cpu_cbc above virtio-crypto in /proc/crypto" \
+	test "$(proc_crypto_prio "$cpu_cbc")" -gt "$(proc_crypto_prio virtio_crypto_aes_cbc)"
 check "every step done" test "$(jget "$CP_RESULTS/apply.json" \
 	"all(s['result'] == 'done' for s in d['steps']) and len(d['steps']) > 0")" = True
-check "a new SA is built on aesni, not on the old winner" sa_built_on cbc-aes-aesni 0x101
+check "a new SA is built on $cpu_cbc, not on the old winner" sa_built_on "$cpu_cbc" 0x101
 refs=$(authenc_refs virtio_crypto_aes_cbc)
 add_sa 0x102 || true
 check "and no new one on virtio-crypto" test "$(authenc_refs virtio_crypto_aes_cbc)" = "$refs"

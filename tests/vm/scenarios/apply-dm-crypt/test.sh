@@ -12,14 +12,14 @@
 # the two agree on the cipher, not only on the order.
 r=$CP_RESULTS
 eng=xts-aes-cp-caam
-modprobe_q aesni_intel crypto_user dm_crypt loop authenc
+modprobe_q "$cpu_aes_module" crypto_user dm_crypt loop authenc
 for m in xts ecb cbc ctr gcm crypto-sha256 crypto-hmac; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
 done
 base=$(dmesg | wc -l)
 check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
 check "$eng passed its self-test" wait_for_driver $eng 120
-wait_before_measuring cp_caam_engine aesni_intel
+wait_before_measuring cp_caam_engine "$cpu_aes_module"
 
 # xts_refcnts: "DRIVER REFCNT" for each implementation named xts(aes)
 xts_refcnts() {

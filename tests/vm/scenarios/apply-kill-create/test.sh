@@ -12,7 +12,7 @@
 r=$CP_RESULTS
 delay_us=2000000
 needs_strace
-modprobe_q aesni_intel crypto_user xfrm_user esp4 authenc echainiv
+modprobe_q "$cpu_aes_module" crypto_user xfrm_user esp4 authenc echainiv
 for m in cbc ctr ecb seqiv crypto-sha256 crypto-hmac; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
 done

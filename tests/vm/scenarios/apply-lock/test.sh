@@ -14,8 +14,8 @@
 # load of the machine; SIGCONT lets it finish.
 delay_us=300000
 needs_strace
-modprobe_q aesni_intel crypto_user
-wait_for_driver cbc-aes-aesni
+modprobe_q "$cpu_aes_module" crypto_user
+wait_for_driver "$cpu_cbc"
 
 pins_policy /etc/cp-lock-a.conf 40
 pins_policy /etc/cp-lock-b.conf 50
@@ -133,14 +133,15 @@ blocked_across() {
 }
 
 # steps_from JSON OLD-BASE NEW-BASE: every step of the apply output JSON
-# goes from OLD-BASE's pin to NEW-BASE's (pins are BASE+1..4), done: the
+# goes from OLD-BASE's pin to NEW-BASE's (pins are BASE+1..BASE+pins_span), done: the
 # plan was made from what the previous holder of the lock left.
 steps_from() {
 	py '
 d = json.load(open(sys.argv[1])); old, new = int(sys.argv[2]), int(sys.argv[3])
 print([(s["driver"], s["old_priority"], s["new_priority"], s["result"]) for s in d["steps"]])
 assert len(d["steps"]) >= 10, "only %d steps" % len(d["steps"])
-bad = [s for s in d["steps"] if not (old < s["old_priority"] <= old + 4 and
+span = int(os.environ["pins_span"])
+bad = [s for s in d["steps"] if not (old < s["old_priority"] <= old + span and
        s["new_priority"] == s["old_priority"] - old + new and s["result"] == "done")]
 assert not bad, bad
 ' "$@"
@@ -166,7 +167,7 @@ bad = [(x["driver"], x["new_priority"], now.get(x["driver"])) for x in a["steps"
        if now.get(x["driver"]) != str(x["new_priority"])]
 assert not bad, ("kernel differs from the plan", bad)
 bad = [(p["driver"], now.get(p["driver"])) for p in pins
-       if not base < int(now.get(p["driver"], -1)) <= base + 4]
+       if not base < int(now.get(p["driver"], -1)) <= base + int(os.environ["pins_span"])]
 assert not bad, ("not at the last pins (mixed plans?)", bad)
 ' $state "$@" /tmp/cp-now.txt "$CP_RESULTS/plan-a.json"
 }

@@ -1,6 +1,6 @@
 # Bad input to set/reset: a precise one-line error, the documented exit code,
 # and the kernel's priorities unchanged.
-modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
+modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 
 priority_snapshot >"$CP_RESULTS/before.txt"
@@ -34,7 +34,7 @@ check "without CAP_NET_ADMIN: exit 1" expect_error 1 "needs CAP_NET_ADMIN" \
 check "reset without CAP_NET_ADMIN: exit 1" expect_error 1 "needs CAP_NET_ADMIN" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" reset
 check "reset of a driver never changed: exit 1" \
-	expect_error 1 "no original priority recorded for 'cbc-aes-aesni'" "$ctl" reset cbc-aes-aesni
+	expect_error 1 "no original priority recorded for '$cpu_cbc'" "$ctl" reset "$cpu_cbc"
 check "/proc/crypto: every priority unchanged" priorities_as "$CP_RESULTS/before.txt"
 check "no state was written" test ! -e /run/cryptoprio/state.json
 check "--help lists the verbs" bash -c '"$1" --help | grep -q "set DRIVER PRIORITY"' _ "$ctl"

@@ -10,7 +10,7 @@
 py=/usr/bin/python3
 params=/sys/module/cp_caam_engine/parameters
 r=$CP_RESULTS
-modprobe_q aesni_intel crypto_user xfrm_user esp4 authenc echainiv
+modprobe_q "$cpu_aes_module" crypto_user xfrm_user esp4 authenc echainiv
 # what the engine computes with (built in on some kernels, modules on others)
 for m in cbc ctr ecb seqiv crypto-sha256; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
@@ -158,7 +158,7 @@ ip xfrm state flush
 # generic templates, so this comes after the exclusivity checks).
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
 # xts(aes) apart: cryptoprio.ko has no reference for it ("unsupported" on
-# 6.1 and 7.2); xts.py compares it with aesni through AF_ALG instead.
+# 6.1 and 7.2); xts.py compares it with the CPU through AF_ALG instead.
 mapfile -t kat < <(printf '%s\n' "${drivers[@]}" | grep -v "^xts-")
 mapfile -t ciphers < <(printf '%s\n' "${kat[@]}" | grep -v "^hmac-")
 xts="xts-aes-cp-caam"
@@ -179,11 +179,11 @@ kat_in_mode() {
 kat_in_mode ok ok
 kat_in_mode wrong mismatch
 if [[ $CP_KVER_ALIAS != 7.2 ]]; then
-	check "mode wrong: xts(aes) differs from aesni (AF_ALG)" "$py" "$CP_SCENARIO_DIR/xts.py" wrong
+	check "mode wrong: xts(aes) differs from $cpu_xts (AF_ALG)" "$py" "$CP_SCENARIO_DIR/xts.py" wrong
 fi
 echo ok >"$params/mode"
 if [[ $CP_KVER_ALIAS != 7.2 ]]; then
-	check "mode ok: xts(aes) as aesni, ciphertext stealing too (AF_ALG)" "$py" "$CP_SCENARIO_DIR/xts.py" ok
+	check "mode ok: xts(aes) as $cpu_xts, ciphertext stealing too (AF_ALG)" "$py" "$CP_SCENARIO_DIR/xts.py" ok
 fi
 
 check "rmmod cryptoprio" rmmod cryptoprio

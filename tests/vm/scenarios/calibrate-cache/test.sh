@@ -1,7 +1,7 @@
 # A second calibration on an unchanged machine comes from the cache and says
 # so; a cache entry for another kernel release is not used; a corrupt cache
 # is ignored with a warning; --force measures again.
-modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
+modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 insmod "$CP_KMOD/cryptoprio.ko"
 

@@ -17,7 +17,7 @@
 #   - through AF_ALG, whose bind would leave the instance registered, the
 #     candidate is unreachable and nothing appears either.
 r=$CP_RESULTS
-modprobe_q aesni_intel crypto_user xfrm_user esp4 authenc echainiv
+modprobe_q "$cpu_aes_module" crypto_user xfrm_user esp4 authenc echainiv
 for m in cbc ctr ecb seqiv crypto-sha256 crypto-hmac; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
 done

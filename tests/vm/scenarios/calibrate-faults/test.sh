@@ -2,7 +2,7 @@
 # switched to hang it is reported timeout, and neither stalls the
 # calibration beyond its budget (plus the documented minimum grace, 250 ms).
 param=/sys/module/cp_test_engine/parameters/mode
-modprobe_q aesni_intel crypto_user
+modprobe_q "$cpu_aes_module" crypto_user
 insmod "$CP_KMOD/cp_test_engine.ko"
 wait_for_driver cp_test_engine_cbc_aes
 insmod "$CP_KMOD/cryptoprio.ko"
@@ -33,9 +33,9 @@ check "mode wrong: faulty at every point, known answer mismatch" \
 	test "$(point_verdicts "$CP_RESULTS/wrong.json" cp_test_engine_cbc_aes)" = "faulty mismatch"
 # (the same allowance as in mode ok: under a loaded host the budget may end
 # before aesni's last sizes; 4 of 10 runs on 7.2)
-aesni_verdicts=$(point_verdicts "$CP_RESULTS/wrong.json" cbc-aes-aesni)
-check "mode wrong: aesni still measured, nothing but measured or out of budget ($aesni_verdicts)" \
-	test "${aesni_verdicts/measured,unmeasured /measured }" = "measured ok"
+cpu_verdicts=$(point_verdicts "$CP_RESULTS/wrong.json" "$cpu_cbc")
+check "mode wrong: $cpu_cbc still measured, nothing but measured or out of budget ($cpu_verdicts)" \
+	test "${cpu_verdicts/measured,unmeasured /measured }" = "measured ok"
 
 echo hang >"$param"
 # 4 s: under a loaded host aesni's known answer and workload point took all
@@ -47,10 +47,10 @@ elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 log "calibration with a hanging engine: $elapsed_ms ms wall, $(jget "$CP_RESULTS/hang.json" "d['elapsed_ms']") ms in the engine"
 hang_verdicts=$(point_verdicts "$CP_RESULTS/hang.json" cp_test_engine_cbc_aes)
 check "mode hang: reported timeout ($hang_verdicts)" test "${hang_verdicts%% *}" = timeout
-check "mode hang: aesni measured at the workload point all the same" python3 -c '
-import json, sys
+check "mode hang: $cpu_cbc measured at the workload point all the same" python3 -c '
+import json, os, sys
 doc = json.load(open(sys.argv[1]))
-[i] = [i for a in doc["algorithms"] for i in a["implementations"] if i["driver"] == "cbc-aes-aesni"]
+[i] = [i for a in doc["algorithms"] for i in a["implementations"] if i["driver"] == os.environ["cpu_cbc"]]
 [p] = [p for p in i["points"] if p["size"] == 4096]
 assert p["verdict"] == "measured", p' "$CP_RESULTS/hang.json"
 check "mode hang: the calibration stays within its 4 s budget + 250 ms (+ 250 ms slack for TCG)" \

@@ -9,9 +9,9 @@
 r=$CP_RESULTS
 engines="virtio_crypto_aes_cbc cp_test_engine_cbc_aes"
 [[ -f ${CP_KMOD:-}/cp_test_engine.ko ]] || fail "cp_test_engine.ko not built for this kernel"
-modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
+modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc 60
-wait_for_driver cbc-aes-aesni
+wait_for_driver "$cpu_cbc"
 insmod "$CP_KMOD/cp_test_engine.ko"
 wait_for_driver cp_test_engine_cbc_aes
 
@@ -51,15 +51,15 @@ assert c["points_measured"] > 0, c
 print("module_error:", c["module_error"])
 PY
 check "plan ($CP_KVER_ALIAS): the engines' places" python3 - "$r/plan.json" "$CP_KVER_ALIAS" <<'PY'
-import json, sys
+import json, os, sys
 doc, kver = json.load(open(sys.argv[1])), sys.argv[2]
 [g] = [g for g in doc["algorithms"] if g["name"] == "cbc(aes)"]
 places = g["places"]
 for p in places:
     print(p["driver"], p["class"], p["gear"], p["reason"], "-", p["why"])
 by = {p["driver"]: p for p in places}
-aesni = by["cbc-aes-aesni"]
-assert aesni["reason"] in ("ranked", "within-noise") and places[0]["driver"] == "cbc-aes-aesni", aesni
+cpu = by[os.environ["cpu_cbc"]]
+assert cpu["reason"] in ("ranked", "within-noise") and places[0]["driver"] == cpu["driver"], cpu
 for e in ("virtio_crypto_aes_cbc", "cp_test_engine_cbc_aes"):
     p = by[e]
     assert p["class"] == "offload", p
@@ -76,13 +76,13 @@ cat "$r/calibrate.err"
 check "calibrate: says it measures through AF_ALG because the module is not usable" \
 	grep -q '^cryptoprioctl: cryptoprio module not usable (.*): measuring through AF_ALG' "$r/calibrate.err"
 check "calibrate ($CP_KVER_ALIAS): verdicts through af_alg" python3 - "$r/calibrate.json" "$CP_KVER_ALIAS" <<'PY'
-import json, sys
+import json, os, sys
 doc, kver = json.load(open(sys.argv[1])), sys.argv[2]
 assert doc["backend"] == "af_alg", doc["backend"]
 impl = {i["driver"]: i for a in doc["algorithms"] for i in a["implementations"]}
 for d, i in impl.items():
     print(d, i["backend"], sorted({p["verdict"] for p in i["points"]}))
-a = impl["cbc-aes-aesni"]
+a = impl[os.environ["cpu_cbc"]]
 assert a["backend"] == "af_alg" and any(p["verdict"] == "measured" for p in a["points"]), a
 for e in ("virtio_crypto_aes_cbc", "cp_test_engine_cbc_aes"):
     i = impl[e]
@@ -109,10 +109,10 @@ check "daemon --once: exit 0" test "$rc" = 0
 check "daemon: the summary names the af_alg backend" \
 	grep -qE '^cryptoprio-daemon: Policy applied \(start\): [1-9][0-9]* changed, 0 failed.*; calibration af_alg, 0 from cache, [1-9][0-9]* measured' \
 	"$r/once.err"
-check "daemon: cbc-aes-aesni is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = cbc-aes-aesni
-aesni=$(proc_crypto_prio cbc-aes-aesni)
+check "daemon: $cpu_cbc is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = "$cpu_cbc"
+cpu_prio=$(proc_crypto_prio "$cpu_cbc")
 for e in $engines; do
-	check "daemon: $e below cbc-aes-aesni ($aesni)" test "$(proc_crypto_prio $e)" -lt "$aesni"
+	check "daemon: $e below $cpu_cbc ($cpu_prio)" test "$(proc_crypto_prio $e)" -lt "$cpu_prio"
 done
 if [[ $CP_KVER_ALIAS == 7.2 ]]; then
 	# At the default log level: which engines the calibration could not reach.

@@ -14,8 +14,8 @@ eng=cp_test_engine_cbc_aes
 r=$CP_RESULTS
 [[ -f ${CP_KMOD:-}/cryptoprio.ko && -f $CP_KMOD/cp_test_engine.ko ]] ||
 	fail "cryptoprio.ko or cp_test_engine.ko not built for this kernel"
-modprobe_q aesni_intel crypto_user
-wait_for_driver cbc-aes-aesni
+modprobe_q "$cpu_aes_module" crypto_user
+wait_for_driver "$cpu_cbc"
 insmod "$CP_KMOD/cp_test_engine.ko"
 wait_for_driver $eng
 wait_for_driver cp_test_engine_sha256
@@ -88,7 +88,7 @@ check "wrong: --once exits 0" test "$ONCE_RC" = 0
 check "wrong: the daemon says the engine is faulty (known-answer mismatch)" \
 	grep -qE "$eng.*(known-answer mismatch|faulty)" "$r/wrong.err"
 check "wrong: the engine is last of the cbc(aes) implementations" is_last $eng
-check "wrong: cbc-aes-aesni is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = cbc-aes-aesni
+check "wrong: $cpu_cbc is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = "$cpu_cbc"
 "$ctl" --json status >"$r/wrong-status.json"
 check "wrong: the state file records the daemon's step" python3 - "$r/wrong-status.json" <<'PY'
 import json, sys
@@ -115,7 +115,7 @@ check "hang: the rest applied, no step failed" \
 	grep -qE '^cryptoprio-daemon: Policy applied \(start\): [1-9][0-9]* changed, 0 failed.*; calibration module' \
 	"$r/hang.err"
 check "hang: the engine is last of the cbc(aes) implementations" is_last $eng
-check "hang: cbc-aes-aesni is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = cbc-aes-aesni
+check "hang: $cpu_cbc is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = "$cpu_cbc"
 check "hang: the kernel says requests are outstanding and the module pinned" \
 	sh -c 'dmesg | grep -q "cp_test_engine_cbc_aes: .* not completed .*module pinned"'
 log "cryptoprio refcnt while the engine holds requests: $(cat /sys/module/cryptoprio/refcnt)"

@@ -15,8 +15,8 @@
 # since (one per step) to tell when to kill.
 delay_us=500000
 needs_strace
-modprobe_q aesni_intel crypto_user
-wait_for_driver cbc-aes-aesni
+modprobe_q "$cpu_aes_module" crypto_user
+wait_for_driver "$cpu_cbc"
 
 # Many steps without calibration: the plan is the same before and after a kill.
 pins_policy /etc/cryptoprio.conf 40

@@ -11,10 +11,10 @@ r=$CP_RESULTS
 
 check "crypto_user is not loaded" test ! -d /sys/module/crypto_user
 check "modprobe crypto_user is refused" not modprobe crypto_user
-check "aesni_intel was loaded at boot (cbc-aes-aesni there)" wait_for_driver cbc-aes-aesni 30
-aesni=$(proc_crypto_prio cbc-aes-aesni)
-log "cbc-aes-aesni at $aesni"
-check "nothing changed at boot: cbc-aes-aesni not at the policy's 1234" test "$aesni" != 1234
+check "$cpu_aes_module was loaded at boot ($cpu_cbc there)" wait_for_driver "$cpu_cbc" 30
+cpu_prio=$(proc_crypto_prio "$cpu_cbc")
+log "$cpu_cbc at $cpu_prio"
+check "nothing changed at boot: $cpu_cbc not at the policy's 1234" test "$cpu_prio" != 1234
 
 # The unit: failed with the documented exit status 1, once.
 systemctl show -p ActiveState,SubState,Result,ExecMainStatus,NRestarts $svc | tee "$r/unit.txt"
@@ -48,7 +48,7 @@ cat "$r/list.txt"
 log "list stderr: $err"
 check "list: crypto_user unavailable, read-only inventory from /proc/crypto" \
 	grep -q 'crypto_user unavailable (.*), read-only inventory from /proc/crypto' <<<"$err"
-check "list: cbc-aes-aesni at its live priority" grep -qE "cbc-aes-aesni +cpu +$aesni " "$r/list.txt"
+check "list: $cpu_cbc at its live priority" grep -qE "$cpu_cbc +cpu +$cpu_prio " "$r/list.txt"
 "$ctl" status | tee "$r/status.txt"
 check "status: the daemon is not running and its error is recorded" bash -c \
 	"grep -q '^Daemon: not running' '$r/status.txt' && grep -q 'Last error: .*Protocol not supported' '$r/status.txt'"

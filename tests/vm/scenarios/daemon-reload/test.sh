@@ -23,8 +23,15 @@ check "reload: the changed policy applied (2222)" wait_for_prio virtio_crypto_ae
 check "reload: the daemon logged the reload and a run" wait_until 15 bash -c \
 	"journalctl -b -u $svc --no-pager | grep -q 'Policy reloaded' &&
 	 journalctl -b -u $svc --no-pager | grep -qE 'Policy (applied|in force) \(reload\)'"
-status_says_reload() { grep -qE '\(reload\)' <<<"$(unit_prop $svc StatusText)"; }
-check "StatusText after reload" wait_until 15 status_says_reload
+# StatusText is the summary of the last run in the journal: the reload's, or
+# one after it (where a self-test is still running, as virtio-crypto-rsa's
+# for 100 s on arm64's 7.2, retries follow).
+status_is_last_run() {
+	local last
+	last=$(journalctl -b -u $svc -o cat --no-pager | grep -E '^Policy (applied|in force) \(' | tail -n 1)
+	[[ -n $last && $(unit_prop $svc StatusText) == "$last" ]]
+}
+check "StatusText after reload: the last run's summary" wait_until 15 status_is_last_run
 
 cat >$conf <<'CONF'
 [Policy]

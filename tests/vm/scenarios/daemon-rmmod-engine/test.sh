@@ -7,9 +7,9 @@
 # that is gone is not a failure, and it exits 0.
 eng=cp_test_engine_cbc_aes
 r=$CP_RESULTS
-modprobe_q aesni_intel crypto_user
+modprobe_q "$cpu_aes_module" crypto_user
 for m in gcm ccm authenc echainiv; do modprobe -q "$m" || true; done
-wait_for_driver cbc-aes-aesni
+wait_for_driver "$cpu_cbc"
 insmod "$CP_KMOD/cryptoprio.ko"
 # 2 ms per request: each of the engine's eight drivers takes a while to measure
 insmod "$CP_KMOD/cp_test_engine.ko" latency_us=2000
@@ -40,6 +40,6 @@ cat "$r/once.err"
 check "the daemon exits 0 (exit $rc)" test "$rc" = 0
 check "no step failed" grep -qE '^cryptoprio-daemon: Policy applied \(start\): [0-9]+ changed, 0 failed' "$r/once.err"
 check "the engine's step: gone, not failed" grep -qE "$eng.*gone" "$r/once.err"
-check "the rest was applied: aesni is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = cbc-aes-aesni
+check "the rest was applied: $cpu_cbc is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = "$cpu_cbc"
 check "cryptoprio.ko holds nothing (refcnt 0)" test "$(cat /sys/module/cryptoprio/refcnt)" = 0
 check "rmmod cryptoprio" rmmod cryptoprio

@@ -8,9 +8,9 @@
 # run short under TCG), so the scenario is not exclusive.
 command -v valgrind >/dev/null || fail "valgrind is not installed on the host (apt-get install valgrind)"
 [[ -f ${CP_KMOD:-}/cryptoprio.ko ]] || fail "cryptoprio.ko not built for $CP_KVER_ALIAS"
-modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
+modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc 60
-wait_for_driver cbc-aes-aesni
+wait_for_driver "$cpu_cbc"
 insmod "$CP_KMOD/cryptoprio.ko"
 mkdir -p /var/lib/cryptoprio /run/cryptoprio
 

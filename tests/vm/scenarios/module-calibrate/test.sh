@@ -3,24 +3,24 @@
 # 8 requests in flight, and RESOLVE names the driver each kind of caller
 # gets. On 7.2 AF_ALG cannot even bind the engine: only the module reaches it.
 py=/usr/bin/python3
-modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
+modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc 60
-wait_for_driver cbc-aes-aesni
-wait_before_measuring aesni_intel virtio_crypto
+wait_for_driver "$cpu_cbc"
+wait_before_measuring "$cpu_aes_module" virtio_crypto
 
 check "without the module: calibrate says it is not loaded" \
 	expect_fail 'cryptoprio kernel module not loaded \(modprobe cryptoprio\)' \
-	"$ctl" calibrate --raw cbc-aes-aesni
+	"$ctl" calibrate --raw "$cpu_cbc"
 base=$(dmesg | wc -l)
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
 check "family registered" grep -q '^cryptoprio ' /proc/modules
 
 out=$CP_RESULTS/calibrate.json
-check "calibrate cbc-aes-aesni and virtio_crypto_aes_cbc at 16,4096,65536" \
-	sh -c "'$ctl' calibrate --raw --json cbc-aes-aesni virtio_crypto_aes_cbc --size 16,4096,65536 >'$out'"
-"$ctl" calibrate --raw cbc-aes-aesni virtio_crypto_aes_cbc --size 16,4096,65536 || true
+check "calibrate $cpu_cbc and virtio_crypto_aes_cbc at 16,4096,65536" \
+	sh -c "'$ctl' calibrate --raw --json $cpu_cbc virtio_crypto_aes_cbc --size 16,4096,65536 >'$out'"
+"$ctl" calibrate --raw "$cpu_cbc" virtio_crypto_aes_cbc --size 16,4096,65536 || true
 
-for drv in cbc-aes-aesni virtio_crypto_aes_cbc; do
+for drv in "$cpu_cbc" virtio_crypto_aes_cbc; do
 	for size in 16 4096 65536; do
 		sel="[r for r in d['results'] if r['driver']=='$drv' and r['size']==$size]"
 		check "$drv at $size: one result" test "$(jget "$out" "len($sel)")" = 1
@@ -40,7 +40,7 @@ for drv in cbc-aes-aesni virtio_crypto_aes_cbc; do
 		# a second VM beside this one on the host (as CI runs them),
 		# 7.2 counted aesni 0.56 of its wall time at 64 KiB (1.00
 		# alone). So the check is that the time is counted, not exact.
-		if [[ $drv == cbc-aes-aesni ]]; then
+		if [[ $drv == "$cpu_cbc" ]]; then
 			check "$drv at $size: CPU time counted (at least a quarter of the wall time)" \
 				test "$(jget "$out" "$sel[0]['cpu_ns'] * 4 >= $sel[0]['wall_ns']")" = True
 		else
@@ -86,8 +86,8 @@ sync=$(jget "$res" "[c['driver'] for c in d['callers'] if c['caller']=='synchron
 nonalloc=$(jget "$res" "[c['driver'] for c in d['callers'] if c['caller']=='non-allocating'][0]")
 both=$(jget "$res" "[c['driver'] for c in d['callers'] if c['caller']=='both'][0]")
 log "any=$any synchronous=$sync non-allocating=$nonalloc both=$both"
-check "any caller gets cbc-aes-aesni (priority $(proc_crypto_prio cbc-aes-aesni) > $(proc_crypto_prio virtio_crypto_aes_cbc))" \
-	test "$any" = cbc-aes-aesni
+check "any caller gets $cpu_cbc (priority $(proc_crypto_prio "$cpu_cbc") > $(proc_crypto_prio virtio_crypto_aes_cbc))" \
+	test "$any" = "$cpu_cbc"
 # is_sync DRIVER: /proc/crypto says "async : no"; an lskcipher (what a
 # cbc(aes-generic) instance is since Linux 6.7) is synchronous by type and
 # /proc/crypto shows no async line for it. A synchronous caller is handed a

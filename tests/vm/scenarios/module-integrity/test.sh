@@ -10,7 +10,7 @@ r=$CP_RESULTS
 # templates' generic parts, the engines. Loaded before the snapshot.
 # (Which of the generic parts are modules differs: 7.2 builds sha256 and
 # ghash as libraries.)
-modprobe_q aesni_intel crypto_user virtio_pci virtio_crypto
+modprobe_q "$cpu_aes_module" crypto_user virtio_pci virtio_crypto
 for m in ghash_generic gcm ccm ctr cbc authenc echainiv seqiv hmac sha256_generic; do
 	modprobe -q "$m" || log "$m: not a module of this kernel"
 done
@@ -35,7 +35,7 @@ stable_snapshot() {
 	larvals_present && log "still a larval after 60 s: $(grep -B3 -A3 'larval' /proc/crypto | tr '\n' ' ')"
 	printf '%s\n' "$now" >"$1"
 }
-wait_before_measuring aesni_intel virtio_crypto cp_test_engine
+wait_before_measuring "$cpu_aes_module" virtio_crypto cp_test_engine
 # The kernel's own instance of IPsec's name, as an SA at boot builds it
 # (on 7.2 over hmac-sha256-lib, a native implementation at sha256-lib's
 # priority: a reference built as the template's twin, hmac(sha256-lib),

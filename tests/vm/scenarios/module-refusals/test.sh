@@ -2,46 +2,46 @@
 # unprivileged caller (EPERM), a 2 MiB request, depth 65, a budget over 1 s,
 # an unknown driver, missing attributes; and one run at a time (EBUSY).
 py=/usr/bin/python3
-modprobe_q aesni_intel crypto_user
+modprobe_q "$cpu_aes_module" "$cpu_gcm_module" crypto_user
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
 
-check "a valid request works (control)" "$ctl" calibrate --raw cbc-aes-aesni --size 16 --budget 20
+check "a valid request works (control)" "$ctl" calibrate --raw "$cpu_cbc" --size 16 --budget 20
 check "unprivileged CALIBRATE: EPERM and the CAP_NET_ADMIN hint" \
 	expect_fail 'Operation not permitted.*CAP_NET_ADMIN' \
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" calibrate --raw cbc-aes-aesni --size 16
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" calibrate --raw "$cpu_cbc" --size 16
 check "unprivileged RESOLVE: EPERM" \
 	expect_fail 'Operation not permitted' \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" resolve 'cbc(aes)'
 check "size 2 MiB refused by the kernel" \
 	expect_fail 'Invalid argument \(kernel: request size must be 1\.\.1048576 bytes' \
-	"$ctl" calibrate --raw cbc-aes-aesni --size 2M
+	"$ctl" calibrate --raw "$cpu_cbc" --size 2M
 check "depth 65 refused by the kernel" \
 	expect_fail 'Invalid argument \(kernel: depth must be 1\.\.64' \
-	"$ctl" calibrate --raw cbc-aes-aesni --size 16 --depth 65
+	"$ctl" calibrate --raw "$cpu_cbc" --size 16 --depth 65
 check "budget 1001 ms refused by the kernel" \
 	expect_fail 'Invalid argument \(kernel: budget must be 1 ns\.\.1 s' \
-	"$ctl" calibrate --raw cbc-aes-aesni --size 16 --budget 1001
+	"$ctl" calibrate --raw "$cpu_cbc" --size 16 --budget 1001
 check "buffers over 64 MiB refused by the kernel (1 MiB x 64 AEAD decryption)" \
 	expect_fail 'Invalid argument \(kernel: depth x request size needs more than 64 MiB' \
-	"$ctl" calibrate --raw rfc4106-gcm-aesni --type aead --size 1M --depth 64 --decrypt
+	"$ctl" calibrate --raw "$cpu_gcm" --type aead --size 1M --depth 64 --decrypt
 check "64 MiB is allowed (1 MiB x 64 encryption), depth reached" \
-	"$ctl" calibrate --raw cbc-aes-aesni --size 1M --depth 64 --budget 10
+	"$ctl" calibrate --raw "$cpu_cbc" --size 1M --depth 64 --budget 10
 check "unknown driver refused by the kernel" \
 	expect_fail 'No such file or directory \(kernel: no such driver of this type' \
 	"$ctl" calibrate --raw no-such-driver --size 16
 check "size not a multiple of the block size" \
 	expect_fail 'kernel: request size is not a multiple of the block size' \
-	"$ctl" calibrate --raw cbc-aes-aesni --size 17
+	"$ctl" calibrate --raw "$cpu_cbc" --size 17
 check "missing REQ_SIZE (size 0 is left out)" \
 	expect_fail 'kernel: missing attribute REQ_SIZE' \
-	"$ctl" calibrate --raw cbc-aes-aesni --size 0
+	"$ctl" calibrate --raw "$cpu_cbc" --size 0
 check "an algorithm name is not a driver" \
 	expect_fail 'kernel: (an algorithm name, not a driver name|no such driver of this type)' \
 	"$ctl" calibrate --raw 'pcbc(aes)' --size 16
 
 # Missing DRIVER and TYPE: a raw generic netlink request without them.
 cat >"$CP_RESULTS/raw.py" <<'PY'
-import socket, struct, sys
+import os, socket, struct, sys
 NLMSG_ERROR, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME = 2, 16, 3, 2
 NETLINK_EXT_ACK = 11
 def attr(t, payload):
@@ -62,7 +62,7 @@ while off < len(r):
         fam = struct.unpack_from("H", r, off + 4)[0]
     off += (l + 3) & ~3
 mode = sys.argv[1]
-attrs = b"" if mode == "nodriver" else attr(2, b"cbc-aes-aesni\0")  # DRIVER
+attrs = b"" if mode == "nodriver" else attr(2, os.environ["cpu_cbc"].encode() + b"\0")  # DRIVER
 attrs += attr(7, struct.pack("I", 16))  # REQ_SIZE
 if mode not in ("nodriver", "notype"):
     attrs += attr(4, struct.pack("I", 1))  # TYPE skcipher
@@ -119,17 +119,17 @@ s.send(struct.pack("IHHII", 16 + len(body), CRYPTO_MSG_UPDATEALG, 1 | 4, 1, 0) +
 r = s.recv(65536)
 print(struct.unpack_from("i", r, 16)[0])
 PY
-before=$(proc_crypto_prio cbc-aes-aesni)
-out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$py" "$CP_RESULTS/updatealg.py" cbc-aes-aesni 7)
+before=$(proc_crypto_prio "$cpu_cbc")
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$py" "$CP_RESULTS/updatealg.py" "$cpu_cbc" 7)
 log "unprivileged UPDATEALG: $out"
 check "unprivileged UPDATEALG: EPERM from crypto_user" test "$out" = -1
-check "and the priority is unchanged" test "$(proc_crypto_prio cbc-aes-aesni)" = "$before"
-check "the same request as root works (control)" test "$("$py" "$CP_RESULTS/updatealg.py" cbc-aes-aesni "$before")" = 0
+check "and the priority is unchanged" test "$(proc_crypto_prio "$cpu_cbc")" = "$before"
+check "the same request as root works (control)" test "$("$py" "$CP_RESULTS/updatealg.py" "$cpu_cbc" "$before")" = 0
 
 # One run at a time. The first holds the module for five 1 s runs back to
 # back, in one process: on a loaded host a single run could end before the
 # second command even starts.
-"$ctl" calibrate --raw cbc-aes-aesni --size 65536,65536,65536,65536,65536 --budget 1000 \
+"$ctl" calibrate --raw "$cpu_cbc" --size 65536,65536,65536,65536,65536 --budget 1000 \
 	>/dev/null 2>&1 &
 pid=$!
 # try while the first one lasts (its start under TCG takes a moment)
@@ -137,7 +137,7 @@ busy() {
 	local i
 	for i in $(seq 30); do
 		expect_fail 'Device or resource busy \(kernel: another calibration is running' \
-			"$ctl" calibrate --raw cbc-aes-aesni --size 16 --budget 1 && return 0
+			"$ctl" calibrate --raw "$cpu_cbc" --size 16 --budget 1 && return 0
 		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.05
 	done

@@ -8,7 +8,7 @@
 py=/usr/bin/python3
 params=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS
-modprobe_q aesni_intel crypto_user
+modprobe_q "$cpu_aes_module" crypto_user
 for m in ghash_generic gcm ccm ctr cbc authenc echainiv seqiv hmac sha256_generic; do
 	modprobe -q "$m" || log "$m: not a module of this kernel"
 done

@@ -20,7 +20,7 @@
 # engine within noise of aesni in one run of three.
 eng=cp_test_engine_cbc_aes
 params=/sys/module/cp_test_engine/parameters
-modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
+modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 for cpu in /sys/devices/system/cpu/cpu[1-9]*/online; do echo 0 >"$cpu"; done
 check "one CPU online" test "$(nproc)" = 1
 wait_for_driver virtio_crypto_aes_cbc
@@ -28,7 +28,7 @@ insmod "$CP_KMOD/cryptoprio.ko"
 check "offload_to a driver that does not exist: the load is refused" \
 	not insmod "$CP_KMOD/cp_test_engine.ko" offload_to=no_such_driver
 check "offload_to a driver that is no cbc(aes): the load is refused" \
-	not insmod "$CP_KMOD/cp_test_engine.ko" offload_to=ctr-aes-aesni
+	not insmod "$CP_KMOD/cp_test_engine.ko" offload_to="$cpu_ctr"
 check "cp_test_engine loads with offload_to=virtio_crypto_aes_cbc" \
 	insmod "$CP_KMOD/cp_test_engine.ko" offload_to=virtio_crypto_aes_cbc latency_us=1000
 check "$eng passed its self-test through virtio-crypto" wait_for_driver $eng 60
@@ -107,15 +107,15 @@ for try in 1 2 3; do
 	measure dma
 	plan dma-cost cpu-cost
 	show dma-cost
-	tied dma-cost $eng cbc-aes-aesni || break
-	log "cpu-cost: $eng within noise of cbc-aes-aesni (try $try)"
+	tied dma-cost $eng "$cpu_cbc" || break
+	log "cpu-cost: $eng within noise of $cpu_cbc (try $try)"
 done
-check "cpu-cost: the DMA-like engine ahead of the CPU (cbc-aes-aesni)" \
-	before dma-cost $eng cbc-aes-aesni
+check "cpu-cost: the DMA-like engine ahead of the CPU ($cpu_cbc)" \
+	before dma-cost $eng "$cpu_cbc"
 plan dma-speed throughput
 show dma-speed
 check "throughput: the CPU ahead of the DMA-like engine" \
-	before dma-speed cbc-aes-aesni $eng
+	before dma-speed "$cpu_cbc" $eng
 
 # 2. The CPU-burning engine: the same one, its worker busy instead of asleep.
 echo 0 >$params/latency_us
@@ -124,7 +124,7 @@ measure burn
 plan burn-cost cpu-cost
 show burn-cost
 check "cpu-cost: the CPU-burning engine behind the CPU" \
-	before burn-cost cbc-aes-aesni $eng
+	before burn-cost "$cpu_cbc" $eng
 
 check "calibrate and plan changed no priority" \
 	priorities_as "$CP_RESULTS/prio-before.txt"

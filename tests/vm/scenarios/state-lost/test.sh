@@ -4,22 +4,22 @@
 # is moved aside with a warning, never fatal; a corrupt cache is ignored
 # with a warning. With both lost, what was changed before cannot be told
 # (man cryptoprioctl, FILES): checked too, so the documented loss is real.
-modprobe_q virtio_pci virtio_crypto aesni_intel crypto_user
+modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc
-wait_for_driver cbc-aes-aesni
+wait_for_driver "$cpu_cbc"
 
 # Pins only, no measuring: the point is what is recorded, not the order.
-cat >/etc/cryptoprio.conf <<'CONF'
+cat >/etc/cryptoprio.conf <<CONF
 [Policy]
 Calibrate = never
 
 [Driver virtio_crypto_aes_cbc]
 Priority = 1234
 
-[Driver cbc-aes-aesni]
+[Driver $cpu_cbc]
 Priority = 77
 
-[Driver ecb-aes-aesni]
+[Driver $cpu_ecb]
 Priority = 78
 CONF
 chmod 0644 /etc/cryptoprio.conf
@@ -38,8 +38,8 @@ rm -f "$cache" "$state"
 check "apply" "$ctl" apply
 check "virtio_crypto_aes_cbc pinned to 1234" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 1234
 check "its default 150 recorded in the cache" test "$(default_of virtio_crypto_aes_cbc)" = 150
-check "cbc-aes-aesni's default recorded as it was" \
-	test "$(default_of cbc-aes-aesni)" = "$(awk '$1 == "cbc-aes-aesni" { print $2 }' "$CP_RESULTS/before.txt")"
+check "$cpu_cbc's default recorded as it was" \
+	test "$(default_of "$cpu_cbc")" = "$(awk -v d="$cpu_cbc" '$1 == d { print $2 }' "$CP_RESULTS/before.txt")"
 
 # 2. /run lost: reset restores every original from the recorded defaults.
 rm -f "$state"

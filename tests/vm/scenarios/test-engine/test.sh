@@ -10,7 +10,7 @@
 py=/usr/bin/python3
 params=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS
-modprobe_q aesni_intel crypto_user
+modprobe_q "$cpu_aes_module" crypto_user
 # the fallbacks' templates (built in on some kernels, modules on others)
 for m in gcm ccm authenc echainiv; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
