@@ -13,10 +13,11 @@
  * may be built in (so no module path tells). Patterns match driver names.
  */
 static const char *const known_engine_patterns[] = {
-    "virtio_crypto_*", "virtio-crypto-*", "*-caam",	   "*-caam-*",	 "*caam-qi*",  "*-qat",
-    "qat-*",	       "qat_*",		  "stm32-*",	   "sun4i-ss-*", "*-sun4i-ss", "*-sun8i-ce",
-    "*-sun8i-ss",      "*-talitos",	  "atmel-*",	   "omap-*",	 "mv-*",       "safexcel-*",
-    "*-ccp",	       "*-ccree",	  "*-keembay-ocs", "*-img",	 "*-rk",       "*-qce",
+    "virtio_crypto_*", "virtio-crypto-*", "virtio-pkcs1-*", "*-caam",	  "*-caam-*",
+    "*caam-qi*",       "*-qat",		  "qat-*",	    "qat_*",	  "stm32-*",
+    "sun4i-ss-*",      "*-sun4i-ss",	  "*-sun8i-ce",	    "*-sun8i-ss", "*-talitos",
+    "atmel-*",	       "omap-*",	  "mv-*",	    "safexcel-*", "*-ccp",
+    "*-ccree",	       "*-keembay-ocs",	  "*-img",	    "*-rk",	  "*-qce",
     "*-iaa",
 };
 

@@ -252,10 +252,11 @@ static int parse_recording(const char *path, struct cp_inventory *inv, size_t *n
 	return r;
 }
 
-static void test_recording(const char *kernel)
+/* @kernel: the fixture's name (6.1, arm64-7.2); @cpu_cbc: the CPU's cbc(aes) there. */
+static void test_recording(const char *kernel, const char *cpu_cbc)
 {
 	struct cp_inventory inv = {};
-	const struct cp_alg *aesni, *virtio;
+	const struct cp_alg *cpu, *virtio;
 	char path[512];
 	size_t n_datagrams = 0;
 
@@ -264,10 +265,10 @@ static void test_recording(const char *kernel)
 	       kernel);
 	ok(n_datagrams > 1, "%s: the dump spans %zu datagrams", kernel, n_datagrams);
 	ok(inv.n_algs > 30, "%s: %zu implementations", kernel, inv.n_algs);
-	aesni = cp_inventory_find_driver(&inv, "cbc-aes-aesni");
+	cpu = cp_inventory_find_driver(&inv, cpu_cbc);
 	virtio = cp_inventory_find_driver(&inv, "virtio_crypto_aes_cbc");
-	ok(aesni && strcmp(aesni->name, "cbc(aes)") == 0 && strcmp(aesni->type, "skcipher") == 0,
-	   "%s: cbc-aes-aesni is a cbc(aes) skcipher", kernel);
+	ok(cpu && strcmp(cpu->name, "cbc(aes)") == 0 && strcmp(cpu->type, "skcipher") == 0,
+	   "%s: %s is a cbc(aes) skcipher", kernel, cpu_cbc);
 	ok(virtio && virtio->priority == 150 && (virtio->flags & CP_ALG_ASYNC) &&
 	       strcmp(virtio->module, "virtio_crypto") == 0,
 	   "%s: virtio_crypto_aes_cbc async at 150 from module virtio_crypto", kernel);
@@ -283,7 +284,9 @@ int main(void)
 	test_parse_built();
 	test_error_with_extack();
 	test_huge_nlmsg_len();
-	test_recording("6.1");
-	test_recording("7.2");
+	test_recording("6.1", "cbc-aes-aesni");
+	test_recording("7.2", "cbc-aes-aesni");
+	test_recording("arm64-6.1", "cbc-aes-ce");
+	test_recording("arm64-7.2", "cbc-aes-ce");
 	return done_testing();
 }

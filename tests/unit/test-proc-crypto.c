@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "class.h"
 #include "proc-crypto.h"
 #include "macro.h"
 #include "tap.h"
@@ -100,7 +101,34 @@ static void test_lookup_larval(void)
 	cp_inventory_free(&inv);
 }
 
-static void test_real_file(const char *kernel)
+/*
+ * The class rules on a real kernel's inventory: virtio-crypto's drivers are
+ * the offload engine (known engines by name, with no module paths), and
+ * everything else there,
+ * the CPU's AES of the arch, its NEON and generic C code, is cpu.
+ */
+static void check_classes(const char *kernel, struct cp_inventory *inv)
+{
+	size_t engines = 0, wrong = 0;
+
+	cp_classify(inv, NULL);
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+		bool engine = strcmp(alg->module, "virtio_crypto") == 0;
+
+		engines += engine;
+		if ((alg->class == CP_CLASS_OFFLOAD) != engine) {
+			diag("%s: %s classified %s", kernel, alg->driver,
+			     cp_class_to_string(alg->class));
+			wrong++;
+		}
+	}
+	ok(engines >= 1, "%s: %zu virtio-crypto implementations", kernel, engines);
+	is_int(wrong, 0, "%s: virtio-crypto offload, everything else cpu", kernel);
+}
+
+/* @kernel: the fixture's name (6.1, arm64-7.2); @cpu_cbc: the CPU's cbc(aes) there. */
+static void test_real_file(const char *kernel, const char *cpu_cbc)
 {
 	_cleanup_fclose_ FILE *f = NULL;
 	struct cp_inventory inv = {};
@@ -117,9 +145,10 @@ static void test_real_file(const char *kernel)
 	alg = cp_inventory_find_driver(&inv, "virtio_crypto_aes_cbc");
 	ok(alg && alg->priority == 150 && (alg->flags & CP_ALG_ASYNC), "%s: virtio-crypto present",
 	   kernel);
-	alg = cp_inventory_find_driver(&inv, "cbc-aes-aesni");
+	alg = cp_inventory_find_driver(&inv, cpu_cbc);
 	ok(alg && strcmp(alg->name, "cbc(aes)") == 0 && cp_alg_competes(alg),
-	   "%s: cbc-aes-aesni competes for cbc(aes)", kernel);
+	   "%s: %s competes for cbc(aes)", kernel, cpu_cbc);
+	check_classes(kernel, &inv);
 	cp_inventory_free(&inv);
 }
 
@@ -128,7 +157,9 @@ int main(void)
 	test_sample();
 	test_malformed();
 	test_lookup_larval();
-	test_real_file("6.1");
-	test_real_file("7.2");
+	test_real_file("6.1", "cbc-aes-aesni");
+	test_real_file("7.2", "cbc-aes-aesni");
+	test_real_file("arm64-6.1", "cbc-aes-ce");
+	test_real_file("arm64-7.2", "cbc-aes-ce");
 	return done_testing();
 }
