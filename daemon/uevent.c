@@ -28,6 +28,7 @@ int cp_uevent_open(void)
 enum cp_uevent_action cp_uevent_parse(const char *buf, size_t len, char *name, size_t name_len)
 {
 	const char *action = NULL, *subsystem = NULL, *devpath = NULL;
+	bool synthetic = false;
 	size_t n;
 
 	/* The header "ACTION@DEVPATH" first, then NUL-separated KEY=VALUE. */
@@ -43,8 +44,15 @@ enum cp_uevent_action cp_uevent_parse(const char *buf, size_t len, char *name, s
 			subsystem = kv + 10;
 		else if (strncmp(kv, "DEVPATH=", 8) == 0)
 			devpath = kv + 8;
+		else if (strncmp(kv, "SYNTH_UUID=", 11) == 0)
+			synthetic = true;
 	}
-	if (!action || !subsystem || !devpath || strcmp(subsystem, "module") != 0 ||
+	/*
+	 * A synthetic event (written to /sys/module/NAME/uevent, as udev's
+	 * coldplug does for every module at boot) says nothing new: the module
+	 * was there when the daemon listed the kernel, or its real event came.
+	 */
+	if (!action || !subsystem || !devpath || synthetic || strcmp(subsystem, "module") != 0 ||
 	    strncmp(devpath, "/module/", 8) != 0)
 		return CP_UEVENT_OTHER;
 	devpath += 8;

@@ -23,7 +23,8 @@ int cp_uevent_open(void);
 
 /*
  * Parse one datagram ("ACTION@DEVPATH\0KEY=VALUE\0..."): a module's add or
- * remove gives its name (from DEVPATH=/module/NAME) in @name.
+ * remove gives its name (from DEVPATH=/module/NAME) in @name; a synthetic
+ * one (SYNTH_UUID=, written to the module's uevent file) is CP_UEVENT_OTHER.
  */
 enum cp_uevent_action cp_uevent_parse(const char *buf, size_t len, char *name, size_t name_len);
 

@@ -192,6 +192,9 @@ static void test_uevent(void)
 	static const char bind_[] = "bind@/module/x\0ACTION=bind\0DEVPATH=/module/x\0"
 				    "SUBSYSTEM=module\0";
 	static const char trunc[] = "add@/module/x\0ACTION=add\0SUBSYSTEM=module\0DEVPATH=/mod";
+	/* As udevadm trigger makes them at boot, for a module long loaded. */
+	static const char synth[] = "add@/module/virtio_crypto\0ACTION=add\0DEVPATH=/module/"
+				    "virtio_crypto\0SUBSYSTEM=module\0SYNTH_UUID=0\0SEQNUM=1235";
 	char name[64] = "";
 
 	is_int(cp_uevent_parse(add, sizeof(add), name, sizeof(name)), CP_UEVENT_MODULE_ADD,
@@ -208,6 +211,8 @@ static void test_uevent(void)
 	       "an unterminated field is not read");
 	is_int(cp_uevent_parse(add, sizeof(add), name, 5), CP_UEVENT_OTHER,
 	       "a name too long for the buffer is refused");
+	is_int(cp_uevent_parse(synth, sizeof(synth), name, sizeof(name)), CP_UEVENT_OTHER,
+	       "a synthetic add (coldplug) is not a module event");
 }
 
 static void test_verdict_text(void)

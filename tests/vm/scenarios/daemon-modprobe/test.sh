@@ -110,3 +110,13 @@ log "module events: $n_events -> $(record module_events), runs: $n_runs -> $(rec
 check "forged uevents: not counted" test "$(record module_events)" = "$n_events"
 check "forged uevents: no run but the reload's" test "$(record runs)" = "$((n_runs + 1))"
 check "forged uevents: the daemon is still the same" test "$(unit_prop $svc MainPID)" = "$pid"
+
+# A synthetic uevent, which udev's coldplug asks the kernel for, for every
+# module, at boot: from the kernel, but it repeats what the daemon has seen
+# (SYNTH_UUID=0 in it), so it is not a module event either.
+n_events=$(record module_events) n_runs=$(record runs)
+check "synthetic uevent: asked of the kernel" sh -c 'echo add >/sys/module/virtio_crypto/uevent'
+check "after the synthetic event: the daemon settled" settle
+log "module events: $n_events -> $(record module_events), runs: $n_runs -> $(record runs)"
+check "synthetic uevent: not counted" test "$(record module_events)" = "$n_events"
+check "synthetic uevent: no run but the reload's" test "$(record runs)" = "$((n_runs + 1))"
