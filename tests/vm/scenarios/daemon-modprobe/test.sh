@@ -115,7 +115,21 @@ check "forged uevents: the daemon is still the same" test "$(unit_prop $svc Main
 # module, at boot: from the kernel, but it repeats what the daemon has seen
 # (SYNTH_UUID=0 in it), so it is not a module event either.
 n_events=$(record module_events) n_runs=$(record runs)
-check "synthetic uevent: asked of the kernel" sh -c 'echo add >/sys/module/virtio_crypto/uevent'
+check "synthetic uevent: the kernel sends it (a listener of its group gets it)" python3 - <<'PY'
+import socket
+listener = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)  # NETLINK_KOBJECT_UEVENT
+listener.bind((0, 1))
+listener.settimeout(10)
+with open("/sys/module/virtio_crypto/uevent", "w") as f:
+    f.write("add")
+while True:
+    data, (port, _) = listener.recvfrom(65536)
+    fields = data.split(b"\0")
+    if port == 0 and b"DEVPATH=/module/virtio_crypto" in fields and \
+            any(f.startswith(b"SYNTH_UUID=") for f in fields):
+        print("from the kernel:", [f.decode() for f in fields if f.startswith(b"SYNTH")])
+        break
+PY
 check "after the synthetic event: the daemon settled" settle
 log "module events: $n_events -> $(record module_events), runs: $n_runs -> $(record runs)"
 check "synthetic uevent: not counted" test "$(record module_events)" = "$n_events"
