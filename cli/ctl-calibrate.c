@@ -213,6 +213,7 @@ static json_object *point_json(const struct cp_point *p)
 	json_object_object_add(o, "mb_per_s", stat_json(&p->mbps));
 	json_object_object_add(o, "ns_per_request", stat_json(&p->ns_per_request));
 	json_object_object_add(o, "cpu_ns_per_byte", stat_json(&p->cpu_ns_per_byte));
+	json_object_object_add(o, "decided", json_object_new_boolean(p->decided));
 	return o;
 }
 

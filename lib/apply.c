@@ -178,6 +178,7 @@ static int merge_points(struct cp_measured *into, struct cp_measured *from)
 		into->kat = from->kat;
 	if (into->backend == CP_BACKEND_NONE)
 		into->backend = from->backend;
+	into->pending |= from->pending;
 	free(from->points);
 	from->points = NULL;
 	from->n_points = 0;
@@ -237,6 +238,7 @@ static void merge_summary(struct cp_calibration *into, const struct cp_calibrati
 	into->n_from_cache += from->n_from_cache;
 	into->n_run += from->n_run;
 	into->n_unmeasured += from->n_unmeasured;
+	into->n_pending_names += from->n_pending_names;
 	into->cache_updated |= from->cache_updated;
 	if (from->cache_warning[0])
 		memcpy(into->cache_warning, from->cache_warning, sizeof(into->cache_warning));
@@ -257,20 +259,10 @@ int cp_calibration_merge(struct cp_calibration *into, struct cp_calibration *fro
 	return r;
 }
 
-/*
- * A measurement's noise for the planner: three median absolute deviations
- * (about two standard deviations), at least a floor. Not the range of the
- * runs: one run slowed by the host (an engine's first run at depth 8 under
- * TCG) would make a 7x lead look like noise and keep the kernel's order.
- */
+/* A measurement for the planner: the median and its noise (cp_stat_noise()). */
 static struct cp_metric metric_of(const struct cp_stat *s)
 {
-	double noise = 3 * s->mad;
-
-	return (struct cp_metric){
-	    .value = s->median,
-	    .noise = fmax(noise, fabs(s->median) * CP_STAT_NOISE_FLOOR / 2),
-	};
+	return (struct cp_metric){.value = s->median, .noise = cp_stat_noise(s)};
 }
 
 static enum cp_measurement_state state_of(enum cp_verdict verdict)
@@ -432,6 +424,8 @@ static int calibrate_workloads(struct cp_run *run, const struct cp_settings *g,
 		    .workload_size = w[i].size,
 		    .depth = w[i].depth,
 		    .budget_ns = left_ns / names_left * w[i].n_names,
+		    .policy = run->policy,
+		    .finish = run->opts->finish_calibration,
 		    .force = run->opts->force_calibration,
 		    .cache_only = g->calibrate == CP_CALIBRATE_CACHED,
 		    .without_candidates = !w[i].candidates,
@@ -458,11 +452,13 @@ static int calibrate_workloads(struct cp_run *run, const struct cp_settings *g,
 
 /*
  * The name of each registered instance cryptoprio created, with its
- * engines: calibration lists the instance from the cache only (its
- * candidate's figures, cp_measured.cache_only), so that under Gears = any
- * it keeps the place its candidate won. A CPU instance the kernel built
- * does not make its name worth calibrating: like any template instance it
- * has no figures of its own, and its place follows its class.
+ * engines, under Gears = any: calibration lists the instance from the
+ * cache only (its candidate's figures, cp_measured.cache_only), so that
+ * it keeps the place its candidate won. Under the other gears the
+ * instance's gear places it, as it placed its candidate, unmeasured. A
+ * CPU instance the kernel built does not make its name worth calibrating:
+ * like any template instance it has no figures of its own, and its place
+ * follows its class.
  */
 static int add_created_names(struct cp_run *run, struct cp_workload **w, size_t *n)
 {
@@ -477,6 +473,8 @@ static int add_created_names(struct cp_run *run, struct cp_workload **w, size_t 
 						    run->opts->n_only_drivers))
 			continue;
 		cp_policy_algorithm(run->policy, alg->name, &s);
+		if (s.gears != CP_GEARS_ANY)
+			continue; /* its gear places it: the engines' figures decide nothing */
 		if (add_workload_name(w, n, alg->name, &s) < 0)
 			return -ENOMEM;
 	}

@@ -28,6 +28,12 @@ struct cp_apply_options {
 	    *policy;		/* already loaded (daemon reload): used instead of loading */
 	bool dry_run;		/* plan only: no lock, no state, no UPDATEALG */
 	bool force_calibration; /* ignore the cache */
+	/*
+	 * Give each point its first runs whatever the budget, which bounds only
+	 * the further runs (cp_calibrate_options.finish): the daemon's
+	 * measurements after READY.
+	 */
+	bool finish_calibration;
 	const char *state_path; /* default CP_STATE_PATH */
 	const char *lock_path;	/* default CP_LOCK_PATH */
 	const char *cache_path; /* NULL: CP_CACHE_PATH; "": no cache */

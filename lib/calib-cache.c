@@ -63,6 +63,7 @@ static int parse_key(json_object *obj, struct cp_cache_key *key)
 static int parse_entry(json_object *obj, struct cp_cache_entry *e)
 {
 	char backend[16], kat[16];
+	json_object *v;
 	int64_t size, depth, max_in_flight, measured_at;
 	int r;
 
@@ -94,6 +95,12 @@ static int parse_entry(json_object *obj, struct cp_cache_entry *e)
 	    parse_stat(obj, "ns_per_request", &e->point.ns_per_request) < 0 ||
 	    parse_stat(obj, "cpu_ns_per_byte", &e->point.cpu_ns_per_byte) < 0)
 		return -EBADMSG;
+	/* Optional: caches written before it was recorded say nothing. */
+	if (json_object_object_get_ex(obj, "decided", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return -EBADMSG;
+		e->point.decided = json_object_get_boolean(v);
+	}
 	return 0;
 }
 
@@ -223,6 +230,7 @@ static json_object *format_entry(const struct cp_cache_entry *e)
 	json_object_object_add(obj, "mbps", format_stat(&e->point.mbps));
 	json_object_object_add(obj, "ns_per_request", format_stat(&e->point.ns_per_request));
 	json_object_object_add(obj, "cpu_ns_per_byte", format_stat(&e->point.cpu_ns_per_byte));
+	json_object_object_add(obj, "decided", json_object_new_boolean(e->point.decided));
 	return obj;
 }
 

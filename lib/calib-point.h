@@ -31,6 +31,13 @@ struct cp_point {
 	enum cp_verdict verdict;
 	int error;   /* negative errno for CP_VERDICT_ERROR */
 	bool cached; /* taken from the cache, not measured now */
+	/*
+	 * Measuring stopped with the order of its name known: each competitor
+	 * in its gear apart beyond noise (false: still within noise when the
+	 * runs or the share of the budget ran out, or cached before this was
+	 * recorded).
+	 */
+	bool decided;
 	uint32_t max_in_flight;
 	struct cp_stat mbps;		/* throughput, MB/s (10^6 bytes) */
 	struct cp_stat ns_per_request;	/* wall time per request */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <string.h>
 #include <linux/netlink.h>
 
@@ -11,9 +12,8 @@
 #include "crypto-user.h"
 #include "cpustat.h"
 #include "macro.h"
+#include "planner.h"
 
-#define RUNS_FIRST     3	  /* short runs per point in the first pass */
-#define RUNS_REFINE    3	  /* more runs where the leaders are within noise */
 #define OVERHEAD_GUESS 5000000ull /* per run, until one was timed */
 
 const char *cp_calibration_skip_reason(const struct cp_alg *alg)
@@ -224,6 +224,7 @@ static int add_measured(struct cp_calibration *cal, const struct cp_inventory *i
 	cal->measured = all;
 	m = &all[cal->n_measured];
 	*m = (struct cp_measured){.type = cp_mod_type_from_alg_type(alg->type),
+				  .class = alg->class,
 				  .kat = CRYPTOPRIO_KAT_UNSUPPORTED,
 				  .candidate = candidate};
 	snprintf(m->name, sizeof(m->name), "%s", alg->name);
@@ -358,18 +359,53 @@ static int select_group(const struct cp_inventory *inv, size_t first, const stru
 }
 
 /*
+ * The order names are measured in, so that a budget that runs out leaves
+ * the least telling ones for later: where an engine competes with the
+ * CPU and is the kernel's choice today (what cryptoprio exists to move),
+ * where one competes with the CPU at all, the CPU against the CPU, then
+ * the rest (engines against engines). Classes as detected.
+ */
+enum name_tier {
+	TIER_ENGINE_WINS,
+	TIER_ENGINE_AND_CPU,
+	TIER_CPU_ONLY,
+	TIER_OTHER,
+	_TIER_MAX,
+};
+
+static enum name_tier name_tier(const struct cp_inventory *inv, const char *name,
+				bool has_candidate)
+{
+	const struct cp_alg *winner = cp_inventory_winner(inv, name);
+	size_t n_cpu = has_candidate;
+	bool offload = false;
+
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+
+		if (strcmp(alg->name, name) != 0 || cp_calibration_skip_reason(alg))
+			continue;
+		n_cpu += alg->class == CP_CLASS_CPU;
+		offload |= alg->class == CP_CLASS_OFFLOAD;
+	}
+	if (n_cpu && offload)
+		return winner && winner->class == CP_CLASS_OFFLOAD ? TIER_ENGINE_WINS
+								   : TIER_ENGINE_AND_CPU;
+	return n_cpu >= 2 ? TIER_CPU_ONLY : TIER_OTHER;
+}
+
+/*
  * Without patterns: every calibrable implementation of a name that has two
  * or more, the CPU's candidate for a name only engines serve counted. With
  * patterns: every calibrable implementation they match. Those that compete
  * but cannot be calibrated are listed with the reason. An implementation's
- * name group stays together, in the inventory's order; the names with a
- * candidate come last, since the default gears place a candidate without
- * its figures and a short budget is better spent on the others.
+ * name group stays together, in the inventory's order; the groups in the
+ * order of name_tier().
  */
 static int select_candidates(const struct cp_inventory *inv,
 			     const struct cp_calibrate_options *opts, struct cp_calibration *cal)
 {
-	for (int with_candidate = 0; with_candidate < 2; with_candidate++)
+	for (enum name_tier tier = 0; tier < _TIER_MAX; tier++)
 		for (size_t i = 0; i < inv->n_algs; i++) {
 			struct cp_alg cand;
 			bool has_candidate;
@@ -378,7 +414,7 @@ static int select_candidates(const struct cp_inventory *inv,
 			if (seen_before(inv, i))
 				continue;
 			has_candidate = !opts->without_candidates && group_candidate(inv, i, &cand);
-			if (has_candidate != with_candidate)
+			if (name_tier(inv, inv->algs[i].name, has_candidate) != tier)
 				continue;
 			r = select_group(inv, i, has_candidate ? &cand : NULL, opts, cal);
 			if (r < 0)
@@ -509,8 +545,18 @@ static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_
 	    .grace_ns = cp_calibration_grace(budget_left(e), budget_ns),
 	};
 
-	if (e->backend.kind == CP_BACKEND_MODULE)
-		return cp_mod_calibrate(&e->backend.nl, &req, res);
+	if (e->backend.kind == CP_BACKEND_MODULE) {
+		int r = cp_mod_calibrate(&e->backend.nl, &req, res);
+
+		/*
+		 * Requests of an earlier run (another process's, or this
+		 * daemon's before) never completed: the same verdict as a
+		 * timeout now. Any other EBUSY is the module being busy.
+		 */
+		if (r == -EBUSY && strstr(e->backend.nl.extack, CP_MOD_EXTACK_OUTSTANDING))
+			r = -ETIMEDOUT;
+		return r;
+	}
 	if (!m->measured_as[0] || !geniv_inner(m->name, inner))
 		snprintf(inner, sizeof(inner), "%s", m->name);
 	return cp_afalg_calibrate(&req, inner, m->reference[0] ? m->reference : NULL, res);
@@ -586,25 +632,9 @@ static size_t workload_index(const struct cp_calibrate_options *opts)
 	return 0;
 }
 
-/* Runs still planned in the first pass: RUNS_FIRST per point, less those done. */
-static size_t runs_left(const struct engine *e)
-{
-	size_t n = 0;
-
-	for (size_t mi = 0; mi < e->cal->n_measured; mi++)
-		for (size_t pi = 0; pi < e->opts->n_sizes; pi++) {
-			const struct samples *s = &e->samples[mi * e->opts->n_sizes + pi];
-
-			if (runnable(&e->cal->measured[mi], &e->cal->measured[mi].points[pi]) &&
-			    s->n < RUNS_FIRST)
-				n += RUNS_FIRST - s->n;
-		}
-	return n;
-}
-
 /*
- * The next run's slice: what is left of the budget shared among the runs
- * still planned, less the overhead each run has shown; 0 when even the
+ * The next run's slice: @left_ns shared among the @runs_left still
+ * planned, less the overhead each run has shown, clamped; 0 when even the
  * shortest run no longer fits.
  */
 uint64_t cp_calibration_slice(uint64_t left_ns, size_t runs_left, unsigned scale,
@@ -620,25 +650,50 @@ uint64_t cp_calibration_slice(uint64_t left_ns, size_t runs_left, unsigned scale
 	return slice + overhead_ns > left_ns ? 0 : slice;
 }
 
-static uint64_t next_slice(const struct engine *e, unsigned scale)
+static struct samples *samples_of(const struct engine *e, size_t mi, size_t pi)
 {
-	return cp_calibration_slice(budget_left(e), runs_left(e), scale, e->overhead_ns);
+	return &e->samples[mi * e->opts->n_sizes + pi];
 }
 
-/* RUNS_FIRST short runs of point @pi of every driver; false once the budget is spent. */
-static bool pass_over_point(struct engine *e, size_t pi)
+/* The first runs still planned at point @pi for the drivers [@first, @end). */
+static size_t first_runs_left(const struct engine *e, size_t first, size_t end, size_t pi)
 {
-	for (size_t mi = 0; mi < e->cal->n_measured; mi++) {
+	size_t n = 0;
+
+	for (size_t mi = first; mi < end; mi++) {
+		const struct samples *s = samples_of(e, mi, pi);
+
+		if (runnable(&e->cal->measured[mi], &e->cal->measured[mi].points[pi]) &&
+		    s->n < CP_RUNS_FIRST)
+			n += CP_RUNS_FIRST - s->n;
+	}
+	return n;
+}
+
+/*
+ * CP_RUNS_FIRST short runs of point @pi of the drivers [@first, @end), the
+ * time until @until_ns (their share) shared among them, the shortest runs
+ * once it is spent. False when the budget is spent first (with
+ * opts->finish, never).
+ */
+static bool first_runs(struct engine *e, size_t first, size_t end, size_t pi, uint64_t until_ns)
+{
+	for (size_t mi = first; mi < end; mi++) {
 		struct cp_measured *m = &e->cal->measured[mi];
-		const struct samples *s = &e->samples[mi * e->opts->n_sizes + pi];
+		const struct samples *s = samples_of(e, mi, pi);
 
 		if (!runnable(m, &m->points[pi]))
 			continue;
 		report_progress(e, m, m->points[pi].size);
-		while (runnable(m, &m->points[pi]) && s->n < RUNS_FIRST) {
-			uint64_t slice = next_slice(e, 1);
+		while (runnable(m, &m->points[pi]) && s->n < CP_RUNS_FIRST) {
+			uint64_t now = cp_now_ns(), share = until_ns > now ? until_ns - now : 0;
+			uint64_t slice = cp_calibration_slice(
+			    share, first_runs_left(e, first, end, pi), 1, e->overhead_ns);
 
+			/* The share spent: the shortest runs, while the budget lasts. */
 			if (!slice)
+				slice = CP_SLICE_MIN_NS;
+			if (slice + e->overhead_ns > budget_left(e) && !e->opts->finish)
 				return false;
 			run_point(e, mi, pi, slice);
 		}
@@ -647,53 +702,182 @@ static bool pass_over_point(struct engine *e, size_t pi)
 	return true;
 }
 
-/* The two fastest measured implementations of the name of driver @first at point @pi. */
-static void two_fastest(const struct engine *e, size_t first, size_t pi, size_t *best,
-			size_t *second)
+bool cp_calibration_order_known(size_t n, const unsigned *gear, const bool *measured,
+				const double *value, const double *noise, bool *again)
+{
+	bool known = true;
+
+	for (size_t i = 0; i < n; i++)
+		again[i] = false;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = i + 1; k < n; k++) {
+			if (!measured[i] || !measured[k] || gear[i] != gear[k] ||
+			    gear[i] == CP_GEAR_NONE)
+				continue;
+			if (fabs(value[i] - value[k]) > noise[i] + noise[k])
+				continue;
+			again[i] = again[k] = true;
+			known = false;
+		}
+	return known;
+}
+
+static const struct cp_stat *rank_stat(const struct cp_point *p, enum cp_rank rank)
+{
+	switch (rank) {
+	case CP_RANK_LATENCY:
+		return &p->ns_per_request;
+	case CP_RANK_CPU_COST:
+		return &p->cpu_ns_per_byte;
+	case CP_RANK_THROUGHPUT:
+		break;
+	}
+	return &p->mbps;
+}
+
+#define NAME_MAX_IMPLS 32 /* more implementations of one name are compared as they are */
+
+/*
+ * Whether the order of the drivers [@first, @end) at point @pi is known,
+ * by the policy's gears and Rank= for their name; those to run again,
+ * runnable and short of CP_STAT_MAX_RUNS, in @again.
+ */
+static bool order_known(const struct engine *e, size_t first, size_t end, size_t pi,
+			bool again[static NAME_MAX_IMPLS])
 {
 	const struct cp_measured *all = e->cal->measured;
+	unsigned gear[NAME_MAX_IMPLS];
+	double value[NAME_MAX_IMPLS], noise[NAME_MAX_IMPLS];
+	bool measured[NAME_MAX_IMPLS], known;
+	struct cp_settings set = {.rank = CP_RANK_THROUGHPUT};
+	size_t n = end - first < NAME_MAX_IMPLS ? end - first : NAME_MAX_IMPLS;
 
-	*best = *second = SIZE_MAX;
-	for (size_t b = first; b < e->cal->n_measured && strcmp(all[b].name, all[first].name) == 0;
-	     b++) {
-		const struct cp_point *p = &all[b].points[pi];
+	if (e->opts->policy)
+		cp_policy_algorithm(e->opts->policy, all[first].name, &set);
+	for (size_t i = 0; i < n; i++) {
+		const struct cp_measured *m = &all[first + i];
+		const struct cp_stat *stat = rank_stat(&m->points[pi], set.rank);
 
-		if (p->verdict != CP_VERDICT_MEASURED)
+		gear[i] =
+		    e->opts->policy ? cp_plan_gear(e->opts->policy, &set, m->driver, m->class) : 0;
+		measured[i] = m->points[pi].verdict == CP_VERDICT_MEASURED && stat->n > 0;
+		value[i] = stat->median;
+		noise[i] = cp_stat_noise(stat);
+	}
+	known = cp_calibration_order_known(n, gear, measured, value, noise, again);
+	for (size_t i = 0; i < n; i++)
+		again[i] = again[i] && runnable(&all[first + i], &all[first + i].points[pi]) &&
+			   samples_of(e, first + i, pi)->n < CP_STAT_MAX_RUNS;
+	return known;
+}
+
+static void mark_name(struct engine *e, size_t first, size_t end, size_t pi, bool decided,
+		      bool pending)
+{
+	for (size_t mi = first; mi < end; mi++) {
+		struct cp_measured *m = &e->cal->measured[mi];
+
+		if (m->points[pi].cached)
 			continue;
-		if (*best == SIZE_MAX || p->mbps.median > all[*best].points[pi].mbps.median) {
-			*second = *best;
-			*best = b;
-		} else if (*second == SIZE_MAX ||
-			   p->mbps.median > all[*second].points[pi].mbps.median) {
-			*second = b;
-		}
+		m->points[pi].decided = decided;
+		m->pending |= pending && runnable(m, &m->points[pi]);
 	}
 }
 
-/* Where the two fastest at the workload point are within noise, run both longer. */
-static void refine_close_calls(struct engine *e, size_t pi)
+/*
+ * The workload point @pi of one name, its drivers [@first, @end): the
+ * first runs of each, then more runs of those still within noise of a
+ * competitor in their gear, until the order is known, they have run
+ * CP_STAT_MAX_RUNS times, or the name's share of the budget (what is left,
+ * shared among the @names_left names still to measure) is spent. False
+ * when the budget ran out before the first runs were done: the name and
+ * those after it are pending.
+ */
+static bool measure_name(struct engine *e, size_t first, size_t end, size_t pi, size_t names_left)
 {
-	for (size_t a = 0; a < e->cal->n_measured; a++) {
-		size_t pair[2];
+	uint64_t until_ns = cp_now_ns() + budget_left(e) / (names_left ? names_left : 1);
+	bool again[NAME_MAX_IMPLS], known;
 
-		if (a > 0 && strcmp(e->cal->measured[a].name, e->cal->measured[a - 1].name) == 0)
-			continue; /* each name once, from its first driver */
-		two_fastest(e, a, pi, &pair[0], &pair[1]);
-		if (pair[1] == SIZE_MAX ||
-		    !cp_stat_within_noise(&e->cal->measured[pair[0]].points[pi].mbps,
-					  &e->cal->measured[pair[1]].points[pi].mbps))
-			continue;
-		for (unsigned r = 0; r < RUNS_REFINE; r++)
-			for (size_t k = 0; k < 2; k++) {
-				uint64_t slice = next_slice(e, 2);
-
-				if (!slice || e->cal->measured[pair[k]].points[pi].cached)
-					return;
-				if (runnable(&e->cal->measured[pair[k]],
-					     &e->cal->measured[pair[k]].points[pi]))
-					run_point(e, pair[k], pi, slice);
-			}
+	if (!first_runs(e, first, end, pi, until_ns)) {
+		mark_name(e, first, end, pi, false, true);
+		return false;
 	}
+	while (!(known = order_known(e, first, end, pi, again))) {
+		size_t n_again = 0, ran = 0;
+
+		for (size_t i = 0; i < NAME_MAX_IMPLS && first + i < end; i++)
+			n_again += again[i];
+		for (size_t i = 0; i < NAME_MAX_IMPLS && first + i < end; i++) {
+			uint64_t now = cp_now_ns();
+			uint64_t slice = cp_calibration_slice(until_ns > now ? until_ns - now : 0,
+							      n_again, 2, e->overhead_ns);
+
+			if (!again[i])
+				continue;
+			if (!slice || slice + e->overhead_ns > budget_left(e))
+				goto out;
+			run_point(e, first + i, pi, slice);
+			ran++;
+		}
+		if (!ran)
+			break;
+	}
+out:
+	mark_name(e, first, end, pi, known, false);
+	return true;
+}
+
+/* The end of the group of drivers of the name of measured[@first]. */
+static size_t name_end(const struct cp_calibration *cal, size_t first)
+{
+	size_t end = first + 1;
+
+	while (end < cal->n_measured &&
+	       strcmp(cal->measured[end].name, cal->measured[first].name) == 0)
+		end++;
+	return end;
+}
+
+static bool name_runnable(const struct engine *e, size_t first, size_t end, size_t pi)
+{
+	for (size_t mi = first; mi < end; mi++)
+		if (runnable(&e->cal->measured[mi], &e->cal->measured[mi].points[pi]))
+			return true;
+	return false;
+}
+
+/* The workload point, name by name; false once the budget ran out. */
+static bool measure_workload(struct engine *e, size_t pi)
+{
+	size_t names_left = 0;
+	bool in_budget = true;
+
+	for (size_t first = 0; first < e->cal->n_measured; first = name_end(e->cal, first))
+		names_left += name_runnable(e, first, name_end(e->cal, first), pi);
+	for (size_t first = 0; first < e->cal->n_measured; first = name_end(e->cal, first)) {
+		size_t end = name_end(e->cal, first);
+
+		if (!name_runnable(e, first, end, pi))
+			continue;
+		if (in_budget)
+			in_budget = measure_name(e, first, end, pi, names_left--);
+		else
+			mark_name(e, first, end, pi, false, true);
+	}
+	return in_budget;
+}
+
+/* The first runs of point @pi of every driver (the ladder); false once the budget is spent. */
+static bool pass_over_point(struct engine *e, size_t pi)
+{
+	for (size_t first = 0; first < e->cal->n_measured;) {
+		size_t end = name_end(e->cal, first);
+
+		if (!first_runs(e, first, end, pi, e->deadline_ns))
+			return false;
+		first = end;
+	}
+	return true;
 }
 
 /*
@@ -749,7 +933,8 @@ static int update_cache(const struct cp_calibration *cal, struct cp_cache *cache
 		struct cp_cache_entry entry = {
 		    .backend = m->backend, .kat = m->kat, .measured_at = time(NULL)};
 
-		if (m->kat == CRYPTOPRIO_KAT_MISMATCH || cp_measured_cache_key(m, &entry.key) < 0)
+		if (m->kat == CRYPTOPRIO_KAT_MISMATCH || m->pending ||
+		    cp_measured_cache_key(m, &entry.key) < 0)
 			continue;
 		for (size_t pi = 0; pi < m->n_points; pi++) {
 			if (m->points[pi].cached || m->points[pi].verdict != CP_VERDICT_MEASURED)
@@ -812,8 +997,12 @@ static void store_cache(const struct cp_calibrate_options *opts, struct cp_calib
 
 static void count_points(struct cp_calibration *cal)
 {
-	for (size_t mi = 0; mi < cal->n_measured; mi++)
-		for (size_t pi = 0; pi < cal->measured[mi].n_points; pi++) {
+	for (size_t mi = 0; mi < cal->n_measured; mi++) {
+		const struct cp_measured *m = &cal->measured[mi];
+
+		cal->n_pending_names += m->pending && (mi == 0 || !cal->measured[mi - 1].pending ||
+						       strcmp(cal->measured[mi - 1].name, m->name));
+		for (size_t pi = 0; pi < m->n_points; pi++) {
 			const struct cp_point *p = &cal->measured[mi].points[pi];
 
 			if (p->verdict == CP_VERDICT_UNMEASURED)
@@ -821,6 +1010,7 @@ static void count_points(struct cp_calibration *cal)
 			else if (!p->cached)
 				cal->n_run++;
 		}
+	}
 }
 
 static int measure(struct engine *e)
@@ -844,11 +1034,10 @@ static int measure(struct engine *e)
 		return -ENOMEM;
 	e->overhead_ns = OVERHEAD_GUESS;
 	/* The workload point first: it decides the order; the ladder shows crossovers. */
-	if (pass_over_point(e, work))
+	if (measure_workload(e, work))
 		for (size_t pi = 0; pi < opts->n_sizes; pi++)
 			if (pi != work && !pass_over_point(e, pi))
 				break;
-	refine_close_calls(e, work);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "calib-point.h"
 #include "cpmod.h"
 #include "inventory.h"
+#include "policy.h"
 #include "stats.h"
 
 struct cp_cache;
@@ -22,6 +23,7 @@ struct cp_measured {
 	char name[CP_NAME_MAX], driver[CP_NAME_MAX], module[CP_NAME_MAX];
 	char reference[CP_NAME_MAX];
 	enum cryptoprio_type type;
+	enum cp_class class; /* detected (a candidate: cpu) */
 	enum cp_backend backend;
 	enum cryptoprio_kat kat;
 	struct cp_point *points; /* n_points of them, in the options' order */
@@ -49,6 +51,12 @@ struct cp_measured {
 	 * instance by its driver name unregistered it.
 	 */
 	bool cache_only;
+	/*
+	 * The budget ran out before its name's measurement at the workload
+	 * point was done: what it has is used for this plan but not cached,
+	 * and the name is measured again (after READY, by the daemon).
+	 */
+	bool pending;
 };
 
 /* An implementation that competes for a name but is not calibrated, and why. */
@@ -68,6 +76,7 @@ struct cp_calibration {
 	size_t n_from_cache;	 /* points taken from the cache */
 	size_t n_run;		 /* points measured now */
 	size_t n_unmeasured;	 /* points the budget left out */
+	size_t n_pending_names;	 /* names whose measurement the budget cut short */
 	char cache_warning[256]; /* why the cache file was ignored, or "" */
 	time_t cache_oldest;	 /* measurement time of the oldest cached point used */
 	bool cache_updated;	 /* points measured now went into the cache */
@@ -92,6 +101,20 @@ struct cp_calibrate_options {
 	uint32_t workload_size;
 	uint32_t depth;
 	uint64_t budget_ns;
+	/*
+	 * Whose gears and Rank= say when the order of a name is known (NULL:
+	 * one gear, by throughput). At the workload point each name is
+	 * measured until the implementations of each gear are apart beyond
+	 * noise (cp_stat_noise()), or until they have CP_STAT_MAX_RUNS runs or
+	 * the name's share of what is left of the budget is spent.
+	 */
+	const struct cp_policy *policy;
+	/*
+	 * Give every selected point its first runs whatever the budget, which
+	 * then bounds only the further runs: the daemon's measurements after
+	 * READY, which nothing waits for.
+	 */
+	bool finish;
 	bool force;	 /* measure again even if cached */
 	bool cache_only; /* measure nothing: the cache or UNMEASURED (Calibrate=cached) */
 	/*
@@ -127,6 +150,17 @@ void cp_calibration_free(struct cp_calibration *cal);
  */
 int cp_measured_cache_key(const struct cp_measured *m, struct cp_cache_key *key);
 
+/*
+ * Whether the order of @n implementations of one name is known: each pair
+ * in the same gear (@gear[i], CP_GEAR_NONE: not ranked) apart beyond their
+ * noise. @value and @noise are the rank metric (larger or smaller better,
+ * it does not matter here); @measured[i] false: not ranked by figures.
+ * Those still within noise of another are marked in @again. Pure
+ * (unit-tested).
+ */
+bool cp_calibration_order_known(size_t n, const unsigned *gear, const bool *measured,
+				const double *value, const double *noise, bool *again);
+
 const struct cp_measured *cp_calibration_find(const struct cp_calibration *cal, const char *driver);
 const struct cp_point *cp_measured_point(const struct cp_measured *m, uint32_t size,
 					 uint32_t depth);
@@ -143,6 +177,7 @@ const struct cp_point *cp_measured_point(const struct cp_measured *m, uint32_t s
 #define CP_SLICE_MIN_NS 2000000ull
 #define CP_SLICE_MAX_NS 100000000ull
 #define CP_GRACE_MIN_NS 250000000ull /* >= CRYPTOPRIO_MIN_GRACE_NS */
+#define CP_RUNS_FIRST	3	     /* runs of each point before any is compared */
 uint64_t cp_calibration_slice(uint64_t left_ns, size_t runs_left, unsigned scale,
 			      uint64_t overhead_ns);
 uint64_t cp_calibration_grace(uint64_t left_ns, uint64_t slice_ns);

@@ -67,6 +67,8 @@ int cp_mod_family(struct cp_nl *nl, uint16_t *family);
  */
 int cp_mod_calibrate(struct cp_nl *nl, const struct cp_mod_calib_req *req,
 		     struct cp_mod_calib_result *res);
+/* The module's reason for EBUSY when requests of an earlier run never completed (driver/run.c). */
+#define CP_MOD_EXTACK_OUTSTANDING "an earlier run of this driver still has requests outstanding"
 /* The driver crypto_alloc_*(@name, 0, @mask) gives right now. */
 int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type, uint32_t mask,
 		   struct cp_mod_resolve_result *res);

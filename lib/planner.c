@@ -210,6 +210,17 @@ static unsigned gear_of(enum cp_gears gears, enum cp_class class)
 	return 0;
 }
 
+unsigned cp_plan_gear(const struct cp_policy *policy, const struct cp_settings *s,
+		      const char *driver, enum cp_class class)
+{
+	struct cp_driver_rule rule;
+
+	cp_policy_driver(policy, driver, &rule);
+	if (rule.pin != CP_PIN_NONE || rule.exclude || rule.has_priority)
+		return CP_GEAR_NONE;
+	return gear_of(s->gears, rule.has_class ? rule.class : class);
+}
+
 static const char *gear_str(const struct cp_settings *s, const struct cand *c)
 {
 	if (s->gears == CP_GEARS_ANY)

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -143,6 +144,17 @@ int cp_plan_build_created(const struct cp_inventory *inventory,
 			  const struct cp_policy *policy, char *const *created, size_t n_created,
 			  struct cp_plan **ret);
 void cp_plan_free(struct cp_plan *plan);
+
+/*
+ * The gear @driver (of detected class @class) is ranked in under @s and
+ * the [Driver] rules of @policy, or CP_GEAR_NONE where its place does not
+ * follow its figures (Pin=, Priority=, Exclude=). Only implementations of
+ * one gear are ordered by their figures: calibration measures a name until
+ * those are apart beyond noise.
+ */
+#define CP_GEAR_NONE UINT_MAX
+unsigned cp_plan_gear(const struct cp_policy *policy, const struct cp_settings *s,
+		      const char *driver, enum cp_class class);
 static inline void cp_plan_freep(struct cp_plan **p)
 {
 	if (*p)

@@ -47,3 +47,8 @@ bool cp_stat_within_noise(const struct cp_stat *a, const struct cp_stat *b)
 		return true;
 	return a->n > 1 && b->n > 1 && a->min <= b->max && b->min <= a->max;
 }
+
+double cp_stat_noise(const struct cp_stat *s)
+{
+	return fmax(3 * s->mad, fabs(s->median) * CP_STAT_NOISE_FLOOR / 2);
+}

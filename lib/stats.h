@@ -23,3 +23,13 @@ void cp_stat_compute(double *values, unsigned n, struct cp_stat *stat);
  */
 #define CP_STAT_NOISE_FLOOR 0.03
 bool cp_stat_within_noise(const struct cp_stat *a, const struct cp_stat *b);
+
+/*
+ * A summary's noise as the planner weighs it: three median absolute
+ * deviations (about two standard deviations), at least half the floor
+ * above. Not the range of the runs: one run slowed by the host (an
+ * engine's first run at depth 8 under TCG) would make a 7x lead look like
+ * noise. Two figures are apart when they differ by more than the sum of
+ * their noises.
+ */
+double cp_stat_noise(const struct cp_stat *s);

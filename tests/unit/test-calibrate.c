@@ -10,6 +10,7 @@
 #include "composite.h"
 #include "cpustat.h"
 #include "macro.h"
+#include "planner.h"
 #include "proc-fixture.h"
 #include "tap.h"
 
@@ -415,6 +416,91 @@ static void test_candidates_selected(void)
 	cp_inventory_free(&inv);
 }
 
+/* The pure test that ends a name's runs: gears, noise, what is not ranked by figures. */
+static void test_order_known(void)
+{
+	const unsigned one[] = {0, 0}, two[] = {0, 1}, none[] = {0, CP_GEAR_NONE};
+	const bool both[] = {true, true}, first_only[] = {true, false};
+	const double apart[] = {100, 80}, close[] = {100, 97}, noise[] = {2, 2};
+	bool again[3];
+
+	ok(cp_calibration_order_known(2, one, both, apart, noise, again) && !again[0] && !again[1],
+	   "one gear, apart beyond the sum of the noises: known");
+	ok(!cp_calibration_order_known(2, one, both, close, noise, again) && again[0] && again[1],
+	   "one gear, within noise: both run again");
+	ok(cp_calibration_order_known(2, two, both, close, noise, again) && !again[0],
+	   "two gears: the gears decide, whatever the figures");
+	ok(cp_calibration_order_known(2, none, both, close, noise, again),
+	   "a place fixed by the policy (Pin=, Priority=, Exclude=) does not wait for figures");
+	ok(cp_calibration_order_known(2, one, first_only, close, noise, again),
+	   "a faulty, hung or unreachable one is placed by its verdict");
+
+	const unsigned three[] = {0, 1, 0};
+	const bool all3[] = {true, true, true};
+	const double v3[] = {100, 99, 98}, n3[] = {1, 1, 1};
+
+	ok(!cp_calibration_order_known(3, three, all3, v3, n3, again) && again[0] && !again[1] &&
+	       again[2],
+	   "only the pair within noise in one gear runs again");
+
+	struct cp_stat tight = {.n = 3, .median = 100, .mad = 0.1},
+		       loose = {.n = 3, .median = 100, .mad = 4};
+
+	ok(cp_stat_noise(&tight) == 100 * CP_STAT_NOISE_FLOOR / 2, "noise: at least the floor");
+	ok(cp_stat_noise(&loose) == 12, "noise: three median absolute deviations");
+}
+
+static bool group_has(const struct cp_inventory *inv, const char *name, enum cp_class class)
+{
+	for (size_t i = 0; i < inv->n_algs; i++)
+		if (strcmp(inv->algs[i].name, name) == 0 && inv->algs[i].class == class &&
+		    !cp_calibration_skip_reason(&inv->algs[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Names are measured where an engine competes with the CPU and wins today
+ * first, so that a short budget decides those: on the LX2160A, CAAM's
+ * cbc(aes) before the CPU-only names.
+ */
+static void test_names_by_tier(void)
+{
+	uint32_t size = 4096;
+	struct cp_calibrate_options opts = {.sizes = &size,
+					    .n_sizes = 1,
+					    .workload_size = size,
+					    .depth = 1,
+					    .cache_only = true,
+					    .without_candidates = true};
+	struct cp_calibration cal;
+	struct cp_inventory inv;
+	bool seen_other = false, out_of_order = false;
+	size_t n_first = 0;
+
+	load_fixture("proc-crypto-lx2160a.txt", &inv);
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "selected");
+	for (size_t i = 0; i < cal.n_measured; i++) {
+		const char *name = cal.measured[i].name;
+		const struct cp_alg *winner = cp_inventory_winner(&inv, name);
+		bool engine_wins = group_has(&inv, name, CP_CLASS_CPU) &&
+				   group_has(&inv, name, CP_CLASS_OFFLOAD) && winner &&
+				   winner->class == CP_CLASS_OFFLOAD;
+
+		out_of_order |= engine_wins && seen_other;
+		seen_other |= !engine_wins;
+		n_first += engine_wins;
+	}
+	ok(n_first > 0 && cal.n_measured > n_first, "names of both kinds (%zu of %zu first)",
+	   n_first, cal.n_measured);
+	ok(!out_of_order, "where an engine wins over the CPU today: measured first");
+	ok(strcmp(cal.measured[0].name, "cbc(aes)") == 0 ||
+	       group_has(&inv, cal.measured[0].name, CP_CLASS_OFFLOAD),
+	   "the first name measured has an engine (%s)", cal.measured[0].name);
+	cp_calibration_free(&cal);
+	cp_inventory_free(&inv);
+}
+
 int main(void)
 {
 	test_budget_accounting();
@@ -426,5 +512,7 @@ int main(void)
 	test_reference_and_skips();
 	test_preloaded_cache();
 	test_candidates_selected();
+	test_order_known();
+	test_names_by_tier();
 	return done_testing();
 }

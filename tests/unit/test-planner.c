@@ -671,8 +671,29 @@ static void test_unplanned_types(void)
 	cp_inventory_free(&inv);
 }
 
+/* The gear calibration compares within: the planner's, after the [Driver] rules. */
+static void test_gear_for_calibration(void)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *p =
+	    policy_from("[Driver xts-aes-neonbs]\nPin = first\n[Driver xts-aes-caam]\n"
+			"Class = cpu\n[Driver xts-aes-caam-qi2]\nPriority = 10\n");
+	struct cp_settings s;
+
+	cp_policy_algorithm(p, "xts(aes)", &s);
+	is_int(cp_plan_gear(p, &s, "xts-aes-ce", CP_CLASS_CPU), 0, "the CPU: first gear");
+	is_int(cp_plan_gear(p, &s, "xts-aes-engine", CP_CLASS_OFFLOAD), 1, "an engine: second");
+	is_int(cp_plan_gear(p, &s, "xts-aes-caam", CP_CLASS_OFFLOAD), 0, "Class=cpu moves it");
+	ok(cp_plan_gear(p, &s, "xts-aes-neonbs", CP_CLASS_CPU) == CP_GEAR_NONE,
+	   "Pin=: placed whatever it measures");
+	ok(cp_plan_gear(p, &s, "xts-aes-caam-qi2", CP_CLASS_OFFLOAD) == CP_GEAR_NONE,
+	   "Priority=: placed by its value");
+	s.gears = CP_GEARS_ANY;
+	is_int(cp_plan_gear(p, &s, "xts-aes-engine", CP_CLASS_OFFLOAD), 0, "Gears=any: one gear");
+}
+
 int main(void)
 {
+	test_gear_for_calibration();
 	test_unplanned_types();
 	test_lx2160a();
 	test_stm32();
