@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <string.h>
@@ -28,6 +29,17 @@ struct cp_daemon {
 	struct cp_names modules;  /* modules of the events not handled yet */
 	struct cp_names waiting;  /* drivers whose self-test had not finished */
 	struct cp_names late;	  /* selected, but not ready yet when the run planned */
+	/*
+	 * Names the budget left to measure, each by one of its registered
+	 * drivers (a run given one driver plans and measures its whole name):
+	 * measured one at a time after READY, at idle priority.
+	 */
+	struct pending {
+		char name[CP_NAME_MAX], driver[CP_NAME_MAX];
+	} * pending;
+	size_t n_pending;
+	sd_event_source *background;
+	bool steps_failed; /* a run after the first had failed steps (--once's exit code) */
 	unsigned retries;
 	struct cp_cache unsaved; /* measurements the cache could not take yet */
 	struct cp_daemon_record rec;
@@ -79,6 +91,7 @@ struct cp_daemon *cp_daemon_free(struct cp_daemon *d)
 	sd_event_source_disable_unref(d->debounce);
 	sd_event_source_disable_unref(d->retry);
 	sd_event_source_disable_unref(d->cache_timer);
+	sd_event_source_disable_unref(d->background);
 	sd_event_source_disable_unref(d->uevents);
 	sd_event_unref(d->event);
 	if (d->policy)
@@ -87,6 +100,7 @@ struct cp_daemon *cp_daemon_free(struct cp_daemon *d)
 	cp_names_clear(&d->modules);
 	cp_names_clear(&d->waiting);
 	cp_names_clear(&d->late);
+	free(d->pending);
 	cp_cache_free(&d->unsaved);
 	cp_daemon_record_free(&d->rec);
 	free(d->rec_written);
@@ -102,6 +116,17 @@ static uint64_t now_usec(clockid_t clock)
 	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
+static int record_pending(struct cp_daemon *d)
+{
+	_cleanup_free_ char **names = calloc(d->n_pending + 1, sizeof(*names));
+
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n_pending; i++)
+		names[i] = d->pending[i].name;
+	return cp_daemon_record_set_pending(&d->rec, names, d->n_pending);
+}
+
 /*
  * The record brought up to date, as text: NULL when it is what was last
  * written (or on ENOMEM, when it cannot be written either).
@@ -113,7 +138,8 @@ static char *record_changed(struct cp_daemon *d)
 
 	snprintf(d->rec.last_error, sizeof(d->rec.last_error), "%s", cp_log_last_error());
 	d->rec.cache_unsaved = d->unsaved.n_entries > 0 || d->unsaved.n_defaults > 0;
-	if (cp_daemon_record_set_waiting(&d->rec, d->waiting.v, d->waiting.n) < 0)
+	if (cp_daemon_record_set_waiting(&d->rec, d->waiting.v, d->waiting.n) < 0 ||
+	    record_pending(d) < 0)
 		return NULL;
 	o = cp_daemon_record_to_json(&d->rec);
 	if (o)
@@ -288,6 +314,62 @@ static void mark_started(struct cp_daemon *d)
 	d->rec.ready_usec = now_usec(CLOCK_MONOTONIC) - d->started_usec;
 }
 
+static bool pending_has_name(const struct cp_daemon *d, const char *name)
+{
+	for (size_t i = 0; i < d->n_pending; i++)
+		if (strcmp(d->pending[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static void drop_pending(struct cp_daemon *d, const char *name)
+{
+	for (size_t i = 0; i < d->n_pending; i++)
+		if (strcmp(d->pending[i].name, name) == 0) {
+			memmove(&d->pending[i], &d->pending[i + 1],
+				(d->n_pending - i - 1) * sizeof(*d->pending));
+			d->n_pending--;
+			return;
+		}
+}
+
+/*
+ * What the run's calibration left pending, and what it finished: a run of
+ * everything (@full) says all that is pending; a run of some names takes
+ * out those it measured to the end. By a registered driver of each name:
+ * the CPU's candidate is not one.
+ */
+static int update_pending(struct cp_daemon *d, const struct cp_apply_result *res, bool full)
+{
+	const struct cp_calibration *cal = &res->calibration;
+
+	if (full)
+		d->n_pending = 0;
+	for (size_t i = 0; i < cal->n_measured; i++)
+		drop_pending(d, cal->measured[i].name); /* added again below if still pending */
+	for (size_t i = 0; i < cal->n_measured; i++) {
+		const struct cp_measured *m = &cal->measured[i], *by = NULL;
+		struct pending *all;
+
+		if (!m->pending || pending_has_name(d, m->name))
+			continue;
+		for (size_t k = 0; k < cal->n_measured && !by; k++)
+			if (strcmp(cal->measured[k].name, m->name) == 0 &&
+			    !cal->measured[k].candidate)
+				by = &cal->measured[k];
+		if (!by)
+			continue;
+		all = reallocarray(d->pending, d->n_pending + 1, sizeof(*all));
+		if (!all)
+			return -ENOMEM;
+		d->pending = all;
+		snprintf(all[d->n_pending].name, CP_NAME_MAX, "%s", m->name);
+		snprintf(all[d->n_pending].driver, CP_NAME_MAX, "%s", by->driver);
+		d->n_pending++;
+	}
+	return 0;
+}
+
 /* Bookkeeping from the inventory this run saw (taken under the lock, after ours). */
 static void note_run(struct cp_daemon *d, const struct cp_apply_result *res, const char *trigger,
 		     const struct cp_names *only)
@@ -301,6 +383,8 @@ static void note_run(struct cp_daemon *d, const struct cp_apply_result *res, con
 		    cp_track_untested(&res->inventory, &d->waiting) < 0)
 			cp_log(LOG_WARNING, "Out of memory tracking drivers");
 	}
+	if (update_pending(d, res, !only) < 0)
+		cp_log(LOG_WARNING, "Out of memory tracking what is left to measure");
 	keep_unsaved(d, res);
 	flush_unsaved(d);
 
@@ -365,6 +449,7 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 	    .lock_waiting = log_lock_waiting,
 	    .before_final_write = note_before_final_write,
 	    .userdata = &ctx,
+	    .finish_calibration = strcmp(trigger, "background") == 0,
 	};
 	char status[512];
 	int r;
@@ -398,6 +483,71 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 	return r;
 }
 
+/* ---- after READY: what the budget left ---- */
+
+/*
+ * Measure the first pending name to the end and apply what its figures
+ * change, at idle CPU priority (SCHED_IDLE: boot and every other task go
+ * first; the runs then see only the CPU time nothing else wants, which the
+ * noise test weighs like any other slowdown). One name per call: the lock
+ * is held for that name only, and module events are handled in between.
+ */
+static void measure_pending_one(struct cp_daemon *d)
+{
+	_cleanup_(cp_names_clear) struct cp_names only = {};
+	struct sched_param idle = {}, old_param = {};
+	int old_policy = sched_getscheduler(0);
+	char name[CP_NAME_MAX];
+	bool idled;
+
+	snprintf(name, sizeof(name), "%s", d->pending[0].name);
+	if (cp_names_add(&only, d->pending[0].driver) < 0) {
+		cp_log(LOG_WARNING, "Out of memory measuring %s", name);
+		drop_pending(d, name);
+		return;
+	}
+	(void) sched_getparam(0, &old_param);
+	idled = old_policy >= 0 && sched_setscheduler(0, SCHED_IDLE, &idle) == 0;
+	cp_log(LOG_DEBUG, "Measuring %s after READY (%zu names left)", name, d->n_pending);
+	if (run_pipeline(d, "background", &only) == -EIO)
+		d->steps_failed = true;
+	if (idled && sched_setscheduler(0, old_policy, &old_param) < 0)
+		cp_log_errno(LOG_WARNING, -errno, "Failed to leave idle priority");
+	drop_pending(d, name); /* measured, or failed: not again until its module comes back */
+	save_record(d);
+}
+
+static int on_background(sd_event_source *s, void *userdata)
+{
+	struct cp_daemon *d = userdata;
+
+	if (d->n_pending)
+		measure_pending_one(d);
+	if (d->n_pending == 0) {
+		cp_log(LOG_INFO, "Nothing left to measure");
+		return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	}
+	return 0;
+}
+
+/* Run on_background() whenever the loop has nothing else to do, until nothing is pending. */
+static void schedule_pending(struct cp_daemon *d)
+{
+	int r = 0;
+
+	if (!d->event || d->n_pending == 0)
+		return;
+	if (!d->background) {
+		r = sd_event_add_defer(d->event, &d->background, on_background, d);
+		if (r >= 0)
+			r = sd_event_source_set_priority(d->background, SD_EVENT_PRIORITY_IDLE);
+	}
+	if (r >= 0)
+		r = sd_event_source_set_enabled(d->background, SD_EVENT_ON);
+	if (r < 0)
+		cp_log_errno(LOG_WARNING, r, "Failed to schedule the measurements left");
+}
+
 /* ---- module events ---- */
 
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata);
@@ -420,6 +570,7 @@ static void rescan(struct cp_daemon *d, const char *trigger)
 		for (size_t i = 0; i < ready.n; i++)
 			cp_log(LOG_DEBUG, "New or reloaded implementation: %s", ready.v[i]);
 		(void) run_pipeline(d, trigger, &ready);
+		schedule_pending(d);
 	}
 	if (r >= 0)
 		r = cp_track_known(&inv, &d->known);
@@ -538,6 +689,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	cp_names_clear(&d->modules);
 	(void) run_pipeline(d, "reload", NULL);
 	(void) sd_notify(false, "READY=1");
+	schedule_pending(d);
 	save_record(d);
 	return 0;
 }
@@ -601,6 +753,23 @@ static int setup_loop(struct cp_daemon *d)
 	return sd_event_source_set_io_fd_own(d->uevents, true);
 }
 
+/*
+ * --once after its first run: READY=1 where a notify socket is given (boot
+ * need not wait for the rest), then what the budget left, name by name,
+ * before it exits.
+ */
+static int run_once_rest(struct cp_daemon *d, int first_run)
+{
+	if (d->n_pending) {
+		(void) sd_notify(false, "READY=1");
+		cp_log(LOG_INFO, "Measuring %zu names the budget left", d->n_pending);
+	}
+	while (d->n_pending)
+		measure_pending_one(d);
+	save_record(d); /* written with the apply's, unless the run said more since */
+	return first_run < 0 || d->steps_failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int cp_daemon_run(struct cp_daemon *d)
 {
 	int r;
@@ -624,14 +793,13 @@ int cp_daemon_run(struct cp_daemon *d)
 		save_record(d);
 		return EXIT_FAILURE;
 	}
-	if (d->opts.once) {
-		save_record(d); /* written with the apply's, unless the run said more since */
-		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
-	}
+	if (d->opts.once)
+		return run_once_rest(d, r);
 	(void) sd_notify(false, "READY=1");
 	cp_log(LOG_DEBUG, "Ready after %" PRIu64 " ms", d->rec.ready_usec / 1000);
 	if (d->waiting.n > 0)
 		(void) arm_timer(d, &d->retry, d->opts.retry_usec, on_retry);
+	schedule_pending(d);
 	save_record(d);
 
 	r = sd_event_loop(d->event);

@@ -191,6 +191,8 @@ const char *cp_track_status_text(const struct cp_apply_result *r, const char *tr
 		APPEND(", ...");
 	APPEND("; calibration %s, %zu from cache, %zu measured", cp_backend_to_string(c->backend),
 	       c->n_from_cache, c->n_run);
+	if (c->n_pending_names)
+		APPEND(", %zu names to measure after READY", c->n_pending_names);
 #undef APPEND
 	return buf;
 }
@@ -253,8 +255,9 @@ int cp_track_cache_entries(const struct cp_apply_result *r, time_t now, struct c
 		    .measured_at = now,
 		};
 
-		if (cp_measured_cache_key(m, &e.key) < 0)
-			continue;
+		if (m->pending || m->kat == CRYPTOPRIO_KAT_MISMATCH ||
+		    cp_measured_cache_key(m, &e.key) < 0)
+			continue; /* as the cache takes them (calibrate.c) */
 		for (size_t k = 0; k < m->n_points; k++) {
 			if (m->points[k].cached || m->points[k].verdict != CP_VERDICT_MEASURED)
 				continue;

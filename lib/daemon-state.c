@@ -19,6 +19,7 @@ void cp_daemon_record_free(struct cp_daemon_record *rec)
 {
 	strv_free(rec->policy_files, rec->n_policy_files);
 	strv_free(rec->waiting, rec->n_waiting);
+	strv_free(rec->pending, rec->n_pending);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -49,6 +50,11 @@ int cp_daemon_record_set_files(struct cp_daemon_record *rec, char *const *files,
 int cp_daemon_record_set_waiting(struct cp_daemon_record *rec, char *const *drivers, size_t n)
 {
 	return strv_copy(drivers, n, &rec->waiting, &rec->n_waiting);
+}
+
+int cp_daemon_record_set_pending(struct cp_daemon_record *rec, char *const *names, size_t n)
+{
+	return strv_copy(names, n, &rec->pending, &rec->n_pending);
 }
 
 static json_object *strv_to_json(char *const *v, size_t n)
@@ -87,6 +93,7 @@ json_object *cp_daemon_record_to_json(const struct cp_daemon_record *rec)
 	json_object_object_add(o, "last_error", json_object_new_string(rec->last_error));
 	json_object_object_add(o, "waiting", strv_to_json(rec->waiting, rec->n_waiting));
 	json_object_object_add(o, "cache_unsaved", json_object_new_boolean(rec->cache_unsaved));
+	json_object_object_add(o, "pending", strv_to_json(rec->pending, rec->n_pending));
 	return o;
 }
 
@@ -162,6 +169,8 @@ int cp_daemon_record_from_json(json_object *o, struct cp_daemon_record *rec)
 	r = get_strv(o, "policy_files", &rec->policy_files, &rec->n_policy_files);
 	if (r >= 0)
 		r = get_strv(o, "waiting", &rec->waiting, &rec->n_waiting);
+	if (r >= 0 && json_object_object_get_ex(o, "pending", NULL))
+		r = get_strv(o, "pending", &rec->pending, &rec->n_pending);
 	if (r < 0)
 		cp_daemon_record_free(rec);
 	return r;

@@ -29,13 +29,17 @@ struct cp_daemon_record {
 	char **waiting;	      /* drivers whose self-test has not finished yet */
 	size_t n_waiting;
 	bool cache_unsaved; /* measurements kept until /var/lib is writable */
+	/* Algorithm names the boot's budget left to measure after READY (optional in the file). */
+	char **pending;
+	size_t n_pending;
 };
 
 void cp_daemon_record_free(struct cp_daemon_record *rec);
 
-/* Replace the policy file list / the waiting list with copies. 0 or -ENOMEM. */
+/* Replace the policy file list / the waiting / the pending list with copies. 0 or -ENOMEM. */
 int cp_daemon_record_set_files(struct cp_daemon_record *rec, char *const *files, size_t n);
 int cp_daemon_record_set_waiting(struct cp_daemon_record *rec, char *const *drivers, size_t n);
+int cp_daemon_record_set_pending(struct cp_daemon_record *rec, char *const *names, size_t n);
 
 json_object *cp_daemon_record_to_json(const struct cp_daemon_record *rec);
 /* -EBADMSG for a malformed record. */

@@ -161,19 +161,26 @@ static void test_status(void)
 static void test_record(void)
 {
 	struct cp_daemon_record a = {.pid = 42, .started_at = 1000, .runs = 3}, b;
-	char *files[] = {"/etc/cryptoprio.conf"}, *wait[] = {"virtio_crypto_aes_ctr"};
+	char *files[] = {"/etc/cryptoprio.conf"}, *wait[] = {"virtio_crypto_aes_ctr"},
+	     *pending[] = {"gcm(aes)", "xts(aes)"};
 	json_object *o;
 
 	snprintf(a.last_trigger, sizeof(a.last_trigger), "module");
 	snprintf(a.backend, sizeof(a.backend), "module");
 	(void) cp_daemon_record_set_files(&a, files, 1);
 	(void) cp_daemon_record_set_waiting(&a, wait, 1);
+	(void) cp_daemon_record_set_pending(&a, pending, 2);
 	o = cp_daemon_record_to_json(&a);
 	is_int(cp_daemon_record_from_json(o, &b), 0, "record round trip");
 	ok(b.pid == 42 && b.runs == 3 && b.n_policy_files == 1 && b.n_waiting == 1 &&
 	       strcmp(b.waiting[0], "virtio_crypto_aes_ctr") == 0 &&
 	       strcmp(b.last_trigger, "module") == 0,
 	   "fields kept");
+	ok(b.n_pending == 2 && strcmp(b.pending[1], "xts(aes)") == 0, "the names still to measure");
+	cp_daemon_record_free(&b);
+	json_object_object_del(o, "pending");
+	is_int(cp_daemon_record_from_json(o, &b), 0, "a record without them (an older daemon's)");
+	is_int(b.n_pending, 0, "nothing pending");
 	json_object_object_add(o, "pid", json_object_new_string("x"));
 	cp_daemon_record_free(&b);
 	is_int(cp_daemon_record_from_json(o, &b), -EBADMSG, "a malformed record is refused");
@@ -268,8 +275,28 @@ static void test_failure_text(void)
 	   "other errors: %s", buf);
 }
 
+/* What the budget cut short is not cached: measured again as a whole. */
+static void test_cache_entries(void)
+{
+	struct cp_point points[2] = {
+	    {.size = 4096, .depth = 1, .verdict = CP_VERDICT_MEASURED, .mbps = {.n = 1}},
+	    {.size = 4096, .depth = 1, .verdict = CP_VERDICT_MEASURED, .mbps = {.n = 3}}};
+	struct cp_measured m[2] = {
+	    {.name = "cbc(aes)", .driver = "cbc-aes-x", .points = &points[0], .n_points = 1},
+	    {.name = "xts(aes)", .driver = "xts-aes-x", .points = &points[1], .n_points = 1}};
+	struct cp_apply_result r = {.calibration = {.measured = m, .n_measured = 2}};
+	struct cp_cache kept = {};
+
+	m[0].pending = true;
+	is_int(cp_track_cache_entries(&r, 1000, &kept), 1, "one entry kept for the cache");
+	ok(kept.n_entries == 1 && strcmp(kept.entries[0].key.driver, "xts-aes-x") == 0,
+	   "the finished name's, not the pending one's");
+	cp_cache_free(&kept);
+}
+
 int main(void)
 {
+	test_cache_entries();
 	test_failure_text();
 	test_verdict_text();
 	test_uevent();
