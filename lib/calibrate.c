@@ -230,6 +230,12 @@ static int add_measured(struct cp_calibration *cal, const struct cp_inventory *i
 	snprintf(m->name, sizeof(m->name), "%s", alg->name);
 	snprintf(m->driver, sizeof(m->driver), "%s", alg->driver);
 	snprintf(m->module, sizeof(m->module), "%s", alg->module);
+	if (opts->policy) {
+		struct cp_settings set;
+
+		cp_policy_algorithm(opts->policy, alg->name, &set);
+		m->gear = cp_plan_gear(opts->policy, &set, alg->driver, alg->class);
+	}
 	geniv = geniv_inner(alg->name, inner);
 	if (geniv && !measured_as(inv, alg, inner, candidate, m->measured_as))
 		return add_skipped(cal, alg,
@@ -655,6 +661,25 @@ static struct samples *samples_of(const struct engine *e, size_t mi, size_t pi)
 	return &e->samples[mi * e->opts->n_sizes + pi];
 }
 
+/*
+ * The runs @m needs before its figure is compared: CP_RUNS_FIRST where
+ * another implementation of its name is ranked in its gear; one where
+ * its gear alone places it (the known answer checked, a figure shown),
+ * since more runs would decide nothing.
+ */
+static unsigned runs_needed(const struct cp_calibration *cal, const struct cp_measured *m)
+{
+	if (m->gear == CP_GEAR_NONE)
+		return 1;
+	for (size_t i = 0; i < cal->n_measured; i++) {
+		const struct cp_measured *o = &cal->measured[i];
+
+		if (o != m && o->gear == m->gear && strcmp(o->name, m->name) == 0)
+			return CP_RUNS_FIRST;
+	}
+	return 1;
+}
+
 /* The first runs still planned at point @pi for the drivers [@first, @end). */
 static size_t first_runs_left(const struct engine *e, size_t first, size_t end, size_t pi)
 {
@@ -662,16 +687,17 @@ static size_t first_runs_left(const struct engine *e, size_t first, size_t end, 
 
 	for (size_t mi = first; mi < end; mi++) {
 		const struct samples *s = samples_of(e, mi, pi);
+		unsigned need = runs_needed(e->cal, &e->cal->measured[mi]);
 
 		if (runnable(&e->cal->measured[mi], &e->cal->measured[mi].points[pi]) &&
-		    s->n < CP_RUNS_FIRST)
-			n += CP_RUNS_FIRST - s->n;
+		    s->n < need)
+			n += need - s->n;
 	}
 	return n;
 }
 
 /*
- * CP_RUNS_FIRST short runs of point @pi of the drivers [@first, @end), the
+ * The first short runs (runs_needed()) of point @pi of the drivers [@first, @end), the
  * time until @until_ns (their share) shared among them, the shortest runs
  * once it is spent. False when the budget is spent first (with
  * opts->finish, never).
@@ -685,7 +711,7 @@ static bool first_runs(struct engine *e, size_t first, size_t end, size_t pi, ui
 		if (!runnable(m, &m->points[pi]))
 			continue;
 		report_progress(e, m, m->points[pi].size);
-		while (runnable(m, &m->points[pi]) && s->n < CP_RUNS_FIRST) {
+		while (runnable(m, &m->points[pi]) && s->n < runs_needed(e->cal, m)) {
 			uint64_t now = cp_now_ns(), share = until_ns > now ? until_ns - now : 0;
 			uint64_t slice = cp_calibration_slice(
 			    share, first_runs_left(e, first, end, pi), 1, e->overhead_ns);
@@ -758,8 +784,7 @@ static bool order_known(const struct engine *e, size_t first, size_t end, size_t
 		const struct cp_measured *m = &all[first + i];
 		const struct cp_stat *stat = rank_stat(&m->points[pi], set.rank);
 
-		gear[i] =
-		    e->opts->policy ? cp_plan_gear(e->opts->policy, &set, m->driver, m->class) : 0;
+		gear[i] = m->gear;
 		measured[i] = m->points[pi].verdict == CP_VERDICT_MEASURED && stat->n > 0;
 		value[i] = stat->median;
 		noise[i] = cp_stat_noise(stat);
@@ -911,7 +936,8 @@ static void use_cache(struct cp_calibration *cal, const struct cp_cache *cache)
 			const struct cp_cache_entry *entry =
 			    cp_cache_find(cache, &key, m->points[pi].size, m->points[pi].depth);
 
-			if (!entry)
+			/* Fewer runs than its gear now needs (Gears= changed): measured again. */
+			if (!entry || entry->point.mbps.n < runs_needed(cal, m))
 				continue;
 			m->points[pi] = entry->point;
 			m->backend = entry->backend;

@@ -24,6 +24,8 @@ struct cp_measured {
 	char reference[CP_NAME_MAX];
 	enum cryptoprio_type type;
 	enum cp_class class; /* detected (a candidate: cpu) */
+	/* Its gear under the options' policy (cp_plan_gear()); 0 without one. */
+	unsigned gear;
 	enum cp_backend backend;
 	enum cryptoprio_kat kat;
 	struct cp_point *points; /* n_points of them, in the options' order */

@@ -262,9 +262,17 @@ static void test_preloaded_cache(void)
 	add_tested(&inv, "cbc-aes-avx", 300);
 	is_int(cp_cache_key_for(&inv.algs[0], &cached.key), 0, "key of the cached driver");
 	/* As cp_cache_parse() leaves it. */
-	cached.point = (struct cp_point){
-	    .size = size, .depth = 1, .verdict = CP_VERDICT_MEASURED, .cached = true};
+	cached.point = (struct cp_point){.size = size,
+					 .depth = 1,
+					 .verdict = CP_VERDICT_MEASURED,
+					 .cached = true,
+					 .mbps = {.n = 1, .median = 50}};
 	is_int(cp_cache_put(&cache, &cached), 0, "one figure in the caller's cache");
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "calibrated from the cache only");
+	is_int(cal.n_from_cache, 0,
+	       "a figure of one run, where another of its gear competes: measured again");
+	cp_calibration_free(&cal);
+	cache.entries[0].point.mbps.n = CP_RUNS_FIRST;
 	is_int(cp_calibrate(&inv, &opts, &cal), 0, "calibrated from the cache only");
 	is_int(cal.n_from_cache, 1, "the figure taken from the caller's cache, not the file");
 	ok(!cal.cache_updated && !cal.cache_warning[0], "nothing to save, nothing to say");
