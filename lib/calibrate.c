@@ -478,6 +478,12 @@ struct engine {
 	uint64_t start_ns, deadline_ns;
 	uint64_t overhead_ns; /* per run beyond its slice: setup, known answer, netlink */
 	size_t done, total;
+	/*
+	 * With a ladder, the first runs of every point share the budget
+	 * (slices from all the first runs still planned), so that the ladder
+	 * is measured too; without, each name has its share.
+	 */
+	bool ladder;
 };
 
 static void set_all_points(struct cp_measured *m, enum cp_verdict verdict, int error)
@@ -696,6 +702,16 @@ static size_t first_runs_left(const struct engine *e, size_t first, size_t end, 
 	return n;
 }
 
+/* The first runs still planned at every point. */
+static size_t all_first_runs_left(const struct engine *e)
+{
+	size_t n = 0;
+
+	for (size_t pi = 0; pi < e->opts->n_sizes; pi++)
+		n += first_runs_left(e, 0, e->cal->n_measured, pi);
+	return n;
+}
+
 /*
  * The first short runs (runs_needed()) of point @pi of the drivers [@first, @end), the
  * time until @until_ns (their share) shared among them, the shortest runs
@@ -714,7 +730,9 @@ static bool first_runs(struct engine *e, size_t first, size_t end, size_t pi, ui
 		while (runnable(m, &m->points[pi]) && s->n < runs_needed(e->cal, m)) {
 			uint64_t now = cp_now_ns(), share = until_ns > now ? until_ns - now : 0;
 			uint64_t slice = cp_calibration_slice(
-			    share, first_runs_left(e, first, end, pi), 1, e->overhead_ns);
+			    e->ladder ? budget_left(e) : share,
+			    e->ladder ? all_first_runs_left(e) : first_runs_left(e, first, end, pi),
+			    1, e->overhead_ns);
 
 			/* The share spent: the shortest runs, while the budget lasts. */
 			if (!slice)
@@ -811,14 +829,15 @@ static void mark_name(struct engine *e, size_t first, size_t end, size_t pi, boo
 
 /*
  * The workload point @pi of one name, its drivers [@first, @end): the
- * first runs of each, then more runs of those still within noise of a
- * competitor in their gear, until the order is known, they have run
+ * first runs of each, then (@refine) more runs of those still within noise
+ * of a competitor in their gear, until the order is known, they have run
  * CP_STAT_MAX_RUNS times, or the name's share of the budget (what is left,
  * shared among the @names_left names still to measure) is spent. False
  * when the budget ran out before the first runs were done: the name and
  * those after it are pending.
  */
-static bool measure_name(struct engine *e, size_t first, size_t end, size_t pi, size_t names_left)
+static bool measure_name(struct engine *e, size_t first, size_t end, size_t pi, size_t names_left,
+			 bool refine)
 {
 	uint64_t until_ns = cp_now_ns() + budget_left(e) / (names_left ? names_left : 1);
 	bool again[NAME_MAX_IMPLS], known;
@@ -827,7 +846,7 @@ static bool measure_name(struct engine *e, size_t first, size_t end, size_t pi, 
 		mark_name(e, first, end, pi, false, true);
 		return false;
 	}
-	while (!(known = order_known(e, first, end, pi, again))) {
+	while (!(known = order_known(e, first, end, pi, again)) && refine) {
 		size_t n_again = 0, ran = 0;
 
 		for (size_t i = 0; i < NAME_MAX_IMPLS && first + i < end; i++)
@@ -871,8 +890,8 @@ static bool name_runnable(const struct engine *e, size_t first, size_t end, size
 	return false;
 }
 
-/* The workload point, name by name; false once the budget ran out. */
-static bool measure_workload(struct engine *e, size_t pi)
+/* The workload point, name by name (measure_name()); false once the budget ran out. */
+static bool measure_workload(struct engine *e, size_t pi, bool refine)
 {
 	size_t names_left = 0;
 	bool in_budget = true;
@@ -885,7 +904,7 @@ static bool measure_workload(struct engine *e, size_t pi)
 		if (!name_runnable(e, first, end, pi))
 			continue;
 		if (in_budget)
-			in_budget = measure_name(e, first, end, pi, names_left--);
+			in_budget = measure_name(e, first, end, pi, names_left--, refine);
 		else
 			mark_name(e, first, end, pi, false, true);
 	}
@@ -1059,11 +1078,20 @@ static int measure(struct engine *e)
 	if (!e->samples)
 		return -ENOMEM;
 	e->overhead_ns = OVERHEAD_GUESS;
-	/* The workload point first: it decides the order; the ladder shows crossovers. */
-	if (measure_workload(e, work))
+	e->ladder = opts->n_sizes > 1;
+	/*
+	 * The workload point first: it decides the order. With a ladder, which
+	 * shows crossovers, its first runs, then the ladder's, then the further
+	 * runs of the workload point with what is left.
+	 */
+	if (opts->n_sizes == 1)
+		(void) measure_workload(e, work, true);
+	else if (measure_workload(e, work, false)) {
 		for (size_t pi = 0; pi < opts->n_sizes; pi++)
 			if (pi != work && !pass_over_point(e, pi))
 				break;
+		(void) measure_workload(e, work, true);
+	}
 	return 0;
 }
 

@@ -10,7 +10,7 @@
 # state file is written just before the first step, so the kill follows
 # the first state file that lists a created instance.
 r=$CP_RESULTS
-delay_us=2000000
+delay_us=6000000 # 2 s was overtaken with four VMs on two CPUs: the poll, then the kill
 needs_strace
 modprobe_q "$cpu_aes_module" crypto_user xfrm_user esp4 authenc echainiv
 for m in cbc ctr ecb seqiv crypto-sha256 crypto-hmac; do
