@@ -54,7 +54,13 @@ log "reference for cbc(aes): $(jget "$out" "d['results'][0]['reference']")"
 d8=$CP_RESULTS/depth8.json
 check "virtio_crypto_aes_cbc at depth 8" \
 	sh -c "'$ctl' calibrate --raw --json virtio_crypto_aes_cbc --size 65536 --depth 8 >'$d8'"
-check "depth 8: 8 requests in flight at once" test "$(jget "$d8" "d['results'][0]['max_in_flight']")" = 8
+# Whether all 8 are out at once depends on QEMU: its I/O thread completes a
+# request in about the time the emulated CPU takes to submit the next (3 of
+# 8 seen on arm64 with a second VM beside). Requests held by the engine
+# reach the depth exactly: module-faults, with the test engine.
+mif=$(jget "$d8" "d['results'][0]['max_in_flight']")
+check "depth 8: more than one request in flight at once, at most 8 ($mif)" \
+	test "$mif" -ge 2 -a "$mif" -le 8
 d1=$CP_RESULTS/depth1.json
 check "virtio_crypto_aes_cbc at depth 1" \
 	sh -c "'$ctl' calibrate --raw --json virtio_crypto_aes_cbc --size 65536 --depth 1 >'$d1'"
