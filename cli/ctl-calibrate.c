@@ -250,16 +250,6 @@ static json_object *measured_json(const struct cp_measured *m, const struct cp_i
 	return o;
 }
 
-static size_t group_end(const struct cp_calibration *cal, size_t first)
-{
-	size_t end = first + 1;
-
-	while (end < cal->n_measured &&
-	       strcmp(cal->measured[end].name, cal->measured[first].name) == 0)
-		end++;
-	return end;
-}
-
 static json_object *summary_json(const struct cp_calibration *cal, const struct calibrate_args *a)
 {
 	json_object *o = json_object_new_object(), *workload = json_object_new_object();
@@ -295,7 +285,7 @@ static void print_json(const struct cp_calibration *cal, const struct cp_invento
 		json_object *alg = json_object_new_object(), *impls = json_object_new_array();
 		const struct cp_measured *best = winner(cal, cal->measured[first].name, a);
 
-		end = group_end(cal, first);
+		end = cp_calibration_name_end(cal, first);
 		json_object_object_add(alg, "name",
 				       json_object_new_string(cal->measured[first].name));
 		json_object_object_add(alg, "winner",
@@ -363,7 +353,7 @@ static void print_table(const struct cp_calibration *cal, const struct cp_invent
 	char size[32];
 
 	for (size_t first = 0, end; first < cal->n_measured; first = end) {
-		end = group_end(cal, first);
+		end = cp_calibration_name_end(cal, first);
 		print_group(cal, inv, first, end, a);
 	}
 	for (size_t i = 0; i < cal->n_skipped; i++)

@@ -871,8 +871,7 @@ out:
 	return true;
 }
 
-/* The end of the group of drivers of the name of measured[@first]. */
-static size_t name_end(const struct cp_calibration *cal, size_t first)
+size_t cp_calibration_name_end(const struct cp_calibration *cal, size_t first)
 {
 	size_t end = first + 1;
 
@@ -896,10 +895,12 @@ static bool measure_workload(struct engine *e, size_t pi, bool refine)
 	size_t names_left = 0;
 	bool in_budget = true;
 
-	for (size_t first = 0; first < e->cal->n_measured; first = name_end(e->cal, first))
-		names_left += name_runnable(e, first, name_end(e->cal, first), pi);
-	for (size_t first = 0; first < e->cal->n_measured; first = name_end(e->cal, first)) {
-		size_t end = name_end(e->cal, first);
+	for (size_t first = 0; first < e->cal->n_measured;
+	     first = cp_calibration_name_end(e->cal, first))
+		names_left += name_runnable(e, first, cp_calibration_name_end(e->cal, first), pi);
+	for (size_t first = 0; first < e->cal->n_measured;
+	     first = cp_calibration_name_end(e->cal, first)) {
+		size_t end = cp_calibration_name_end(e->cal, first);
 
 		if (!name_runnable(e, first, end, pi))
 			continue;
@@ -915,7 +916,7 @@ static bool measure_workload(struct engine *e, size_t pi, bool refine)
 static bool pass_over_point(struct engine *e, size_t pi)
 {
 	for (size_t first = 0; first < e->cal->n_measured;) {
-		size_t end = name_end(e->cal, first);
+		size_t end = cp_calibration_name_end(e->cal, first);
 
 		if (!first_runs(e, first, end, pi, e->deadline_ns))
 			return false;

@@ -163,6 +163,9 @@ int cp_measured_cache_key(const struct cp_measured *m, struct cp_cache_key *key)
 bool cp_calibration_order_known(size_t n, const unsigned *gear, const bool *measured,
 				const double *value, const double *noise, bool *again);
 
+/* The end of the run of entries of measured[@first]'s name (each name's entries are together). */
+size_t cp_calibration_name_end(const struct cp_calibration *cal, size_t first);
+
 const struct cp_measured *cp_calibration_find(const struct cp_calibration *cal, const char *driver);
 const struct cp_point *cp_measured_point(const struct cp_measured *m, uint32_t size,
 					 uint32_t depth);
