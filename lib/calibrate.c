@@ -411,18 +411,27 @@ static enum name_tier name_tier(const struct cp_inventory *inv, const char *name
 static int select_candidates(const struct cp_inventory *inv,
 			     const struct cp_calibrate_options *opts, struct cp_calibration *cal)
 {
+	/* Each name's tier, at its first entry (_TIER_MAX elsewhere): worked out once. */
+	_cleanup_free_ enum name_tier *tiers = calloc(inv->n_algs + 1, sizeof(*tiers));
+	_cleanup_free_ bool *candidate = calloc(inv->n_algs + 1, sizeof(*candidate));
+	_cleanup_free_ struct cp_alg *cands = calloc(inv->n_algs + 1, sizeof(*cands));
+
+	if (!tiers || !candidate || !cands)
+		return -ENOMEM;
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		tiers[i] = _TIER_MAX;
+		if (seen_before(inv, i))
+			continue;
+		candidate[i] = !opts->without_candidates && group_candidate(inv, i, &cands[i]);
+		tiers[i] = name_tier(inv, inv->algs[i].name, candidate[i]);
+	}
 	for (enum name_tier tier = 0; tier < _TIER_MAX; tier++)
 		for (size_t i = 0; i < inv->n_algs; i++) {
-			struct cp_alg cand;
-			bool has_candidate;
 			int r;
 
-			if (seen_before(inv, i))
+			if (tiers[i] != tier)
 				continue;
-			has_candidate = !opts->without_candidates && group_candidate(inv, i, &cand);
-			if (name_tier(inv, inv->algs[i].name, has_candidate) != tier)
-				continue;
-			r = select_group(inv, i, has_candidate ? &cand : NULL, opts, cal);
+			r = select_group(inv, i, candidate[i] ? &cands[i] : NULL, opts, cal);
 			if (r < 0)
 				return r;
 		}
