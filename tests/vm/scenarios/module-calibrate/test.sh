@@ -18,19 +18,19 @@ check "family registered" grep -q '^cryptoprio ' /proc/modules
 out=$CP_RESULTS/calibrate.json
 check "calibrate $cpu_cbc and virtio_crypto_aes_cbc at 16,4096,65536" \
 	sh -c "'$ctl' calibrate --raw --json $cpu_cbc virtio_crypto_aes_cbc --size 16,4096,65536 >'$out'"
-"$ctl" calibrate --raw "$cpu_cbc" virtio_crypto_aes_cbc --size 16,4096,65536 || true
+# The table as calibrate prints it, from the same figures (one python run
+# per point below: python's start under TCG costs about as much as a check).
+jget "$out" "'\\n'.join('%-24s %6d %8.2f MB/s %s' % (r['driver'], r['size'], r['mb_per_s'], r['known_answer']) for r in d['results'])" || true
 
 for drv in "$cpu_cbc" virtio_crypto_aes_cbc; do
 	for size in 16 4096 65536; do
 		sel="[r for r in d['results'] if r['driver']=='$drv' and r['size']==$size]"
-		check "$drv at $size: one result" test "$(jget "$out" "len($sel)")" = 1
-		check "$drv at $size: requests and bytes measured" \
-			test "$(jget "$out" "$sel[0]['requests'] > 0 and $sel[0]['bytes'] == $sel[0]['requests'] * $size and $sel[0]['wall_ns'] > 0 and $sel[0]['mb_per_s'] > 0")" = True
-		check "$drv at $size: known answer ok against a generic reference" \
-			test "$(jget "$out" "$sel[0]['known_answer'] + ' ' + str($sel[0]['reference'])")" = \
-			"ok $(jget "$out" "$sel[0]['reference']")"
-		check "$drv at $size: reference is not the driver itself" \
-			test "$(jget "$out" "$sel[0]['reference'] not in (None, '$drv')")" = True
+		# one, measured, known answer ok, reference not the driver, CPU share
+		read -r one measured ref_ok not_self cpu_share < <(jget "$out" "' '.join(str(x) for x in (len($sel) == 1, $sel[0]['requests'] > 0 and $sel[0]['bytes'] == $sel[0]['requests'] * $size and $sel[0]['wall_ns'] > 0 and $sel[0]['mb_per_s'] > 0, $sel[0]['known_answer'] == 'ok', $sel[0]['reference'] not in (None, '$drv'), $sel[0]['cpu_ns'] * 4 >= $sel[0]['wall_ns'] if '$drv' == '$cpu_cbc' else $sel[0]['cpu_ns'] >= 0))" || echo False False False False False)
+		check "$drv at $size: one result" test "$one" = True
+		check "$drv at $size: requests and bytes measured" test "$measured" = True
+		check "$drv at $size: known answer ok against a generic reference" test "$ref_ok" = True
+		check "$drv at $size: reference is not the driver itself" test "$not_self" = True
 		# A synchronous CPU driver keeps a CPU busy for its whole run; an
 		# engine that works outside the guest's CPUs (virtio-crypto's
 		# backend runs in QEMU's I/O thread) may cost less than the
@@ -42,9 +42,9 @@ for drv in "$cpu_cbc" virtio_crypto_aes_cbc; do
 		# alone). So the check is that the time is counted, not exact.
 		if [[ $drv == "$cpu_cbc" ]]; then
 			check "$drv at $size: CPU time counted (at least a quarter of the wall time)" \
-				test "$(jget "$out" "$sel[0]['cpu_ns'] * 4 >= $sel[0]['wall_ns']")" = True
+				test "$cpu_share" = True
 		else
-			check "$drv at $size: CPU time reported" test "$(jget "$out" "$sel[0]['cpu_ns'] >= 0")" = True
+			check "$drv at $size: CPU time reported" test "$cpu_share" = True
 		fi
 	done
 done
@@ -122,7 +122,7 @@ check "synchronous caller still does not get the engine" \
 
 check "hash: sha256 drivers calibrate with a known answer" \
 	sh -c "'$ctl' calibrate --raw --json 'sha256' --size 4096 >'$CP_RESULTS/sha256.json'"
-"$ctl" calibrate --raw sha256 --size 4096 || true
+jget "$CP_RESULTS/sha256.json" "'\\n'.join('%-24s %8.2f MB/s %s' % (r['driver'], r['mb_per_s'], r['known_answer']) for r in d['results'])" || true
 check "hash: every sha256 driver ok" \
 	test "$(jget "$CP_RESULTS/sha256.json" "all(r['known_answer']=='ok' for r in d['results']) and len(d['results']) > 0")" = True
 
