@@ -24,6 +24,19 @@ enum tier {
 };
 
 /* One competing implementation while its name is planned. */
+/*
+ * A "why" text, cut at its buffer's end where long names make it longer
+ * (the reason shown in plans and the journal: its start tells).
+ */
+_printf_(3, 4) static void set_why(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void) vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+}
+
 struct cand {
 	const struct cp_alg *alg;
 	size_t kernel_rank; /* 0 = the current winner */
@@ -300,7 +313,7 @@ static void set_metric(const struct builder *b, struct cand *c, const struct cp_
 		}
 	}
 	c->reason = CP_PLACE_NOT_MEASURED;
-	snprintf(c->why, sizeof(c->why), "%s (%s), %s at %s, depth %u: after the measured ones",
+	set_why(c->why, sizeof(c->why), "%s (%s), %s at %s, depth %u: after the measured ones",
 		 gear_str(s, c), cp_class_to_string(c->class),
 		 m && m->state == CP_MEASUREMENT_UNREACHABLE ? "unreachable by calibration"
 							     : "not measured",
@@ -319,7 +332,7 @@ static bool set_special_tier(const struct builder *b, struct cand *c, const stru
 		c->fixed_value = shared->priority;
 		c->shared_with = shared->name;
 		c->reason = CP_PLACE_SHARED;
-		snprintf(c->why, sizeof(c->why), "planned under %s already: its value kept",
+		set_why(c->why, sizeof(c->why), "planned under %s already: its value kept",
 			 shared->name);
 		return true;
 	}
@@ -327,7 +340,7 @@ static bool set_special_tier(const struct builder *b, struct cand *c, const stru
 		c->fixed = true;
 		c->fixed_value = c->rule.priority;
 		c->reason = CP_PLACE_FIXED;
-		snprintf(c->why, sizeof(c->why), "Priority=%u (%s)", c->rule.priority,
+		set_why(c->why, sizeof(c->why), "Priority=%u (%s)", c->rule.priority,
 			 origin_str(o, sizeof(o), c->rule.placement));
 		return true;
 	}
@@ -335,23 +348,23 @@ static bool set_special_tier(const struct builder *b, struct cand *c, const stru
 	if (c->rule.exclude) {
 		c->tier = TIER_EXCLUDED;
 		c->reason = CP_PLACE_EXCLUDED;
-		snprintf(c->why, sizeof(c->why), "Exclude=yes (%s)",
+		set_why(c->why, sizeof(c->why), "Exclude=yes (%s)",
 			 origin_str(o, sizeof(o), c->rule.placement));
 	} else if (fault) {
 		c->tier = TIER_FAULTY;
 		c->reason = CP_PLACE_FAULTY;
-		snprintf(c->why, sizeof(c->why), "%s: never preferred",
+		set_why(c->why, sizeof(c->why), "%s: never preferred",
 			 fault->state == CP_MEASUREMENT_TIMEOUT ? "a request timed out"
 								: "known-answer mismatch");
 	} else if (c->rule.pin == CP_PIN_LAST) {
 		c->tier = TIER_PINNED_LAST;
 		c->reason = CP_PLACE_PINNED_LAST;
-		snprintf(c->why, sizeof(c->why), "Pin=last (%s)",
+		set_why(c->why, sizeof(c->why), "Pin=last (%s)",
 			 origin_str(o, sizeof(o), c->rule.placement));
 	} else if (c->rule.pin == CP_PIN_FIRST) {
 		c->tier = TIER_PINNED_FIRST;
 		c->reason = CP_PLACE_PINNED_FIRST;
-		snprintf(c->why, sizeof(c->why), "Pin=first (%s)",
+		set_why(c->why, sizeof(c->why), "Pin=first (%s)",
 			 origin_str(o, sizeof(o), c->rule.placement));
 	} else {
 		return false;
@@ -375,7 +388,7 @@ static void init_cand(const struct builder *b, struct cand *c, const struct cp_s
 		return;
 	if (strcmp(c->alg->type, "cipher") == 0 || s->calibrate == CP_CALIBRATE_NEVER) {
 		c->reason = CP_PLACE_CLASS_ONLY;
-		snprintf(c->why, sizeof(c->why), "%s (%s), %s: by class only", gear_str(s, c),
+		set_why(c->why, sizeof(c->why), "%s (%s), %s: by class only", gear_str(s, c),
 			 cp_class_to_string(c->class),
 			 s->calibrate == CP_CALIBRATE_NEVER ? "Calibrate=never"
 							    : "single-block cipher");
@@ -477,7 +490,7 @@ static void explain_measured(struct cand *c, size_t n, const struct cp_settings 
 			tie = &c[i + 1];
 		format_metric(metric, sizeof(metric), s->rank, c[i].metric);
 		c[i].reason = tie ? CP_PLACE_WITHIN_NOISE : CP_PLACE_RANKED;
-		snprintf(c[i].why, sizeof(c[i].why), "%s (%s), %s %s at %s, depth %u%s%s%s",
+		set_why(c[i].why, sizeof(c[i].why), "%s (%s), %s %s at %s, depth %u%s%s%s",
 			 gear_str(s, &c[i]), cp_class_to_string(c[i].class),
 			 cp_rank_to_string(s->rank), metric, size, s->in_flight,
 			 tie ? ", within noise of " : "", tie ? tie->alg->driver : "",
@@ -762,26 +775,26 @@ static void explain_step(struct cp_plan_step *step, const struct cand *c, size_t
 	const char *lost = winner_over ? winner_over->alg->driver : NULL;
 
 	if (step->action == CP_STEP_CREATE)
-		snprintf(step->why, sizeof(step->why),
+		set_why(step->why, sizeof(step->why),
 			 "the CPU's composite, built from its parts: no CPU implementation of %s "
 			 "is registered; %s",
 			 step->name, c[i].why);
 	else if (step->action == CP_STEP_TOUCH)
-		snprintf(step->why, sizeof(step->why),
+		set_why(step->why, sizeof(step->why),
 			 "lost its place to %s: touched so the kernel retires template instances "
 			 "built on it",
 			 lost);
 	else if (c[i].fixed)
-		snprintf(step->why, sizeof(step->why), "%s", c[i].why);
+		set_why(step->why, sizeof(step->why), "%s", c[i].why);
 	else if (step->new_priority < step->old_priority && i > 0)
-		snprintf(step->why, sizeof(step->why), "lowered below %s%s%s: %s",
+		set_why(step->why, sizeof(step->why), "lowered below %s%s%s: %s",
 			 c[i - 1].alg->driver, lost ? ", lost its place to " : "", lost ? lost : "",
 			 c[i].why);
 	else if (i + 1 < n)
-		snprintf(step->why, sizeof(step->why), "raised above %s: %s", c[i + 1].alg->driver,
+		set_why(step->why, sizeof(step->why), "raised above %s: %s", c[i + 1].alg->driver,
 			 c[i].why);
 	else
-		snprintf(step->why, sizeof(step->why), "moved to keep the order strict: %s",
+		set_why(step->why, sizeof(step->why), "moved to keep the order strict: %s",
 			 c[i].why);
 }
 
@@ -839,7 +852,7 @@ static int add_algorithm(struct builder *b, const struct cp_alg *first, const st
 		struct cp_plan_place *p = &a->places[i];
 
 		snprintf(p->driver, sizeof(p->driver), "%s", c[i].alg->driver);
-		snprintf(p->why, sizeof(p->why), "%s", c[i].why);
+		set_why(p->why, sizeof(p->why), "%s", c[i].why);
 		p->class = c[i].class;
 		p->gear = c[i].gear;
 		p->old_priority = c[i].alg->priority;
@@ -952,7 +965,7 @@ static int add_remove_step(struct builder *b, const struct cand *c, size_t i)
 	};
 	snprintf(step->driver, sizeof(step->driver), "%s", c[i].alg->driver);
 	snprintf(step->name, sizeof(step->name), "%s", c[i].alg->name);
-	snprintf(step->why, sizeof(step->why),
+	set_why(step->why, sizeof(step->why),
 		 "created by cryptoprio, now behind %s: removed (lowered to %u while in use); %s",
 		 c[0].alg->driver, CP_IN_USE_PRIORITY, c[i].why);
 	return 0;
@@ -1221,11 +1234,11 @@ static int recreate_retired(struct builder *b)
 		if (k < 0)
 			continue;
 		snprintf(part, sizeof(part), "%s", b->plan->steps[k].driver);
-		snprintf(why, sizeof(why), "%s", planned ? planned->why : "");
+		set_why(why, sizeof(why), "%s", planned ? planned->why : "");
 		if (own_step(b, alg, &own) < 0)
 			return -ENOMEM;
 		own->action = CP_STEP_CREATE;
-		snprintf(own->why, sizeof(own->why),
+		set_why(own->why, sizeof(own->why),
 			 "created again: %s, one of its parts, is set before, and the kernel "
 			 "retires the instances built on it%s%.200s",
 			 part, why[0] ? "; " : "", why);

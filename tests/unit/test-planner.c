@@ -128,7 +128,8 @@ static void apply_and_replan(struct cp_inventory *inv, const struct cp_plan *pla
 	_cleanup_(cp_plan_freep) struct cp_plan *again = NULL;
 
 	apply(inv, plan);
-	is_str(winner(inv, name), want, "%s: after apply the kernel hands out %s", what, want);
+	is_str(winner(inv, name), want, "%s: after apply the kernel hands out %s", what,
+	       want ? want : "nothing");
 	if (cp_plan_build(inv, ms, n, p, &again) < 0)
 		abort();
 	is_int(again->n_steps, 0, "%s: planning again changes nothing", what);
