@@ -12,13 +12,15 @@ struct cp_module_set {
 	size_t n_names;
 };
 
-/* Largest modules.dep read (Debian's amd64 one is under 1 MiB). */
-#define CP_MODULES_DEP_MAX_SIZE (16u << 20)
-
-/* Read modules.dep (the kernel's module list with paths; @len bytes of @text) into @set. */
-int cp_module_set_from_modules_dep(const char *text, size_t len, struct cp_module_set *set);
-/* The same for the running kernel: /lib/modules/$(uname -r)/modules.dep; absent is not an error. */
-int cp_module_set_load_running(struct cp_module_set *set);
+int cp_module_set_add(struct cp_module_set *set, const char *name);
+/* Whether a module's file, as modules.dep names it (relative or absolute), lies under kernel/drivers/crypto/. */
+bool cp_module_path_is_offload(const char *path);
+/*
+ * Into @set, the modules @inv's implementations come from whose files lie
+ * under drivers/crypto/, by the running kernel's module index
+ * (cp_modindex_open_running); a module the index does not list is not one.
+ */
+int cp_module_set_load_running(const struct cp_inventory *inv, struct cp_module_set *set);
 void cp_module_set_free(struct cp_module_set *set);
 bool cp_module_set_contains(const struct cp_module_set *set, const char *module);
 

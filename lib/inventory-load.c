@@ -46,8 +46,8 @@ int cp_inventory_load(struct cp_inventory *inv)
 		if (r < 0)
 			return r;
 	}
-	/* Without modules.dep the other rules still classify. */
-	(void) cp_module_set_load_running(&offload_modules);
+	/* Without the module index the other rules still classify. */
+	(void) cp_module_set_load_running(inv, &offload_modules);
 	cp_classify(inv, &offload_modules);
 	cp_module_set_free(&offload_modules);
 	cp_inventory_sort(inv);

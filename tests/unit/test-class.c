@@ -6,14 +6,6 @@
 #include "macro.h"
 #include "tap.h"
 
-static const char modules_dep[] =
-    "kernel/arch/x86/crypto/aesni-intel.ko.xz: kernel/crypto/crypto_simd.ko.xz\n"
-    "kernel/drivers/crypto/virtio/virtio_crypto.ko.xz: kernel/crypto/crypto_engine.ko.xz\n"
-    "kernel/drivers/crypto/ccp/ccp-crypto.ko: kernel/drivers/crypto/ccp/ccp.ko\n"
-    "kernel/crypto/authenc.ko.xz:\n"
-    "kernel/drivers/net/foo.ko: kernel/drivers/crypto/only-a-dependency.ko\n"
-    "kernel/drivers/crypto/last/no_newline.ko:";
-
 static void add(struct cp_inventory *inv, const char *name, const char *driver, const char *module,
 		uint32_t flags)
 {
@@ -39,14 +31,19 @@ int main(void)
 	struct cp_module_set offload = {};
 	struct cp_inventory inv = {};
 
-	is_int(cp_module_set_from_modules_dep(modules_dep, strlen(modules_dep), &offload), 0,
-	       "modules.dep parses");
-	is_int(offload.n_names, 3, "three modules under drivers/crypto");
-	ok(cp_module_set_contains(&offload, "no_newline"), "the last line without a newline");
-	ok(!cp_module_set_contains(&offload, "only-a-dependency"),
-	   "a path among the dependencies is not a module's own");
-	ok(cp_module_set_contains(&offload, "ccp-crypto"), "module names compare with - as _");
-	ok(!cp_module_set_contains(&offload, "aesni_intel"), "arch/x86/crypto is not offload");
+	ok(cp_module_path_is_offload("kernel/drivers/crypto/virtio/virtio_crypto.ko.xz"),
+	   "a module under drivers/crypto is offload");
+	ok(cp_module_path_is_offload("/opt/modules/kernel/drivers/crypto/ccp/ccp-crypto.ko"),
+	   "the same where modules.dep names it by an absolute path");
+	ok(!cp_module_path_is_offload("kernel/arch/x86/crypto/aesni-intel.ko.xz"),
+	   "arch/x86/crypto is not offload");
+	ok(!cp_module_path_is_offload("kernel/crypto/authenc.ko.xz"), "crypto/ is not offload");
+	ok(!cp_module_path_is_offload("updates/dkms/kernel/drivers/crypto2/x.ko"),
+	   "a directory that only starts like it is not offload");
+	is_int(cp_module_set_add(&offload, "virtio_crypto"), 0, "set: virtio_crypto");
+	is_int(cp_module_set_add(&offload, "ccp-crypto"), 0, "set: ccp-crypto");
+	ok(cp_module_set_contains(&offload, "ccp_crypto"), "module names compare with - as _");
+	ok(!cp_module_set_contains(&offload, "aesni_intel"), "a module not added is not in the set");
 
 	add(&inv, "cbc(aes)", "cbc-aes-aesni", "aesni_intel", 0);
 	add(&inv, "cbc(aes)", "virtio_crypto_aes_cbc", "virtio_crypto", CP_ALG_ASYNC);
@@ -72,13 +69,20 @@ int main(void)
 	expect(&inv, "authenc(hmac(sha256-generic),cbc-aes-aesni)", CP_CLASS_CPU,
 	       CP_CLASS_REASON_DEFAULT);
 
-	/* Without modules.dep (a kernel without it installed), virtio-crypto is still known. */
+	/* Without the module index (a kernel without it installed), virtio-crypto is still known. */
 	cp_classify(&inv, NULL);
 	expect(&inv, "virtio_crypto_aes_cbc", CP_CLASS_OFFLOAD, CP_CLASS_REASON_KNOWN_ENGINE);
 	expect(&inv, "authenc(hmac(sha256-generic),virtio_crypto_aes_cbc)", CP_CLASS_OFFLOAD,
 	       CP_CLASS_REASON_TEMPLATE);
 	ok(!cp_driver_is_known_engine("cbc-aes-aesni"), "aesni is no engine");
 	ok(!cp_driver_is_known_engine("ctr-aes-aesni"), "no pattern catches a CPU driver");
+	ok(cp_driver_is_known_engine("virtio_crypto_aes_cbc"), "a pattern's trailing '*'");
+	ok(cp_driver_is_known_engine("cbc-aes-caam"), "a leading '*'");
+	ok(cp_driver_is_known_engine("authenc-hmac-sha256-cbc-aes-caam-qi2"), "'*' on both sides");
+	ok(cp_driver_is_known_engine("ecb-aes-caam-caam"), "a '*' that must skip a first match");
+	ok(!cp_driver_is_known_engine("cbc-aes-caamx"), "no match past the pattern's end");
+	ok(!cp_driver_is_known_engine("qat"), "\"qat-*\" needs its '-'");
+	ok(!cp_driver_is_known_engine(""), "the empty name is none");
 
 	cp_inventory_free(&inv);
 	cp_module_set_free(&offload);

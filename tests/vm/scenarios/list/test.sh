@@ -27,6 +27,10 @@ impl = {i["driver"]: i for i in group["implementations"]}
 a, v = impl[sys.argv[2]], impl["virtio_crypto_aes_cbc"]
 assert a["class"] == "cpu" and a["priority"] == int(sys.argv[3]), a
 assert v["class"] == "offload" and v["priority"] == 150, v
+# virtio-crypto sets no kernel-driver-only flag: its module's path in the
+# module index (drivers/crypto/virtio/) is what tells, before its name.
+assert v["class_reason"] == "drivers/crypto", v["class_reason"]
+assert a["class_reason"] == "default", a["class_reason"]
 assert "async" in v["flags"] and "tested" in v["flags"], v["flags"]
 assert group["winner"] == sys.argv[2] and a["winner"] and not v["winner"]
 PY

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The module index depmod(8) writes beside modules.dep, modules.dep.bin:
+ * a trie from module name to its modules.dep line, looked up without
+ * reading the rest of the file.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cp_modindex {
+	const uint8_t *data;
+	size_t size;
+	uint32_t root;
+	void *map; /* what cp_modindex_open mapped, or NULL */
+};
+
+/* Over @size bytes at @data (kept by the caller): -EBADMSG unless an index of version 2. */
+int cp_modindex_init(struct cp_modindex *idx, const void *data, size_t size);
+/* The running kernel's: /lib/modules/$(uname -r)/modules.dep.bin, mapped. */
+int cp_modindex_open_running(struct cp_modindex *idx);
+void cp_modindex_close(struct cp_modindex *idx);
+
+/*
+ * The first value of @key (a module name, '-' and '_' alike): for
+ * modules.dep.bin, the module's line "PATH: DEPENDENCIES", NUL-terminated
+ * inside the index. NULL when the index has no such key or is damaged
+ * where the search goes.
+ */
+const char *cp_modindex_lookup(const struct cp_modindex *idx, const char *key);
