@@ -37,6 +37,10 @@ check "no new privileges" grep -qE '^NoNewPrivs:\s+1$' "/proc/$pid/status"
 check "seccomp filter on" grep -qE '^Seccomp:\s+2$' "/proc/$pid/status"
 check "the daemon sees / read-only (ProtectSystem=strict)" \
 	grep -qE '^[^ ]+ / [^ ]+ ro[, ]' "/proc/$pid/mounts"
+# Classification reads each module's path from the module index: the
+# sandbox keeps /lib/modules readable (ProtectKernelModules= would hide it).
+check "the daemon can read the module index" \
+	nsenter -t "$pid" -m test -r "/lib/modules/$(uname -r)/modules.dep.bin"
 systemd-analyze security --no-pager $svc >"$CP_RESULTS/security.txt" 2>&1 || true
 tail -n 1 "$CP_RESULTS/security.txt"
 check "systemd-analyze verify of the installed unit is clean" bash -c \
