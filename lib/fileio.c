@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
@@ -77,22 +78,46 @@ int cp_write_file_atomic(const char *path, const void *data, size_t size, mode_t
 	return r;
 }
 
+/* A buffer for the file's size and a byte to see its end; /proc's files say 0. */
+static size_t first_allocation(int fd, size_t max)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t) st.st_size < max)
+		return (size_t) st.st_size + 1;
+	return max < 4096 ? max + 1 : 4096;
+}
+
 int cp_read_file(const char *path, size_t max, char **ret_data, size_t *ret_size)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *data = NULL;
-	size_t size = 0;
+	size_t size = 0, allocated;
 
 	observe(CP_FILE_READ, path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
-	data = malloc(max + 1);
+	allocated = first_allocation(fd, max);
+	data = malloc(allocated + 1);
 	if (!data)
 		return -ENOMEM;
 	for (;;) {
-		ssize_t n = read(fd, data + size, max + 1 - size);
+		ssize_t n;
 
+		if (size == allocated) { /* grown since fstat(), or from /proc */
+			char *more;
+
+			if (size > max)
+				return -EFBIG;
+			allocated = size > max / 2 ? max + 1 : 2 * size;
+			more = realloc(data, allocated + 1);
+			if (!more)
+				return -ENOMEM;
+			data = more;
+		}
+		n = read(fd, data + size, allocated - size);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -101,9 +126,9 @@ int cp_read_file(const char *path, size_t max, char **ret_data, size_t *ret_size
 		if (n == 0)
 			break;
 		size += (size_t) n;
-		if (size > max)
-			return -EFBIG;
 	}
+	if (size > max)
+		return -EFBIG;
 	data[size] = '\0';
 	*ret_data = steal_pointer(&data);
 	if (ret_size)

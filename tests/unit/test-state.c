@@ -158,6 +158,16 @@ static void test_atomic_write(const char *dir)
 	ok(size == 4 && strcmp(data, "two!") == 0, "the new content whole");
 	free(steal_pointer(&data));
 	is_int(cp_read_file(path, 3, &data, &size), -EFBIG, "a file over the limit is refused");
+	is_int(cp_read_file(path, 4, &data, &size), 0, "a file of the limit's size is read");
+	free(steal_pointer(&data));
+	/* /proc's files have no size to allocate by: the buffer grows as they are read. */
+	is_int(cp_read_file("/proc/self/smaps", 1u << 20, &data, &size), 0,
+	       "/proc/self/smaps read (more than the first 4 KiB)");
+	ok(size > 4096 && strlen(data) == size && data[size - 1] == '\n',
+	   "whole, to its last line");
+	free(steal_pointer(&data));
+	is_int(cp_read_file("/proc/self/smaps", 8, &data, &size), -EFBIG,
+	       "a /proc file over the limit is refused");
 }
 
 static struct cp_state_apply *make_apply(void)
