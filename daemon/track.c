@@ -99,30 +99,53 @@ int cp_track_select(const struct cp_inventory *inv, const struct cp_names *known
 	return n;
 }
 
-int cp_track_known(const struct cp_inventory *inv, struct cp_names *known)
+/*
+ * The drivers with an entry that is not ready: untested, or a larval
+ * (self-test running, Linux >= 6.12) beside the registered one. One pass:
+ * asking cp_track_driver_ready() per driver was quadratic in the inventory.
+ */
+static int unready_drivers(const struct cp_inventory *inv, struct cp_names *ret)
 {
-	cp_names_clear(known);
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *alg = &inv->algs[i];
 
-		if (cp_track_relevant(alg) && cp_track_driver_ready(inv, alg->driver) &&
-		    cp_names_add(known, alg->driver) < 0)
+		if ((!(alg->flags & CP_ALG_TESTED) || strcmp(alg->type, "larval") == 0) &&
+		    cp_names_add(ret, alg->driver) < 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-int cp_track_untested(const struct cp_inventory *inv, struct cp_names *waiting)
+/* The relevant drivers of @inv that are ready (@ready) or not (!@ready). */
+static int drivers_by_readiness(const struct cp_inventory *inv, bool ready, struct cp_names *ret)
 {
-	cp_names_clear(waiting);
+	_cleanup_(cp_names_clear) struct cp_names unready = {};
+
+	cp_names_clear(ret);
+	if (unready_drivers(inv, &unready) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *alg = &inv->algs[i];
 
-		if (cp_track_relevant(alg) && !cp_track_driver_ready(inv, alg->driver) &&
-		    cp_names_add(waiting, alg->driver) < 0)
+		if (cp_track_relevant(alg) && cp_names_contains(&unready, alg->driver) != ready &&
+		    cp_names_add(ret, alg->driver) < 0) {
+			cp_names_clear(ret);
 			return -ENOMEM;
+		}
 	}
-	return (int) waiting->n;
+	return (int) ret->n;
+}
+
+int cp_track_known(const struct cp_inventory *inv, struct cp_names *known)
+{
+	int r = drivers_by_readiness(inv, true, known);
+
+	return r < 0 ? r : 0;
+}
+
+int cp_track_untested(const struct cp_inventory *inv, struct cp_names *waiting)
+{
+	return drivers_by_readiness(inv, false, waiting);
 }
 
 int cp_track_patterns(const struct cp_names *drivers, struct cp_names *ret)
