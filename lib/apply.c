@@ -657,6 +657,7 @@ int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *re
 	int r;
 
 	memset(result, 0, sizeof(*result));
+	cp_cache_keys_forget(); /* modules may have been reloaded since the last run */
 	r = load_policy(opts, result, &policy);
 	if (r < 0)
 		return r;

@@ -15,7 +15,7 @@
 #include "cpmod.h"
 #include "inventory.h"
 
-#define CP_CACHE_VERSION     1
+#define CP_CACHE_VERSION     2 /* the file's layout: lib/calib-cache-json.c */
 #define CP_CACHE_MAX_SIZE    (8u << 20)
 #define CP_CACHE_MAX_ENTRIES 20000
 
@@ -52,7 +52,10 @@ struct cp_cache {
 };
 
 void cp_cache_free(struct cp_cache *cache);
-/* -EBADMSG for anything malformed or foreign: the whole file is then ignored. */
+/*
+ * -EBADMSG for anything malformed or foreign: the whole file is then
+ * ignored. A file of version 1 parses as empty.
+ */
 int cp_cache_parse(const char *text, struct cp_cache *cache);
 int cp_cache_format(const struct cp_cache *cache, char **ret_text);
 /* A missing file is an empty cache. */
@@ -70,5 +73,11 @@ const struct cp_cache_default *cp_cache_find_default(const struct cp_cache *cach
 /* Record @def unless a default is known for its key (the first sight wins): 1 if added. */
 int cp_cache_put_default(struct cp_cache *cache, const struct cp_cache_default *def);
 
-/* The key of @alg on the running machine (reads uname, /proc, /sys). */
+/*
+ * The key of @alg on the running machine (reads uname, /proc, /sys). The
+ * kernel's and the CPU's parts are read once per process, each module's
+ * srcversion once until cp_cache_keys_forget(), which a run calls first: a
+ * module reloaded since may be another build.
+ */
 int cp_cache_key_for(const struct cp_alg *alg, struct cp_cache_key *key);
+void cp_cache_keys_forget(void);

@@ -347,11 +347,12 @@ static int select_group(const struct cp_inventory *inv, size_t first, const stru
 		return 0;
 	for (size_t i = first; r >= 0 && i < inv->n_algs; i++) {
 		const struct cp_alg *alg = &inv->algs[i];
-		const char *reason = cp_calibration_skip_reason(alg);
+		const char *reason;
 
 		if (strcmp(alg->name, name) != 0 ||
 		    (opts->n_patterns && !pattern_matches(opts, alg)))
 			continue;
+		reason = cp_calibration_skip_reason(alg);
 		if (measurable(inv, alg)) {
 			r = add_measured(cal, inv, alg, false, opts);
 			if (r >= 0 && cp_calibration_skip_reason(alg))

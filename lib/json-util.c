@@ -4,7 +4,7 @@
 
 #include "json-util.h"
 
-int cp_json_parse_versioned(const char *text, int64_t version, json_object **ret)
+int cp_json_parse_any_version(const char *text, json_object **ret, int64_t *ret_version)
 {
 	json_tokener *tok = json_tokener_new();
 	json_object *doc, *v;
@@ -31,13 +31,29 @@ int cp_json_parse_versioned(const char *text, int64_t version, json_object **ret
 	if (json_tokener_get_error(tok) == json_tokener_success && doc &&
 	    (end >= len || text[end + strspn(text + end, " \t\n")] == '\0') &&
 	    json_object_is_type(doc, json_type_object) &&
-	    json_object_object_get_ex(doc, "version", &v) &&
-	    json_object_is_type(v, json_type_int) && json_object_get_int64(v) == version)
+	    json_object_object_get_ex(doc, "version", &v) && json_object_is_type(v, json_type_int))
 		r = 0;
 	json_tokener_free(tok);
 	if (r < 0) {
 		json_object_put(doc);
 		return r;
+	}
+	*ret_version = json_object_get_int64(v);
+	*ret = doc;
+	return 0;
+}
+
+int cp_json_parse_versioned(const char *text, int64_t version, json_object **ret)
+{
+	json_object *doc;
+	int64_t found;
+	int r = cp_json_parse_any_version(text, &doc, &found);
+
+	if (r < 0)
+		return r;
+	if (found != version) {
+		json_object_put(doc);
+		return -EBADMSG;
 	}
 	*ret = doc;
 	return 0;
@@ -54,18 +70,28 @@ json_object *cp_json_new_versioned(int64_t version)
 	return NULL;
 }
 
-int cp_json_format(json_object *doc, char **ret_text)
+static int format(json_object *doc, int flags, char **ret_text)
 {
 	char *text = NULL;
 
 	if (doc)
-		text = strdup(json_object_to_json_string_ext(
-		    doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		text = strdup(
+		    json_object_to_json_string_ext(doc, flags | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(doc);
 	if (!text)
 		return -ENOMEM;
 	*ret_text = text;
 	return 0;
+}
+
+int cp_json_format(json_object *doc, char **ret_text)
+{
+	return format(doc, JSON_C_TO_STRING_PRETTY, ret_text);
+}
+
+int cp_json_format_compact(json_object *doc, char **ret_text)
+{
+	return format(doc, JSON_C_TO_STRING_PLAIN, ret_text);
 }
 
 int cp_json_get_string(json_object *obj, const char *key, char *dst, size_t size, bool empty_ok)

@@ -13,6 +13,8 @@
  * @ret (the caller's reference), -EBADMSG for anything else, -ENOMEM.
  */
 int cp_json_parse_versioned(const char *text, int64_t version, json_object **ret);
+/* The same for any integer "version", which is returned in @ret_version. */
+int cp_json_parse_any_version(const char *text, json_object **ret, int64_t *ret_version);
 
 /* A new object whose first member is "version": @version; NULL on ENOMEM. */
 json_object *cp_json_new_versioned(int64_t version);
@@ -24,6 +26,8 @@ json_object *cp_json_new_versioned(int64_t version);
  * 0, or -ENOMEM (@doc NULL included).
  */
 int cp_json_format(json_object *doc, char **ret_text);
+/* The same on one line, without blanks. */
+int cp_json_format_compact(json_object *doc, char **ret_text);
 
 /*
  * The string member @key of @obj copied into @dst (@size bytes, NUL

@@ -75,6 +75,15 @@ static struct cp_cache_entry entry(const char *driver, const char *srcversion, u
 	return e;
 }
 
+static size_t count(const char *text, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
 static void test_cache_round_trip(void)
 {
 	struct cp_cache cache = {}, loaded = {};
@@ -88,9 +97,19 @@ static void test_cache_round_trip(void)
 	is_int(cache.n_entries, 1, "still one entry");
 	a = entry("virtio_crypto_aes_cbc", "ABC123", 65536);
 	is_int(cp_cache_put(&cache, &a), 0, "another point of the same driver");
+	a = entry("virtio_crypto_aes_cbc", "ABC123", 4096);
+	snprintf(a.key.kernel, sizeof(a.key.kernel), "6.12.57-amd64");
+	is_int(cp_cache_put(&cache, &a), 0, "the same point under another kernel");
 	is_int(cp_cache_format(&cache, &text), 0, "formatted");
+	ok(count(text, "\"kernel\"") == 2 && count(text, "\"driver\"") == 3,
+	   "three entries under two machines, each machine said once");
 	is_int(cp_cache_parse(text, &loaded), 0, "parsed back");
-	is_int(loaded.n_entries, 2, "two entries");
+	is_int(loaded.n_entries, 3, "three entries");
+	found = cp_cache_find(&loaded, &a.key, 4096, 1);
+	ok(found && strcmp(found->key.kernel, "6.12.57-amd64") == 0 &&
+	       fabs(found->point.ns_per_request.median - 219000) < 1e-9 &&
+	       found->point.ns_per_request.n == 3 && fabs(found->point.mbps.mad - 0.3) < 1e-9,
+	   "the other machine's entry comes back with its machine and figures");
 	key_only = entry("virtio_crypto_aes_cbc", "ABC123", 4096);
 	found = cp_cache_find(&loaded, &key_only.key, 4096, 1);
 	ok(found && fabs(found->point.mbps.median - 18.8) < 1e-9 && found->point.cached,
@@ -114,11 +133,14 @@ static void test_cache_corrupt(void)
 {
 	static const char *const bad[] = {
 	    "",
-	    "{\"version\":1}",
-	    "{\"version\":2,\"entries\":[]}",
-	    "{\"version\":1,\"entries\":[{}]}",
-	    "{\"version\":1,\"entries\":[]} {}",
-	    "{\"version\":1,\"entries\":{}}",
+	    "{\"version\":2}",
+	    "{\"version\":3,\"machines\":[]}",
+	    "{\"version\":\"2\",\"machines\":[]}",
+	    "{\"version\":2,\"machines\":[{}]}",
+	    "{\"version\":2,\"machines\":[]} {}",
+	    "{\"version\":2,\"machines\":{}}",
+	    "{\"version\":2,\"machines\":[{\"kernel\":\"k\",\"build\":\"b\",\"cpu_model\":\"c\","
+	    "\"entries\":[{}]}]}",
 	};
 	struct cp_cache cache;
 	struct cp_cache_entry e = entry("x", "", 4096);
@@ -139,12 +161,15 @@ static void test_cache_corrupt(void)
 		memcpy(p, "\"size\":-409", 11);
 	is_int(cp_cache_parse(text, &cache), -EBADMSG, "a negative size refuses the whole file");
 	is_int(cache.n_entries, 0, "nothing half-trusted");
+	is_int(cp_cache_parse("{\"version\":1,\"entries\":[{\"kernel\":\"k\"}]}", &cache), 0,
+	       "a cache of version 1 is no error");
+	is_int(cache.n_entries, 0, "and holds nothing: its figures are measured again");
 }
 
 /* The bytes after the NUL are not read (tests/fuzz: see test-state.c, test_comment_at_end). */
 static void test_cache_comment_at_end(void)
 {
-	static const char doc[] = "{\"version\":1,\"entries\":[]}//c\0xx";
+	static const char doc[] = "{\"version\":2,\"machines\":[]}//c\0xx";
 	struct cp_cache cache;
 
 	is_int(cp_cache_parse(doc, &cache), -EBADMSG, "a comment at the end: refused");

@@ -43,7 +43,8 @@ int main(void)
 	is_int(cp_module_set_add(&offload, "virtio_crypto"), 0, "set: virtio_crypto");
 	is_int(cp_module_set_add(&offload, "ccp-crypto"), 0, "set: ccp-crypto");
 	ok(cp_module_set_contains(&offload, "ccp_crypto"), "module names compare with - as _");
-	ok(!cp_module_set_contains(&offload, "aesni_intel"), "a module not added is not in the set");
+	ok(!cp_module_set_contains(&offload, "aesni_intel"),
+	   "a module not added is not in the set");
 
 	add(&inv, "cbc(aes)", "cbc-aes-aesni", "aesni_intel", 0);
 	add(&inv, "cbc(aes)", "virtio_crypto_aes_cbc", "virtio_crypto", CP_ALG_ASYNC);
@@ -69,7 +70,8 @@ int main(void)
 	expect(&inv, "authenc(hmac(sha256-generic),cbc-aes-aesni)", CP_CLASS_CPU,
 	       CP_CLASS_REASON_DEFAULT);
 
-	/* Without the module index (a kernel without it installed), virtio-crypto is still known. */
+	/* Without the module index (a kernel without it installed), virtio-crypto is still known.
+	 */
 	cp_classify(&inv, NULL);
 	expect(&inv, "virtio_crypto_aes_cbc", CP_CLASS_OFFLOAD, CP_CLASS_REASON_KNOWN_ENGINE);
 	expect(&inv, "authenc(hmac(sha256-generic),virtio_crypto_aes_cbc)", CP_CLASS_OFFLOAD,

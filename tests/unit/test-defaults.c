@@ -61,12 +61,21 @@ static void test_cache_defaults(void)
 	cp_cache_free(&loaded);
 	cp_cache_free(&cache);
 
-	is_int(cp_cache_parse("{\"version\":1,\"entries\":[]}", &loaded), 0,
-	       "a cache without defaults (written before they were kept) is valid");
+	is_int(cp_cache_parse("{\"version\":2,\"machines\":[{\"kernel\":\"k\",\"build\":\"b\","
+			      "\"cpu_model\":\"\",\"entries\":[]}]}",
+			      &loaded),
+	       0, "a machine without defaults is valid");
 	is_int(loaded.n_defaults, 0, "and has none");
 	cp_cache_free(&loaded);
-	is_int(cp_cache_parse("{\"version\":1,\"entries\":[],\"defaults\":{}}", &loaded), -EBADMSG,
-	       "defaults not an array: refused");
+	is_int(cp_cache_parse("{\"version\":2,\"machines\":[{\"kernel\":\"k\",\"build\":\"b\","
+			      "\"cpu_model\":\"\",\"defaults\":{}}]}",
+			      &loaded),
+	       -EBADMSG, "defaults not an array: refused");
+	is_int(cp_cache_parse("{\"version\":2,\"machines\":[{\"kernel\":\"k\",\"build\":\"b\","
+			      "\"cpu_model\":\"EPYC\",\"defaults\":[{\"driver\":\"d\","
+			      "\"module\":\"\",\"srcversion\":\"\",\"priority\":1,\"seen_at\":0}]}]}",
+			      &loaded),
+	       -EBADMSG, "defaults under a CPU model: refused (the CPU sets no priority)");
 }
 
 static void test_cache_defaults_corrupt(void)

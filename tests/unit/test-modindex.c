@@ -20,7 +20,8 @@ struct kv {
 /* Sorted by key, as depmod writes them. */
 static const struct kv modules[] = {
     {"aesni_intel", "kernel/arch/x86/crypto/aesni-intel.ko.xz: kernel/crypto/crypto_simd.ko.xz"},
-    {"ccp_crypto", "kernel/drivers/crypto/ccp/ccp-crypto.ko.xz: kernel/drivers/crypto/ccp/ccp.ko.xz"},
+    {"ccp_crypto",
+     "kernel/drivers/crypto/ccp/ccp-crypto.ko.xz: kernel/drivers/crypto/ccp/ccp.ko.xz"},
     {"virtio_crypto", "kernel/drivers/crypto/virtio/virtio_crypto.ko.xz:"},
     {"virtio_crypto_x", "updates/virtio_crypto_x.ko:"},
     {"virtio_net", "kernel/drivers/net/virtio_net.ko.xz:"},

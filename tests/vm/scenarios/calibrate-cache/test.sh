@@ -32,7 +32,7 @@ name=otherkernel calibrate
 check "another kernel's entries are not used" test "$(jget "$CP_RESULTS/otherkernel.json" "d['points_from_cache']")" = 0
 check "so it measured again" test "$(jget "$CP_RESULTS/otherkernel.json" "d['points_measured']")" -gt 0
 
-echo '{"version":1,"entries":[{"kernel":' >"$cache"
+echo '{"version":2,"machines":[{"kernel":' >"$cache"
 name=corrupt calibrate
 check "a corrupt cache is ignored with a warning" grep -q "ignoring $cache: corrupt" "$CP_RESULTS/corrupt.err"
 check "and measured again" test "$(jget "$CP_RESULTS/corrupt.json" "d['points_measured']")" -gt 0

@@ -28,7 +28,8 @@ default_of() {
 	python3 - "$cache" "$1" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-print(",".join(str(d["priority"]) for d in doc.get("defaults", []) if d["driver"] == sys.argv[2]))
+print(",".join(str(d["priority"]) for m in doc["machines"] for d in m.get("defaults", [])
+               if d["driver"] == sys.argv[2]))
 PY
 }
 priority_snapshot >"$CP_RESULTS/before.txt"  # what a complete reset gives back
@@ -78,7 +79,7 @@ check "every priority back after a corrupt state" priorities_as "$CP_RESULTS/bef
 
 # 5. A corrupt cache: ignored with a warning; the state alone still resets.
 check "apply" "$ctl" apply
-echo '{"version":1,"entries":[{"kernel":' >"$cache"
+echo '{"version":2,"machines":[{"kernel":' >"$cache"
 rc=0
 "$ctl" reset >"$CP_RESULTS/reset-cache.out" 2>"$CP_RESULTS/reset-cache.err" || rc=$?
 cat "$CP_RESULTS/reset-cache.out" "$CP_RESULTS/reset-cache.err"
@@ -87,7 +88,7 @@ check "corrupt cache: reset warns" grep -q "ignoring $cache" "$CP_RESULTS/reset-
 check "every priority back with the cache corrupt" priorities_as "$CP_RESULTS/before.txt"
 
 # 6. Both lost (the documented limit): nothing tells reset about 1234.
-echo '{"version":1,"entries":[{"kernel":' >"$cache"
+echo '{"version":2,"machines":[{"kernel":' >"$cache"
 check "apply over a corrupt cache" "$ctl" apply
 echo garbage >"$cache"
 rm -f "$state"
