@@ -132,11 +132,18 @@ int cp_reference_name(const struct cp_inventory *inv, const char *name, char *ou
 	return rewrite(inv, name, strlen(name), out, size, &pos, 0);
 }
 
+/* fnmatch(3) where @pattern has a wildcard; a plain name (what a run passes) compares faster. */
+static bool matches(const char *pattern, const char *s)
+{
+	if (!strpbrk(pattern, "*?[\\"))
+		return strcmp(pattern, s) == 0;
+	return fnmatch(pattern, s, 0) == 0;
+}
+
 static bool pattern_matches(const struct cp_calibrate_options *opts, const struct cp_alg *alg)
 {
 	for (size_t i = 0; i < opts->n_patterns; i++)
-		if (fnmatch(opts->patterns[i], alg->name, 0) == 0 ||
-		    fnmatch(opts->patterns[i], alg->driver, 0) == 0)
+		if (matches(opts->patterns[i], alg->name) || matches(opts->patterns[i], alg->driver))
 			return true;
 	return false;
 }
@@ -415,7 +422,8 @@ static int select_candidates(const struct cp_inventory *inv,
 	/* Each name's tier, at its first entry (_TIER_MAX elsewhere): worked out once. */
 	_cleanup_free_ enum name_tier *tiers = calloc(inv->n_algs + 1, sizeof(*tiers));
 	_cleanup_free_ bool *candidate = calloc(inv->n_algs + 1, sizeof(*candidate));
-	_cleanup_free_ struct cp_alg *cands = calloc(inv->n_algs + 1, sizeof(*cands));
+	/* Written by group_candidate() where used: not cleared first. */
+	_cleanup_free_ struct cp_alg *cands = malloc((inv->n_algs + 1) * sizeof(*cands));
 
 	if (!tiers || !candidate || !cands)
 		return -ENOMEM;
