@@ -143,7 +143,8 @@ static bool matches(const char *pattern, const char *s)
 static bool pattern_matches(const struct cp_calibrate_options *opts, const struct cp_alg *alg)
 {
 	for (size_t i = 0; i < opts->n_patterns; i++)
-		if (matches(opts->patterns[i], alg->name) || matches(opts->patterns[i], alg->driver))
+		if (matches(opts->patterns[i], alg->name) ||
+		    matches(opts->patterns[i], alg->driver))
 			return true;
 	return false;
 }
@@ -733,25 +734,32 @@ static size_t all_first_runs_left(const struct engine *e)
 /*
  * The first short runs (runs_needed()) of point @pi of the drivers [@first, @end), the
  * time until @until_ns (their share) shared among them, the shortest runs
- * once it is spent. False when the budget is spent first (with
+ * once it is spent. Round by round: every driver's first run before any
+ * second, so that a budget that runs short (a run costs more than its
+ * slice under emulation) leaves no driver of the name unmeasured while
+ * another had runs to spare. False when the budget is spent first (with
  * opts->finish, never).
  */
 static bool first_runs(struct engine *e, size_t first, size_t end, size_t pi, uint64_t until_ns)
 {
-	for (size_t mi = first; mi < end; mi++) {
-		struct cp_measured *m = &e->cal->measured[mi];
-		const struct samples *s = samples_of(e, mi, pi);
-
-		if (!runnable(m, &m->points[pi]))
-			continue;
-		report_progress(e, m, m->points[pi].size);
-		while (runnable(m, &m->points[pi]) && s->n < runs_needed(e->cal, m)) {
+	for (unsigned round = 1; round <= CP_RUNS_FIRST; round++)
+		for (size_t mi = first; mi < end; mi++) {
+			struct cp_measured *m = &e->cal->measured[mi];
+			const struct samples *s = samples_of(e, mi, pi);
 			uint64_t now = cp_now_ns(), share = until_ns > now ? until_ns - now : 0;
-			uint64_t slice = cp_calibration_slice(
-			    e->ladder ? budget_left(e) : share,
-			    e->ladder ? all_first_runs_left(e) : first_runs_left(e, first, end, pi),
-			    1, e->overhead_ns);
+			uint64_t slice;
 
+			if (!runnable(m, &m->points[pi]) || s->n >= round ||
+			    s->n >= runs_needed(e->cal, m))
+				continue;
+			if (round == 1) {
+				report_progress(e, m, m->points[pi].size);
+				e->done++;
+			}
+			slice = cp_calibration_slice(e->ladder ? budget_left(e) : share,
+						     e->ladder ? all_first_runs_left(e)
+							       : first_runs_left(e, first, end, pi),
+						     1, e->overhead_ns);
 			/* The share spent: the shortest runs, while the budget lasts. */
 			if (!slice)
 				slice = CP_SLICE_MIN_NS;
@@ -759,8 +767,6 @@ static bool first_runs(struct engine *e, size_t first, size_t end, size_t pi, ui
 				return false;
 			run_point(e, mi, pi, slice);
 		}
-		e->done++;
-	}
 	return true;
 }
 

@@ -13,7 +13,8 @@ struct cp_module_set {
 };
 
 int cp_module_set_add(struct cp_module_set *set, const char *name);
-/* Whether a module's file, as modules.dep names it (relative or absolute), lies under kernel/drivers/crypto/. */
+/* Whether a module's file, as modules.dep names it (relative or absolute), lies under
+ * kernel/drivers/crypto/. */
 bool cp_module_path_is_offload(const char *path);
 /*
  * Into @set, the modules @inv's implementations come from whose files lie

@@ -314,10 +314,10 @@ static void set_metric(const struct builder *b, struct cand *c, const struct cp_
 	}
 	c->reason = CP_PLACE_NOT_MEASURED;
 	set_why(c->why, sizeof(c->why), "%s (%s), %s at %s, depth %u: after the measured ones",
-		 gear_str(s, c), cp_class_to_string(c->class),
-		 m && m->state == CP_MEASUREMENT_UNREACHABLE ? "unreachable by calibration"
-							     : "not measured",
-		 size, s->in_flight);
+		gear_str(s, c), cp_class_to_string(c->class),
+		m && m->state == CP_MEASUREMENT_UNREACHABLE ? "unreachable by calibration"
+							    : "not measured",
+		size, s->in_flight);
 }
 
 /* Pinned, faulty, excluded, fixed: the tiers that do not depend on the metric. */
@@ -333,7 +333,7 @@ static bool set_special_tier(const struct builder *b, struct cand *c, const stru
 		c->shared_with = shared->name;
 		c->reason = CP_PLACE_SHARED;
 		set_why(c->why, sizeof(c->why), "planned under %s already: its value kept",
-			 shared->name);
+			shared->name);
 		return true;
 	}
 	if (c->rule.has_priority) {
@@ -341,7 +341,7 @@ static bool set_special_tier(const struct builder *b, struct cand *c, const stru
 		c->fixed_value = c->rule.priority;
 		c->reason = CP_PLACE_FIXED;
 		set_why(c->why, sizeof(c->why), "Priority=%u (%s)", c->rule.priority,
-			 origin_str(o, sizeof(o), c->rule.placement));
+			origin_str(o, sizeof(o), c->rule.placement));
 		return true;
 	}
 	fault = find_fault(b, c->alg->driver, s);
@@ -349,23 +349,23 @@ static bool set_special_tier(const struct builder *b, struct cand *c, const stru
 		c->tier = TIER_EXCLUDED;
 		c->reason = CP_PLACE_EXCLUDED;
 		set_why(c->why, sizeof(c->why), "Exclude=yes (%s)",
-			 origin_str(o, sizeof(o), c->rule.placement));
+			origin_str(o, sizeof(o), c->rule.placement));
 	} else if (fault) {
 		c->tier = TIER_FAULTY;
 		c->reason = CP_PLACE_FAULTY;
 		set_why(c->why, sizeof(c->why), "%s: never preferred",
-			 fault->state == CP_MEASUREMENT_TIMEOUT ? "a request timed out"
-								: "known-answer mismatch");
+			fault->state == CP_MEASUREMENT_TIMEOUT ? "a request timed out"
+							       : "known-answer mismatch");
 	} else if (c->rule.pin == CP_PIN_LAST) {
 		c->tier = TIER_PINNED_LAST;
 		c->reason = CP_PLACE_PINNED_LAST;
 		set_why(c->why, sizeof(c->why), "Pin=last (%s)",
-			 origin_str(o, sizeof(o), c->rule.placement));
+			origin_str(o, sizeof(o), c->rule.placement));
 	} else if (c->rule.pin == CP_PIN_FIRST) {
 		c->tier = TIER_PINNED_FIRST;
 		c->reason = CP_PLACE_PINNED_FIRST;
 		set_why(c->why, sizeof(c->why), "Pin=first (%s)",
-			 origin_str(o, sizeof(o), c->rule.placement));
+			origin_str(o, sizeof(o), c->rule.placement));
 	} else {
 		return false;
 	}
@@ -389,9 +389,9 @@ static void init_cand(const struct builder *b, struct cand *c, const struct cp_s
 	if (strcmp(c->alg->type, "cipher") == 0 || s->calibrate == CP_CALIBRATE_NEVER) {
 		c->reason = CP_PLACE_CLASS_ONLY;
 		set_why(c->why, sizeof(c->why), "%s (%s), %s: by class only", gear_str(s, c),
-			 cp_class_to_string(c->class),
-			 s->calibrate == CP_CALIBRATE_NEVER ? "Calibrate=never"
-							    : "single-block cipher");
+			cp_class_to_string(c->class),
+			s->calibrate == CP_CALIBRATE_NEVER ? "Calibrate=never"
+							   : "single-block cipher");
 		return;
 	}
 	set_metric(b, c, s);
@@ -491,10 +491,10 @@ static void explain_measured(struct cand *c, size_t n, const struct cp_settings 
 		format_metric(metric, sizeof(metric), s->rank, c[i].metric);
 		c[i].reason = tie ? CP_PLACE_WITHIN_NOISE : CP_PLACE_RANKED;
 		set_why(c[i].why, sizeof(c[i].why), "%s (%s), %s %s at %s, depth %u%s%s%s",
-			 gear_str(s, &c[i]), cp_class_to_string(c[i].class),
-			 cp_rank_to_string(s->rank), metric, size, s->in_flight,
-			 tie ? ", within noise of " : "", tie ? tie->alg->driver : "",
-			 tie ? ": kernel's order kept" : "");
+			gear_str(s, &c[i]), cp_class_to_string(c[i].class),
+			cp_rank_to_string(s->rank), metric, size, s->in_flight,
+			tie ? ", within noise of " : "", tie ? tie->alg->driver : "",
+			tie ? ": kernel's order kept" : "");
 	}
 }
 
@@ -776,26 +776,26 @@ static void explain_step(struct cp_plan_step *step, const struct cand *c, size_t
 
 	if (step->action == CP_STEP_CREATE)
 		set_why(step->why, sizeof(step->why),
-			 "the CPU's composite, built from its parts: no CPU implementation of %s "
-			 "is registered; %s",
-			 step->name, c[i].why);
+			"the CPU's composite, built from its parts: no CPU implementation of %s "
+			"is registered; %s",
+			step->name, c[i].why);
 	else if (step->action == CP_STEP_TOUCH)
 		set_why(step->why, sizeof(step->why),
-			 "lost its place to %s: touched so the kernel retires template instances "
-			 "built on it",
-			 lost);
+			"lost its place to %s: touched so the kernel retires template instances "
+			"built on it",
+			lost);
 	else if (c[i].fixed)
 		set_why(step->why, sizeof(step->why), "%s", c[i].why);
 	else if (step->new_priority < step->old_priority && i > 0)
 		set_why(step->why, sizeof(step->why), "lowered below %s%s%s: %s",
-			 c[i - 1].alg->driver, lost ? ", lost its place to " : "", lost ? lost : "",
-			 c[i].why);
+			c[i - 1].alg->driver, lost ? ", lost its place to " : "", lost ? lost : "",
+			c[i].why);
 	else if (i + 1 < n)
 		set_why(step->why, sizeof(step->why), "raised above %s: %s", c[i + 1].alg->driver,
-			 c[i].why);
+			c[i].why);
 	else
 		set_why(step->why, sizeof(step->why), "moved to keep the order strict: %s",
-			 c[i].why);
+			c[i].why);
 }
 
 static enum cp_step_action action_of(const struct cand *c)
@@ -966,8 +966,8 @@ static int add_remove_step(struct builder *b, const struct cand *c, size_t i)
 	snprintf(step->driver, sizeof(step->driver), "%s", c[i].alg->driver);
 	snprintf(step->name, sizeof(step->name), "%s", c[i].alg->name);
 	set_why(step->why, sizeof(step->why),
-		 "created by cryptoprio, now behind %s: removed (lowered to %u while in use); %s",
-		 c[0].alg->driver, CP_IN_USE_PRIORITY, c[i].why);
+		"created by cryptoprio, now behind %s: removed (lowered to %u while in use); %s",
+		c[0].alg->driver, CP_IN_USE_PRIORITY, c[i].why);
 	return 0;
 }
 
@@ -1239,9 +1239,9 @@ static int recreate_retired(struct builder *b)
 			return -ENOMEM;
 		own->action = CP_STEP_CREATE;
 		set_why(own->why, sizeof(own->why),
-			 "created again: %s, one of its parts, is set before, and the kernel "
-			 "retires the instances built on it%s%.200s",
-			 part, why[0] ? "; " : "", why);
+			"created again: %s, one of its parts, is set before, and the kernel "
+			"retires the instances built on it%s%.200s",
+			part, why[0] ? "; " : "", why);
 	}
 	return 0;
 }

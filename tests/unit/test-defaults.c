@@ -71,11 +71,12 @@ static void test_cache_defaults(void)
 			      "\"cpu_model\":\"\",\"defaults\":{}}]}",
 			      &loaded),
 	       -EBADMSG, "defaults not an array: refused");
-	is_int(cp_cache_parse("{\"version\":2,\"machines\":[{\"kernel\":\"k\",\"build\":\"b\","
-			      "\"cpu_model\":\"EPYC\",\"defaults\":[{\"driver\":\"d\","
-			      "\"module\":\"\",\"srcversion\":\"\",\"priority\":1,\"seen_at\":0}]}]}",
-			      &loaded),
-	       -EBADMSG, "defaults under a CPU model: refused (the CPU sets no priority)");
+	is_int(
+	    cp_cache_parse("{\"version\":2,\"machines\":[{\"kernel\":\"k\",\"build\":\"b\","
+			   "\"cpu_model\":\"EPYC\",\"defaults\":[{\"driver\":\"d\","
+			   "\"module\":\"\",\"srcversion\":\"\",\"priority\":1,\"seen_at\":0}]}]}",
+			   &loaded),
+	    -EBADMSG, "defaults under a CPU model: refused (the CPU sets no priority)");
 }
 
 static void test_cache_defaults_corrupt(void)
