@@ -140,15 +140,18 @@ int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *p
 		       char *const *only_drivers, size_t n_only_drivers, struct cp_workload **ret)
 {
 	struct cp_workload *w = NULL;
+	const char *last = NULL; /* the name looked at last */
 	size_t n = 0;
 
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *alg = &inv->algs[i];
 		struct cp_settings s;
 
-		if (!planned_name_competes(alg) ||
+		/* A name's entries are adjacent in a loaded (sorted) inventory: looked at once. */
+		if (!planned_name_competes(alg) || (last && strcmp(last, alg->name) == 0) ||
 		    !cp_apply_name_selected(inv, alg->name, only_drivers, n_only_drivers))
 			continue;
+		last = alg->name;
 		cp_policy_algorithm(policy, alg->name, &s);
 		if (competitors(inv, alg->name, s.gears == CP_GEARS_ANY) < 2)
 			continue;

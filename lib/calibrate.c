@@ -293,6 +293,9 @@ static bool measurable(const struct cp_inventory *inv, const struct cp_alg *alg)
 /* Whether @name was met before inv->algs[@i]: its group is then done. */
 static bool seen_before(const struct cp_inventory *inv, size_t i)
 {
+	/* Adjacent in a loaded (sorted) inventory: most answers without the walk. */
+	if (i > 0 && strcmp(inv->algs[i - 1].name, inv->algs[i].name) == 0)
+		return true;
 	for (size_t k = 0; k < i; k++)
 		if (strcmp(inv->algs[k].name, inv->algs[i].name) == 0)
 			return true;
@@ -993,6 +996,15 @@ static void use_cache(struct cp_calibration *cal, const struct cp_cache *cache)
 	}
 }
 
+/* Whether a point of @m was measured in this run (not from the cache). */
+static bool measured_now(const struct cp_measured *m)
+{
+	for (size_t pi = 0; pi < m->n_points; pi++)
+		if (!m->points[pi].cached && m->points[pi].verdict == CP_VERDICT_MEASURED)
+			return true;
+	return false;
+}
+
 /* Store what was measured now and trusted; returns whether anything was added. */
 static int update_cache(const struct cp_calibration *cal, struct cp_cache *cache)
 {
@@ -1003,7 +1015,7 @@ static int update_cache(const struct cp_calibration *cal, struct cp_cache *cache
 		struct cp_cache_entry entry = {
 		    .backend = m->backend, .kat = m->kat, .measured_at = time(NULL)};
 
-		if (m->kat == CRYPTOPRIO_KAT_MISMATCH || m->pending ||
+		if (m->kat == CRYPTOPRIO_KAT_MISMATCH || m->pending || !measured_now(m) ||
 		    cp_measured_cache_key(m, &entry.key) < 0)
 			continue;
 		for (size_t pi = 0; pi < m->n_points; pi++) {
