@@ -72,6 +72,14 @@ calibrate() {
 		2>"$CP_RESULTS/$2.err" || true
 }
 
+# chosen NAME FILE: the plan from the figures the calibration just cached
+# (the default policy), its JSON in $CP_RESULTS/FILE.json: the driver it
+# makes NAME's first is what apply would choose (within each other's
+# noise, two drivers keep the kernel's order).
+chosen() {
+	"$ctl" --json plan --all >"$CP_RESULTS/$2.json" 2>"$CP_RESULTS/$2.err" || true
+}
+
 # top NAME: the highest priority among NAME's implementations now.
 top() {
 	awk -v n="$1" '$1 == "name" { name = $3 } $1 == "priority" && name == n && $3 > best { best = $3 }
@@ -109,7 +117,9 @@ for i in "${!cases[@]}"; do
 	((${#d[@]} > 0)) || continue
 	((i < required || ${#d[@]} > 1)) || continue
 	calibrate "$name" "cal-$t"
+	chosen "$name" "plan-$t"
 	calibrate "$name" "cal-$t.10s" --budget 10s
+	chosen "$name" "plan-$t.10s"
 	selected+=("${cases[i]}|$drivers")
 	printf '%s\t%s\t%s\t%s\n' "$name" "$mode" "$alg" "$drivers" >>"$CP_RESULTS/names.tsv"
 done
