@@ -396,14 +396,16 @@ coldplug() {
 # ---- scenarios under systemd (a file "systemd" in the scenario directory) ----
 
 # install_cryptoprio_unit [DAEMON-ARG...]: in setup.sh: the built
-# cryptoprio.service into /etc/systemd/system with ExecStart pointing at the
-# built daemon, enabled (sysinit.target.wants); the cache directory as the
+# cryptoprio.service into /etc/systemd/system with ExecStart= and the
+# check-policy of ExecReload= pointing at the built daemon and
+# cryptoprioctl, enabled (sysinit.target.wants); the cache directory as the
 # package installs it.
 install_cryptoprio_unit() {
 	local unit=$CP_BUILD/systemd/cryptoprio.service
 	[[ -f $unit ]] || fail "no $unit (build first)"
-	sed "s|^ExecStart=.*|ExecStart=$CP_BUILD/daemon/cryptoprio-daemon${*:+ $*}|" "$unit" \
-		>/etc/systemd/system/cryptoprio.service
+	sed -e "s|^ExecStart=.*|ExecStart=$CP_BUILD/daemon/cryptoprio-daemon${*:+ $*}|" \
+		-e "s|^ExecReload=[^ ]*/cryptoprioctl |ExecReload=$CP_BUILD/cli/cryptoprioctl |" \
+		"$unit" >/etc/systemd/system/cryptoprio.service
 	mkdir -p /etc/systemd/system/sysinit.target.wants /var/lib/cryptoprio
 	ln -sfn ../cryptoprio.service /etc/systemd/system/sysinit.target.wants/cryptoprio.service
 }

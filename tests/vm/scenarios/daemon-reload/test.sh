@@ -1,6 +1,7 @@
 # `systemctl reload cryptoprio` re-reads the policy and re-applies it; a
-# broken policy on reload is refused with file:line and the old one stays
-# in force (also for later module events).
+# broken policy fails the reload (the unit runs check-policy first) and the
+# daemon is not signalled; a SIGHUP with it is refused by the daemon with
+# file:line; the old policy stays in force (also for later module events).
 svc=cryptoprio.service
 conf=/etc/cryptoprio.conf
 check "cryptoprio.service is active" test "$(unit_prop $svc ActiveState)" = active
@@ -42,17 +43,23 @@ Rank = fastest
 [Driver virtio_crypto_aes_cbc]
 Priority = 3333
 CONF
-systemctl reload $svc
-# systemctl reload returns once the signal is sent: wait for the daemon's
-# answer (the refusal in the state file, its errors in the journal), not a
-# fixed while.
+rc=0
+systemctl reload $svc 2>"$CP_RESULTS/reload-broken.err" || rc=$?
+check "broken reload: systemctl reload fails (check-policy before the signal)" test "$rc" -ne 0
+check "broken reload: check-policy's error in the journal with file:line" \
+	wait_until 15 bash -c "journalctl -b -u $svc --no-pager | grep -qE '$conf:4: .*Rank'"
+check "broken reload: the daemon was not signalled" \
+	test "$(python3 -c 'import json; print(json.load(open("/run/cryptoprio/state.json"))["daemon"]["reloads"])')" = 1
+# The daemon's own check, for a SIGHUP that comes some other way: it
+# answers in the state file (the refusal) and the journal, not at once.
+kill -HUP "$pid"
 refused() {
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["daemon"]
 sys.exit(d["reload_failures"] != 1)' /run/cryptoprio/state.json
 }
-check "broken reload: refused (state file)" wait_until 30 refused
-check "broken reload: error logged with file:line" \
-	wait_until 15 bash -c "journalctl -b -u $svc --no-pager | grep -qE '$conf:4: .*Rank'"
+check "SIGHUP with the broken policy: refused (state file)" wait_until 30 refused
+check "SIGHUP with the broken policy: the daemon's error logged with file:line" \
+	wait_until 15 bash -c "journalctl -b -u $svc --no-pager | grep -E '$conf:4: .*Rank' | grep -q cryptoprio-daemon"
 journalctl -b -u $svc --no-pager >"$CP_RESULTS/journal.txt"
 check "broken reload: the old policy stays (2222, not 3333)" \
 	test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 2222
