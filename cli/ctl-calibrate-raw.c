@@ -6,7 +6,6 @@
  * the figures are printed as the module returns them, nothing is cached.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "cpmod.h"
 #include "cryptoprioctl.h"
 #include "inventory-load.h"
+#include "pattern.h"
 #include "units.h"
 
 #define MAX_SIZES	  16
@@ -49,11 +49,6 @@ static int parse_sizes(const char *arg, struct calib_opts *o)
 	return o->n_sizes ? 0 : -EINVAL;
 }
 
-static bool is_glob(const char *p)
-{
-	return strpbrk(p, "*?[") != NULL;
-}
-
 struct target {
 	char driver[CP_NAME_MAX];
 	char name[CP_NAME_MAX]; /* "" if unknown */
@@ -77,8 +72,8 @@ static int select_targets(const struct cp_inventory *inv, char **patterns, int n
 		if (type == CRYPTOPRIO_TYPE_UNSPEC || (a->flags & CP_ALG_INTERNAL))
 			continue;
 		for (int p = 0; p < n_patterns && !match; p++)
-			match = fnmatch(patterns[p], a->name, 0) == 0 ||
-				fnmatch(patterns[p], a->driver, 0) == 0;
+			match = cp_pattern_match(patterns[p], a->name) ||
+				cp_pattern_match(patterns[p], a->driver);
 		if (!match)
 			continue;
 		snprintf(t[n].driver, sizeof(t[n].driver), "%s", a->driver);
@@ -94,7 +89,7 @@ static int select_targets(const struct cp_inventory *inv, char **patterns, int n
 	for (int p = 0; p < n_patterns; p++) {
 		bool seen = false;
 
-		if (is_glob(patterns[p]))
+		if (!cp_pattern_is_literal(patterns[p]))
 			continue;
 		for (size_t i = 0; i < inv->n_algs && !seen; i++)
 			seen = !strcmp(inv->algs[i].name, patterns[p]) ||

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cryptoprioctl list: every implementation, grouped by algorithm name. */
-#include <fnmatch.h>
 #include <getopt.h>
 #include <string.h>
 
 #include "cryptoprioctl.h"
 #include "inventory-load.h"
+#include "pattern.h"
 
 static bool matches(const struct cp_alg *alg, char **patterns, int n_patterns)
 {
 	if (n_patterns == 0)
 		return true;
 	for (int i = 0; i < n_patterns; i++)
-		if (fnmatch(patterns[i], alg->name, 0) == 0 ||
-		    fnmatch(patterns[i], alg->driver, 0) == 0)
+		if (cp_pattern_match(patterns[i], alg->name) ||
+		    cp_pattern_match(patterns[i], alg->driver))
 			return true;
 	return false;
 }

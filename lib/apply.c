@@ -4,7 +4,6 @@
  * `cryptoprioctl plan|apply` and cryptoprio-daemon (cryptoprioctl(8), "plan").
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <string.h>
 
@@ -14,6 +13,7 @@
 #include "inventory-load.h"
 #include "macro.h"
 #include "paths.h"
+#include "pattern.h"
 
 /* ---- which points to calibrate ---- */
 
@@ -62,7 +62,7 @@ bool cp_apply_name_selected(const struct cp_inventory *inv, const char *name,
 		if (strcmp(inv->algs[i].name, name) != 0)
 			continue;
 		for (size_t k = 0; k < n_only_drivers; k++)
-			if (fnmatch(only_drivers[k], inv->algs[i].driver, 0) == 0)
+			if (cp_pattern_match(only_drivers[k], inv->algs[i].driver))
 				return true;
 	}
 	return false;

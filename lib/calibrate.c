@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <string.h>
 #include <linux/netlink.h>
@@ -12,6 +11,7 @@
 #include "crypto-user.h"
 #include "cpustat.h"
 #include "macro.h"
+#include "pattern.h"
 #include "planner.h"
 
 #define OVERHEAD_GUESS 5000000ull /* per run, until one was timed */
@@ -132,19 +132,11 @@ int cp_reference_name(const struct cp_inventory *inv, const char *name, char *ou
 	return rewrite(inv, name, strlen(name), out, size, &pos, 0);
 }
 
-/* fnmatch(3) where @pattern has a wildcard; a plain name (what a run passes) compares faster. */
-static bool matches(const char *pattern, const char *s)
-{
-	if (!strpbrk(pattern, "*?[\\"))
-		return strcmp(pattern, s) == 0;
-	return fnmatch(pattern, s, 0) == 0;
-}
-
 static bool pattern_matches(const struct cp_calibrate_options *opts, const struct cp_alg *alg)
 {
 	for (size_t i = 0; i < opts->n_patterns; i++)
-		if (matches(opts->patterns[i], alg->name) ||
-		    matches(opts->patterns[i], alg->driver))
+		if (cp_pattern_match(opts->patterns[i], alg->name) ||
+		    cp_pattern_match(opts->patterns[i], alg->driver))
 			return true;
 	return false;
 }

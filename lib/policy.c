@@ -3,7 +3,6 @@
 #define _GNU_SOURCE 1 /* asprintf, getline */
 #endif
 #include <errno.h>
-#include <fnmatch.h>
 #include <ini.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -15,6 +14,7 @@
 
 #include "conf-files.h"
 #include "macro.h"
+#include "pattern.h"
 #include "policy.h"
 #include "units.h"
 
@@ -392,11 +392,6 @@ static char *trim(char *s)
 	return s;
 }
 
-static bool is_exact(const char *pattern)
-{
-	return !strpbrk(pattern, "*?[\\");
-}
-
 static int section_kind_from_string(const char *s)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(section_names); i++)
@@ -425,7 +420,7 @@ static void add_section(struct parser *ps, enum cp_section_kind kind, const char
 	sections[policy->n_sections] = (struct cp_section){
 	    .kind = kind,
 	    .pattern = copy,
-	    .exact = copy && is_exact(copy),
+	    .exact = copy && cp_pattern_is_literal(copy),
 	    .file_index = ps->file_index,
 	    .where = {ps->file, ps->line},
 	};
@@ -763,7 +758,7 @@ static const struct cp_section *best_section(const struct cp_policy *policy,
 
 		if (s->kind != kind || !sets_any(s, key_mask))
 			continue;
-		if (s->pattern && fnmatch(s->pattern, name, 0) != 0)
+		if (s->pattern && !cp_pattern_match(s->pattern, name))
 			continue;
 		if (!best || s->exact || !best->exact)
 			best = s;
