@@ -276,12 +276,6 @@ static bool cpu_instance_measured(const struct cp_inventory *inv, const struct c
 	return true;
 }
 
-/* Whether @alg is listed in a calibration: calibrable, or the CPU's instance above. */
-static bool measurable(const struct cp_inventory *inv, const struct cp_alg *alg)
-{
-	return !cp_calibration_skip_reason(alg) || cpu_instance_measured(inv, alg);
-}
-
 /* Whether @name was met before inv->algs[@i]: its group is then done. */
 static bool seen_before(const struct cp_inventory *inv, size_t i)
 {
@@ -356,11 +350,12 @@ static int select_group(const struct cp_inventory *inv, size_t first, const stru
 		    (opts->n_patterns && !pattern_matches(opts, alg)))
 			continue;
 		reason = cp_calibration_skip_reason(alg);
-		if (measurable(inv, alg)) {
+		/* Listed: calibrable, or the CPU's instance (cpu_instance_measured()). */
+		if (!reason || cpu_instance_measured(inv, alg)) {
 			r = add_measured(cal, inv, alg, false, opts);
-			if (r >= 0 && cp_calibration_skip_reason(alg))
+			if (r >= 0 && reason)
 				cal->measured[cal->n_measured - 1].cache_only = true;
-		} else if (reason && cp_alg_competes(alg) && !strchr(alg->driver, '('))
+		} else if (cp_alg_competes(alg) && !strchr(alg->driver, '('))
 			r = add_skipped(cal, alg, reason);
 	}
 	if (r >= 0 && cand && (!opts->n_patterns || pattern_matches(opts, cand)))
