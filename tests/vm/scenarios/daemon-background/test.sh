@@ -6,7 +6,7 @@
 # what they change and says "Nothing left to measure"; the next start
 # measures nothing. --once does the same before it exits: READY=1 first
 # (where a notify socket is given), then the rest. A name's first runs go
-# round by round, so a short budget measures each of its drivers.
+# round by round: a short budget leaves no driver unmeasured while another ran twice.
 [[ -f ${CP_KMOD:-}/cryptoprio.ko && -f $CP_KMOD/cp_test_engine.ko ]] ||
 	fail "cryptoprio.ko or cp_test_engine.ko not built for this kernel"
 modprobe_q "$cpu_aes_module" "$cpu_gcm_module" crypto_user
@@ -103,11 +103,13 @@ check "a second --once exits 0" test "$rc" = 0
 check "a second --once: 0 measured" grep -qE 'calibration [a-z_-]+, [0-9]+ from cache, 0 measured' "$CP_RESULTS/once2.err"
 
 # A name's first runs go round by round: a budget that runs short leaves
-# none of its drivers unmeasured while another had runs to spare. The
+# no driver of the name unmeasured while another got a second run. The
 # engine first (raised above the CPU) and slow (100 ms a request: a run,
-# its known answer and TCG included, costs near a second), both in one gear
-# (Gears = any: three first runs each), a budget for about two of the
-# engine's runs: one driver after the other, the engine took it all.
+# its known answer and TCG included, costs near a second), both in one
+# gear (Gears = any: three first runs each), a budget for about two of the
+# engine's runs: one driver after the other, the engine took two and the
+# CPU none. How many runs fit depends on the machine's load; the order of
+# the runs does not, and that is what is checked.
 printf '[Policy]\nGears = any\n' >/run/cp-test/any.conf
 chmod 0644 /run/cp-test/any.conf
 echo 100000 >/sys/module/cp_test_engine/parameters/latency_us
@@ -115,7 +117,7 @@ echo 100000 >/sys/module/cp_test_engine/parameters/latency_us
 "$ctl" -c /run/cp-test/any.conf --json calibrate 'cbc(aes)' --force --size 4096 --budget 1600ms \
 	>"$CP_RESULTS/round-robin.json" 2>"$CP_RESULTS/round-robin.err" || true
 echo 30000 >/sys/module/cp_test_engine/parameters/latency_us
-check "a short budget: the engine and the CPU of cbc(aes) both measured" python3 - \
+check "a short budget: no driver of cbc(aes) unmeasured while another ran twice" python3 - \
 	"$CP_RESULTS/round-robin.json" "$cpu_cbc" <<'PY'
 import json, sys
 doc, cpu = json.load(open(sys.argv[1])), sys.argv[2]
@@ -128,9 +130,11 @@ def impls(o):
     elif isinstance(o, list):
         for v in o:
             yield from impls(v)
-verdict = {m["driver"]: m["points"][0]["verdict"] for m in impls(doc)}
-print(verdict)
-assert verdict.get("cp_test_engine_cbc_aes") == "measured", verdict
-assert verdict.get(cpu) == "measured", verdict
+runs = {m["driver"]: m["points"][0]["mb_per_s"]["runs"]
+        if m["points"][0]["verdict"] == "measured" else 0 for m in impls(doc)}
+print(runs)
+assert {"cp_test_engine_cbc_aes", cpu} <= set(runs), runs
+assert runs["cp_test_engine_cbc_aes"] >= 1, runs
+assert min(runs.values()) > 0 or max(runs.values()) < 2, runs
 PY
 "$ctl" reset >/dev/null
