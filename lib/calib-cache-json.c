@@ -25,63 +25,100 @@
 #include <json-c/json.h>
 
 #include "calib-cache.h"
+#include "json-scan.h"
 #include "json-util.h"
 #include "macro.h"
 
 #define CACHE_VERSION_1 1
 
-static int get_figure(json_object *array, size_t i, double *ret)
-{
-	json_object *value = json_object_array_get_idx(array, i);
+/*
+ * Read with lib/json-scan.c, straight into the cache's arrays: json-c's
+ * tokenizer and the tree it built and freed were a third of a warm start.
+ * Each object's keys are matched against a table, each known key at most
+ * once, unknown ones skipped.
+ */
+enum { KEYS_MAX = 16 };
 
-	if (!json_object_is_type(value, json_type_double) &&
-	    !json_object_is_type(value, json_type_int))
+/* The index of @key in @keys, -1 if unknown; -EBADMSG if seen before (bit in @seen). */
+static int key_index(const char *key, const char *const *keys, size_t n, unsigned *seen)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(key, keys[i]) == 0) {
+			if (*seen & (1U << i))
+				return -EBADMSG;
+			*seen |= 1U << i;
+			return (int) i;
+		}
+	return -1;
+}
+
+/* The keys of an object scanned: each known one handed to @field, each unknown one skipped. */
+static int scan_object(struct cp_jscan *s, const char *const *keys, size_t n_keys,
+		       int (*field)(struct cp_jscan *s, int index, void *userdata), void *userdata,
+		       unsigned *seen)
+{
+	char key[32];
+	int r, i;
+
+	*seen = 0;
+	if (cp_jscan_object(s) < 0)
 		return -EBADMSG;
-	*ret = json_object_get_double(value);
-	return isfinite(*ret) && *ret >= 0 ? 0 : -EBADMSG;
+	while ((r = cp_jscan_key(s, key, sizeof(key))) > 0) {
+		i = key_index(key, keys, n_keys, seen);
+		if (i == -EBADMSG)
+			return -EBADMSG;
+		r = i < 0 ? cp_jscan_skip(s) : field(s, i, userdata);
+		if (r < 0)
+			return r;
+	}
+	return r;
+}
+
+static bool all_seen(unsigned seen, size_t n_keys)
+{
+	return seen == (1U << n_keys) - 1;
 }
 
 /* [N, MEDIAN, MIN, MAX, MAD] */
-static int parse_stat(json_object *obj, const char *key, struct cp_stat *stat)
+static int scan_stat(struct cp_jscan *s, struct cp_stat *stat)
 {
-	json_object *a, *n;
+	double *figures[] = {&stat->median, &stat->min, &stat->max, &stat->mad};
 	int64_t runs;
 
-	if (!json_object_object_get_ex(obj, key, &a) || !json_object_is_type(a, json_type_array) ||
-	    json_object_array_length(a) != 5)
+	if (cp_jscan_array(s) < 0 || cp_jscan_item(s) != 1 ||
+	    cp_jscan_int(s, 1, CP_STAT_MAX_RUNS, &runs) < 0)
 		return -EBADMSG;
-	n = json_object_array_get_idx(a, 0);
-	if (!json_object_is_type(n, json_type_int))
-		return -EBADMSG;
-	runs = json_object_get_int64(n);
-	if (runs < 1 || runs > CP_STAT_MAX_RUNS || get_figure(a, 1, &stat->median) < 0 ||
-	    get_figure(a, 2, &stat->min) < 0 || get_figure(a, 3, &stat->max) < 0 ||
-	    get_figure(a, 4, &stat->mad) < 0)
+	for (size_t i = 0; i < ARRAY_SIZE(figures); i++)
+		if (cp_jscan_item(s) != 1 || cp_jscan_double(s, figures[i]) < 0 || *figures[i] < 0)
+			return -EBADMSG;
+	if (cp_jscan_item(s) != 0)
 		return -EBADMSG;
 	stat->n = (unsigned) runs;
 	return stat->min <= stat->median && stat->median <= stat->max ? 0 : -EBADMSG;
 }
 
-/* The driver's part of a key; the machine's part is @machine's. */
-static int parse_driver_key(json_object *obj, const struct cp_cache_key *machine,
-			    struct cp_cache_key *key)
+/* The driver's part of a key, first in both entries and defaults. */
+enum { KEY_DRIVER, KEY_MODULE, KEY_SRCVERSION, KEY_DRIVER_END };
+
+static int scan_driver_key(struct cp_jscan *s, int index, struct cp_cache_key *key)
 {
-	*key = *machine;
-	if (!json_object_is_type(obj, json_type_object) ||
-	    cp_json_get_string(obj, "driver", key->driver, sizeof(key->driver), false) < 0 ||
-	    /* none for a template instance (cp_measured_cache_key()) */
-	    cp_json_get_string(obj, "module", key->module, sizeof(key->module), true) < 0 ||
-	    cp_json_get_string(obj, "srcversion", key->srcversion, sizeof(key->srcversion), true) <
-		0)
-		return -EBADMSG;
-	return 0;
+	switch (index) {
+	case KEY_DRIVER:
+		return cp_jscan_string(s, key->driver, sizeof(key->driver)) < 0 || !key->driver[0]
+			   ? -EBADMSG
+			   : 0;
+	case KEY_MODULE: /* "" for a template instance (cp_measured_cache_key()) */
+		return cp_jscan_string(s, key->module, sizeof(key->module));
+	default:
+		return cp_jscan_string(s, key->srcversion, sizeof(key->srcversion));
+	}
 }
 
-static int parse_kat(json_object *obj, enum cryptoprio_kat *ret)
+static int scan_kat(struct cp_jscan *s, enum cryptoprio_kat *ret)
 {
 	char kat[16];
 
-	if (cp_json_get_string(obj, "kat", kat, sizeof(kat), false) < 0)
+	if (cp_jscan_string(s, kat, sizeof(kat)) < 0)
 		return -EBADMSG;
 	/* Only trusted figures are cached. */
 	if (strcmp(kat, "ok") == 0)
@@ -93,152 +130,273 @@ static int parse_kat(json_object *obj, enum cryptoprio_kat *ret)
 	return 0;
 }
 
-static int parse_entry(json_object *obj, const struct cp_cache_key *machine,
-		       struct cp_cache_entry *e)
+static int scan_backend(struct cp_jscan *s, enum cp_backend *ret)
 {
-	int64_t size, depth, max_in_flight, measured_at;
 	char backend[16];
-	json_object *v;
 
-	if (parse_driver_key(obj, machine, &e->key) < 0 ||
-	    cp_json_get_string(obj, "backend", backend, sizeof(backend), false) < 0 ||
-	    cp_backend_from_string(backend, &e->backend) < 0 || e->backend == CP_BACKEND_NONE ||
-	    parse_kat(obj, &e->kat) < 0 ||
-	    cp_json_get_int(obj, "measured_at", 0, INT64_MAX, &measured_at) < 0 ||
-	    cp_json_get_int(obj, "size", 1, CRYPTOPRIO_MAX_REQ_SIZE, &size) < 0 ||
-	    cp_json_get_int(obj, "depth", 1, CRYPTOPRIO_MAX_DEPTH, &depth) < 0 ||
-	    cp_json_get_int(obj, "max_in_flight", 0, CRYPTOPRIO_MAX_DEPTH, &max_in_flight) < 0 ||
-	    !json_object_object_get_ex(obj, "decided", &v) ||
-	    !json_object_is_type(v, json_type_boolean))
-		return -EBADMSG;
-	e->measured_at = (time_t) measured_at;
-	e->point = (struct cp_point){.size = (uint32_t) size,
-				     .depth = (uint32_t) depth,
-				     .verdict = CP_VERDICT_MEASURED,
-				     .cached = true,
-				     .decided = json_object_get_boolean(v),
-				     .max_in_flight = (uint32_t) max_in_flight};
-	if (parse_stat(obj, "mbps", &e->point.mbps) < 0 ||
-	    parse_stat(obj, "ns_per_request", &e->point.ns_per_request) < 0 ||
-	    parse_stat(obj, "cpu_ns_per_byte", &e->point.cpu_ns_per_byte) < 0)
+	if (cp_jscan_string(s, backend, sizeof(backend)) < 0 ||
+	    cp_backend_from_string(backend, ret) < 0 || *ret == CP_BACKEND_NONE)
 		return -EBADMSG;
 	return 0;
 }
 
-static int parse_default(json_object *obj, const struct cp_cache_key *machine,
-			 struct cp_cache_default *d)
+static int scan_uint32(struct cp_jscan *s, int64_t min, int64_t max, uint32_t *ret)
 {
-	int64_t priority, seen_at;
+	int64_t v;
 
-	if (parse_driver_key(obj, machine, &d->key) < 0 ||
-	    cp_json_get_int(obj, "priority", 0, INT32_MAX, &priority) < 0 ||
-	    cp_json_get_int(obj, "seen_at", 0, INT64_MAX, &seen_at) < 0)
+	if (cp_jscan_int(s, min, max, &v) < 0)
 		return -EBADMSG;
-	d->priority = (uint32_t) priority;
-	d->seen_at = (time_t) seen_at;
+	*ret = (uint32_t) v;
 	return 0;
 }
 
-/* The array @key of @obj (absent: none), its length in @n, within what a cache may hold. */
-static int get_array(json_object *obj, const char *key, size_t held, json_object **ret, size_t *n)
+static int scan_time(struct cp_jscan *s, time_t *ret)
 {
-	*ret = NULL;
-	*n = 0;
-	if (!json_object_object_get_ex(obj, key, ret))
+	int64_t v;
+
+	if (cp_jscan_int(s, 0, INT64_MAX, &v) < 0)
+		return -EBADMSG;
+	*ret = (time_t) v;
+	return 0;
+}
+
+static const char *const entry_keys[] = {
+    "driver",	     "module",	    "srcversion",     "backend",
+    "kat",	     "measured_at", "size",	      "depth",
+    "max_in_flight", "mbps",	    "ns_per_request", "cpu_ns_per_byte",
+    "decided"};
+
+static int entry_field(struct cp_jscan *s, int index, void *userdata)
+{
+	struct cp_cache_entry *e = userdata;
+	struct cp_point *p = &e->point;
+
+	switch (index) {
+	case 3:
+		return scan_backend(s, &e->backend);
+	case 4:
+		return scan_kat(s, &e->kat);
+	case 5:
+		return scan_time(s, &e->measured_at);
+	case 6:
+		return scan_uint32(s, 1, CRYPTOPRIO_MAX_REQ_SIZE, &p->size);
+	case 7:
+		return scan_uint32(s, 1, CRYPTOPRIO_MAX_DEPTH, &p->depth);
+	case 8:
+		return scan_uint32(s, 0, CRYPTOPRIO_MAX_DEPTH, &p->max_in_flight);
+	case 9:
+		return scan_stat(s, &p->mbps);
+	case 10:
+		return scan_stat(s, &p->ns_per_request);
+	case 11:
+		return scan_stat(s, &p->cpu_ns_per_byte);
+	case 12:
+		return cp_jscan_bool(s, &p->decided);
+	default:
+		return scan_driver_key(s, index, &e->key);
+	}
+}
+
+static const char *const default_keys[] = {"driver", "module", "srcversion", "priority", "seen_at"};
+
+static int default_field(struct cp_jscan *s, int index, void *userdata)
+{
+	struct cp_cache_default *d = userdata;
+
+	if (index == 3)
+		return scan_uint32(s, 0, INT32_MAX, &d->priority);
+	if (index == 4)
+		return scan_time(s, &d->seen_at);
+	return scan_driver_key(s, index, &d->key);
+}
+
+/* Room for one more element in *@array of *@n, held by *@room. */
+static int grow(void **array, size_t n, size_t *room, size_t elem_size)
+{
+	size_t want = n < 16 ? 16 : n * 2;
+	void *p;
+
+	if (n < *room)
 		return 0;
-	if (!json_object_is_type(*ret, json_type_array))
+	if (n >= CP_CACHE_MAX_ENTRIES)
 		return -EBADMSG;
-	*n = json_object_array_length(*ret);
-	return *n > CP_CACHE_MAX_ENTRIES - held ? -EBADMSG : 0;
-}
-
-static int parse_entries(json_object *m, const struct cp_cache_key *machine, struct cp_cache *cache)
-{
-	struct cp_cache_entry *entries;
-	json_object *array;
-	size_t n;
-
-	if (get_array(m, "entries", cache->n_entries, &array, &n) < 0)
-		return -EBADMSG;
-	entries = reallocarray(cache->entries, cache->n_entries + n + 1, sizeof(*entries));
-	if (!entries)
+	want = want > CP_CACHE_MAX_ENTRIES ? CP_CACHE_MAX_ENTRIES : want;
+	p = reallocarray(*array, want, elem_size);
+	if (!p)
 		return -ENOMEM;
-	cache->entries = entries;
-	for (size_t i = 0; i < n; i++) {
-		if (parse_entry(json_object_array_get_idx(array, i), machine,
-				&entries[cache->n_entries]) < 0)
-			return -EBADMSG;
-		cache->n_entries++;
-	}
+	*array = p;
+	*room = want;
 	return 0;
 }
 
-static int parse_defaults(json_object *m, const struct cp_cache_key *machine,
-			  struct cp_cache *cache)
+struct scan_cache {
+	struct cp_cache *cache;
+	size_t room_entries, room_defaults;
+	struct cp_cache_key machine; /* the machine's part of its keys */
+	int64_t version;
+};
+
+static int scan_entries(struct cp_jscan *s, struct scan_cache *sc)
 {
-	struct cp_cache_default *defaults;
-	json_object *array;
-	size_t n;
-
-	if (get_array(m, "defaults", cache->n_defaults, &array, &n) < 0 ||
-	    (n > 0 && machine->cpu_model[0]))
-		return -EBADMSG;
-	defaults = reallocarray(cache->defaults, cache->n_defaults + n + 1, sizeof(*defaults));
-	if (!defaults)
-		return -ENOMEM;
-	cache->defaults = defaults;
-	for (size_t i = 0; i < n; i++) {
-		struct cp_cache_default *d = &defaults[cache->n_defaults];
-
-		if (parse_default(json_object_array_get_idx(array, i), machine, d) < 0 ||
-		    cp_cache_find_default(cache, &d->key))
-			return -EBADMSG; /* two defaults for one driver: which is true? */
-		cache->n_defaults++;
-	}
-	return 0;
-}
-
-static int parse_machine(json_object *m, struct cp_cache *cache)
-{
-	struct cp_cache_key machine = {};
+	struct cp_cache *c = sc->cache;
+	unsigned seen;
 	int r;
 
-	if (!json_object_is_type(m, json_type_object) ||
-	    cp_json_get_string(m, "kernel", machine.kernel, sizeof(machine.kernel), false) < 0 ||
-	    cp_json_get_string(m, "build", machine.build, sizeof(machine.build), false) < 0 ||
-	    cp_json_get_string(m, "cpu_model", machine.cpu_model, sizeof(machine.cpu_model), true) <
-		0)
+	if (cp_jscan_array(s) < 0)
 		return -EBADMSG;
-	r = parse_entries(m, &machine, cache);
-	return r < 0 ? r : parse_defaults(m, &machine, cache);
+	while ((r = cp_jscan_item(s)) > 0) {
+		struct cp_cache_entry *e;
+
+		r = grow((void **) &c->entries, c->n_entries, &sc->room_entries, sizeof(*e));
+		if (r < 0)
+			return r;
+		e = &c->entries[c->n_entries];
+		*e = (struct cp_cache_entry){
+		    .point = {.verdict = CP_VERDICT_MEASURED, .cached = true}};
+		r = scan_object(s, entry_keys, ARRAY_SIZE(entry_keys), entry_field, e, &seen);
+		if (r < 0)
+			return r;
+		if (!all_seen(seen, ARRAY_SIZE(entry_keys)))
+			return -EBADMSG;
+		c->n_entries++;
+	}
+	return r;
+}
+
+static int scan_defaults(struct cp_jscan *s, struct scan_cache *sc)
+{
+	struct cp_cache *c = sc->cache;
+	unsigned seen;
+	int r;
+
+	if (cp_jscan_array(s) < 0)
+		return -EBADMSG;
+	while ((r = cp_jscan_item(s)) > 0) {
+		struct cp_cache_default *d;
+
+		r = grow((void **) &c->defaults, c->n_defaults, &sc->room_defaults, sizeof(*d));
+		if (r < 0)
+			return r;
+		d = &c->defaults[c->n_defaults];
+		*d = (struct cp_cache_default){};
+		r = scan_object(s, default_keys, ARRAY_SIZE(default_keys), default_field, d, &seen);
+		if (r < 0)
+			return r;
+		if (!all_seen(seen, ARRAY_SIZE(default_keys)))
+			return -EBADMSG;
+		c->n_defaults++;
+	}
+	return r;
+}
+
+static const char *const machine_keys[] = {"kernel", "build", "cpu_model", "entries", "defaults"};
+
+static int machine_field(struct cp_jscan *s, int index, void *userdata)
+{
+	struct scan_cache *sc = userdata;
+	struct cp_cache_key *m = &sc->machine;
+
+	switch (index) {
+	case 0:
+		return cp_jscan_string(s, m->kernel, sizeof(m->kernel)) < 0 || !m->kernel[0]
+			   ? -EBADMSG
+			   : 0;
+	case 1:
+		return cp_jscan_string(s, m->build, sizeof(m->build)) < 0 || !m->build[0] ? -EBADMSG
+											  : 0;
+	case 2:
+		return cp_jscan_string(s, m->cpu_model, sizeof(m->cpu_model));
+	case 3:
+		return scan_entries(s, sc);
+	default:
+		return scan_defaults(s, sc);
+	}
+}
+
+static void set_machine(struct cp_cache_key *key, const struct cp_cache_key *machine)
+{
+	memcpy(key->kernel, machine->kernel, sizeof(key->kernel));
+	memcpy(key->build, machine->build, sizeof(key->build));
+	memcpy(key->cpu_model, machine->cpu_model, sizeof(key->cpu_model));
+}
+
+/* A machine's keys, which may come after its entries, given to them when it ends. */
+static int scan_machine(struct cp_jscan *s, struct scan_cache *sc)
+{
+	struct cp_cache *c = sc->cache;
+	size_t first_entry = c->n_entries, first_default = c->n_defaults, n_defaults;
+	unsigned seen;
+	int r;
+
+	sc->machine = (struct cp_cache_key){};
+	r = scan_object(s, machine_keys, ARRAY_SIZE(machine_keys), machine_field, sc, &seen);
+	if (r < 0)
+		return r;
+	if ((seen & 7) != 7)
+		return -EBADMSG;
+	for (size_t i = first_entry; i < c->n_entries; i++)
+		set_machine(&c->entries[i].key, &sc->machine);
+	/* Defaults belong to the machine without a CPU; one per driver, or which is true? */
+	n_defaults = c->n_defaults;
+	if (n_defaults > first_default && sc->machine.cpu_model[0])
+		return -EBADMSG;
+	for (c->n_defaults = first_default; c->n_defaults < n_defaults; c->n_defaults++) {
+		struct cp_cache_default *d = &c->defaults[c->n_defaults];
+
+		set_machine(&d->key, &sc->machine);
+		if (cp_cache_find_default(c, &d->key))
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+static const char *const top_keys[] = {"version", "machines"};
+
+static int top_field(struct cp_jscan *s, int index, void *userdata)
+{
+	struct scan_cache *sc = userdata;
+	int r;
+
+	if (index == 0)
+		return cp_jscan_int(s, INT64_MIN, INT64_MAX, &sc->version);
+	/* A version 1 file (version first, as written) is not read further. */
+	if (sc->version == CACHE_VERSION_1)
+		return -ESTALE;
+	if (sc->version && sc->version != CP_CACHE_VERSION)
+		return -EBADMSG;
+	if (cp_jscan_array(s) < 0)
+		return -EBADMSG;
+	while ((r = cp_jscan_item(s)) > 0) {
+		r = scan_machine(s, sc);
+		if (r < 0)
+			return r;
+	}
+	return r;
 }
 
 int cp_cache_parse(const char *text, struct cp_cache *cache)
 {
-	json_object *doc, *machines;
-	int64_t version;
-	size_t n;
+	struct scan_cache sc = {.cache = cache};
+	struct cp_jscan s;
+	unsigned seen;
 	int r;
 
 	memset(cache, 0, sizeof(*cache));
-	r = cp_json_parse_any_version(text, &doc, &version);
-	if (r < 0)
-		return r;
-	if (version == CACHE_VERSION_1) {
-		json_object_put(doc);
+	cp_jscan_init(&s, text, strlen(text));
+	r = scan_object(&s, top_keys, ARRAY_SIZE(top_keys), top_field, &sc, &seen);
+	if (r >= 0)
+		r = cp_jscan_end(&s);
+	if (r == -ESTALE || (r >= 0 && sc.version == CACHE_VERSION_1)) {
+		cp_cache_free(cache); /* version 1: read as empty, its figures measured again */
 		return 0;
 	}
-	r = -EBADMSG;
-	if (version == CP_CACHE_VERSION && json_object_object_get_ex(doc, "machines", &machines) &&
-	    json_object_is_type(machines, json_type_array))
-		r = 0;
-	n = r < 0 ? 0 : json_object_array_length(machines);
-	for (size_t i = 0; r >= 0 && i < n; i++)
-		r = parse_machine(json_object_array_get_idx(machines, i), cache);
-	json_object_put(doc);
-	if (r < 0)
+	if (r >= 0 && (!all_seen(seen, ARRAY_SIZE(top_keys)) || sc.version != CP_CACHE_VERSION))
+		r = -EBADMSG;
+	if (r < 0) {
 		cp_cache_free(cache);
-	return r;
+		return r == -ENOMEM ? r : -EBADMSG;
+	}
+	return 0;
 }
 
 /*

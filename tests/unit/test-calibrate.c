@@ -166,6 +166,40 @@ static void test_cache_corrupt(void)
 	is_int(cache.n_entries, 0, "and holds nothing: its figures are measured again");
 }
 
+/* Keys in any order, each once; keys this version does not know are skipped. */
+static void test_cache_key_order(void)
+{
+	static const char entry_text[] =
+	    "{\"decided\":true,\"cpu_ns_per_byte\":[3,60,58,61,0],\"ns_per_request\":[3,2,1,3,1],"
+	    "\"mbps\":[3,18.7,18.1,19,0.3],\"max_in_flight\":1,\"depth\":1,\"size\":4096,"
+	    "\"measured_at\":1,\"kat\":\"ok\",\"backend\":\"module\",\"srcversion\":\"\","
+	    "\"module\":\"m\",\"driver\":\"d\",\"future\":{\"x\":[1,\"y\"]}}";
+	struct cp_cache cache;
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "{\"machines\":[{\"entries\":[%s],\"cpu_model\":\"c\",\"build\":\"b\","
+		 "\"kernel\":\"k\"}],\"version\":2}",
+		 entry_text);
+	is_int(cp_cache_parse(text, &cache), 0, "every key after what it qualifies: read");
+	ok(cache.n_entries == 1 && strcmp(cache.entries[0].key.kernel, "k") == 0 &&
+	       strcmp(cache.entries[0].key.cpu_model, "c") == 0 &&
+	       strcmp(cache.entries[0].key.driver, "d") == 0 && cache.entries[0].point.decided &&
+	       cache.entries[0].point.mbps.n == 3 && cache.entries[0].point.size == 4096,
+	   "the entry has its machine's key and its figures");
+	cp_cache_free(&cache);
+
+	snprintf(text, sizeof(text),
+		 "{\"version\":2,\"machines\":[{\"kernel\":\"k\",\"build\":\"b\","
+		 "\"cpu_model\":\"c\",\"kernel\":\"k2\",\"entries\":[]}]}");
+	is_int(cp_cache_parse(text, &cache), -EBADMSG, "a key twice: refused");
+	snprintf(text, sizeof(text),
+		 "{\"version\":2,\"machines\":[{\"kernel\":\"k\",\"build\":\"b\","
+		 "\"cpu_model\":\"c\",\"entries\":[{%s]}]}",
+		 entry_text + strlen("{\"decided\":true,"));
+	is_int(cp_cache_parse(text, &cache), -EBADMSG, "an entry without \"decided\": refused");
+}
+
 /* The bytes after the NUL are not read (tests/fuzz: see test-state.c, test_comment_at_end). */
 static void test_cache_comment_at_end(void)
 {
@@ -570,6 +604,7 @@ int main(void)
 	test_cpustat();
 	test_cache_round_trip();
 	test_cache_corrupt();
+	test_cache_key_order();
 	test_cache_comment_at_end();
 	test_reference_and_skips();
 	test_preloaded_cache();
