@@ -334,4 +334,5 @@ module_exit(cp_exit);
 MODULE_DESCRIPTION("Calibration and known-answer checks of crypto implementations");
 MODULE_AUTHOR("cryptoprio authors");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(CRYPTOPRIO_VERSION); /* driver/VERSION, by Kbuild */
 MODULE_ALIAS_GENL_FAMILY(CRYPTOPRIO_GENL_NAME);
