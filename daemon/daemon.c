@@ -40,6 +40,7 @@ struct cp_daemon {
 	size_t n_pending;
 	sd_event_source *background;
 	bool steps_failed; /* a run after the first had failed steps (--once's exit code) */
+	bool no_crypto_user; /* the kernel has no crypto_user: nothing to do on it */
 	unsigned retries;
 	struct cp_cache unsaved; /* measurements the cache could not take yet */
 	struct cp_daemon_record rec;
@@ -465,8 +466,11 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 	if (res.state_error)
 		record_written(d, NULL);
 	if (r < 0 && r != -EIO) {
+		/* No NETLINK_CRYPTO at all (not built, or blacklisted): not an error of ours. */
+		d->no_crypto_user = res.inventory.source != CP_SOURCE_CRYPTO_USER &&
+				    res.inventory.crypto_user_error == -EPROTONOSUPPORT;
 		cp_track_failure_text(&res, r, trigger, status, sizeof(status));
-		cp_log(LOG_ERR, "%s", status);
+		cp_log(d->no_crypto_user ? LOG_WARNING : LOG_ERR, "%s", status);
 		(void) sd_notifyf(false, "STATUS=%s", status);
 		cp_apply_result_free(&res);
 		d->rec.runs += !ctx.noted;
@@ -791,7 +795,11 @@ int cp_daemon_run(struct cp_daemon *d)
 	if (r < 0 && r != -EIO) {
 		d->rec.stopped_at = (int64_t) time(NULL);
 		save_record(d);
-		return EXIT_FAILURE;
+		if (!d->no_crypto_user)
+			return EXIT_FAILURE;
+		/* Ready, and done: a kernel without crypto_user is not a failed unit. */
+		(void) sd_notify(false, "READY=1");
+		return EXIT_SUCCESS;
 	}
 	if (d->opts.once)
 		return run_once_rest(d, r);

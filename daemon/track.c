@@ -252,7 +252,12 @@ void cp_track_failure_text(const struct cp_apply_result *r, int error, const cha
 {
 	const struct cp_inventory *inv = &r->inventory;
 
-	if (inv->n_algs && inv->source != CP_SOURCE_CRYPTO_USER)
+	if (inv->source != CP_SOURCE_CRYPTO_USER && inv->crypto_user_error == -EPROTONOSUPPORT)
+		snprintf(buf, len,
+			 "The kernel has no crypto_user (NETLINK_CRYPTO: %s; CONFIG_CRYPTO_USER, "
+			 "module crypto_user): priorities cannot be changed, nothing to do (%s)",
+			 strerror(EPROTONOSUPPORT), trigger);
+	else if (inv->n_algs && inv->source != CP_SOURCE_CRYPTO_USER)
 		snprintf(buf, len,
 			 "crypto_user unavailable (%s): read-only inventory from /proc/crypto (%zu "
 			 "implementations); priorities cannot be changed, nothing applied (%s)",

@@ -261,11 +261,17 @@ static void test_failure_text(void)
 					    .crypto_user_error = -EPROTONOSUPPORT,
 					    .algs = algs,
 					    .n_algs = 3};
-	cp_track_failure_text(&r, -EOPNOTSUPP, "start", buf, sizeof(buf));
-	ok(strstr(buf, "crypto_user unavailable (Protocol not supported): read-only inventory "
+	cp_track_failure_text(&r, -EPROTONOSUPPORT, "start", buf, sizeof(buf));
+	ok(strstr(buf, "The kernel has no crypto_user (NETLINK_CRYPTO: Protocol not supported; "
+		       "CONFIG_CRYPTO_USER, module crypto_user)") == buf &&
+	       strstr(buf, "nothing to do (start)"),
+	   "no crypto_user in the kernel: said as such: %s", buf);
+	r.inventory.crypto_user_error = -EACCES;
+	cp_track_failure_text(&r, -EACCES, "start", buf, sizeof(buf));
+	ok(strstr(buf, "crypto_user unavailable (Permission denied): read-only inventory "
 		       "from /proc/crypto (3 implementations)") == buf &&
 	       strstr(buf, "nothing applied (start)"),
-	   "no crypto_user: said as such: %s", buf);
+	   "crypto_user refused: said as such: %s", buf);
 	r.inventory = (struct cp_inventory){.source = CP_SOURCE_CRYPTO_USER};
 	cp_track_failure_text(&r, -EPERM, "reload", buf, sizeof(buf));
 	ok(strstr(buf, "CAP_NET_ADMIN") && strstr(buf, "(reload)"), "EPERM: %s", buf);
