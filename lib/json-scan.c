@@ -168,6 +168,17 @@ static int unescape(struct cp_jscan *s, char *out, size_t *len)
 	return 0;
 }
 
+/* @len bytes of @src after the @n of @dst; past its @size, only *@too_long is set. */
+static void append(char *dst, size_t size, size_t *n, bool *too_long, const char *src, size_t len)
+{
+	if (*too_long || *n + len >= size) {
+		*too_long = true;
+		return;
+	}
+	memcpy(dst + *n, src, len);
+	*n += len;
+}
+
 /* A string into @dst; one too long for it fails, or with @long_as_empty reads as "". */
 static int read_string(struct cp_jscan *s, char *dst, size_t size, bool long_as_empty)
 {
@@ -178,22 +189,22 @@ static int read_string(struct cp_jscan *s, char *dst, size_t size, bool long_as_
 		return fail(s);
 	s->p++;
 	for (;;) {
+		const char *run = s->p;
 		char c[4];
-		size_t len = 1;
+		size_t len;
 
+		/* The plain characters up to the next quote or backslash, at once. */
+		while (s->p < s->end && *s->p != '"' && *s->p != '\\' &&
+		       (unsigned char) *s->p >= 0x20)
+			s->p++;
+		append(dst, size, &n, &too_long, run, (size_t) (s->p - run));
 		if (s->p >= s->end || (unsigned char) *s->p < 0x20)
 			return fail(s);
-		c[0] = *s->p++;
-		if (c[0] == '"')
+		if (*s->p++ == '"')
 			break;
-		if (c[0] == '\\' && unescape(s, c, &len) < 0)
+		if (unescape(s, c, &len) < 0)
 			return fail(s);
-		if (too_long || n + len >= size)
-			too_long = true;
-		else {
-			memcpy(dst + n, c, len);
-			n += len;
-		}
+		append(dst, size, &n, &too_long, c, len);
 	}
 	if (too_long && !long_as_empty)
 		return fail(s);
