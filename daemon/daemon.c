@@ -39,8 +39,9 @@ struct cp_daemon {
 	} * pending;
 	size_t n_pending;
 	sd_event_source *background;
-	bool steps_failed; /* a run after the first had failed steps (--once's exit code) */
+	bool steps_failed;   /* a run after the first had failed steps (--once's exit code) */
 	bool no_crypto_user; /* the kernel has no crypto_user: nothing to do on it */
+	bool said_afalg;     /* calibrating through AF_ALG, said once */
 	unsigned retries;
 	struct cp_cache unsaved; /* measurements the cache could not take yet */
 	struct cp_daemon_record rec;
@@ -266,23 +267,26 @@ static int on_cache_timer(sd_event_source *s, uint64_t usec, void *userdata)
 /* ---- one run of the pipeline ---- */
 
 /* What the calibration could not do or found wrong: the daemon's reasons, said aloud. */
-static void log_verdicts(const struct cp_calibration *cal)
+static void log_verdicts(struct cp_daemon *d, const struct cp_calibration *cal)
 {
 	char msg[512];
 	int level;
 
-	if (cal->backend == CP_BACKEND_AFALG && cal->module_error)
+	/* Once: no module for this kernel is how it is installed, not news at every run. */
+	if (cal->backend == CP_BACKEND_AFALG && cal->module_error && !d->said_afalg) {
 		cp_log(LOG_NOTICE,
 		       "Calibrating through AF_ALG: the cryptoprio module is not usable (%s)",
 		       strerror(-cal->module_error));
+		d->said_afalg = true;
+	}
 	for (size_t i = 0; i < cal->n_measured; i++)
 		if (cp_track_verdict_text(&cal->measured[i], msg, sizeof(msg), &level))
 			cp_log(level, "%s", msg);
 }
 
-static void log_result(const struct cp_apply_result *res, const char *trigger)
+static void log_result(struct cp_daemon *d, const struct cp_apply_result *res, const char *trigger)
 {
-	log_verdicts(&res->calibration);
+	log_verdicts(d, &res->calibration);
 	for (size_t i = 0; i < res->n_steps; i++)
 		cp_log_step(&res->steps[i], trigger);
 	if (res->calibration.cache_warning[0] && !cp_track_cache_unsaved(res))
@@ -477,7 +481,7 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 		save_record(d);
 		return r;
 	}
-	log_result(&res, trigger);
+	log_result(d, &res, trigger);
 	cp_track_status_text(&res, trigger, status, sizeof(status));
 	cp_log(r < 0 ? LOG_WARNING : LOG_INFO, "%s", status);
 	(void) sd_notifyf(false, "STATUS=%s", status);

@@ -410,16 +410,19 @@ install_cryptoprio_unit() {
 	ln -sfn ../cryptoprio.service /etc/systemd/system/sysinit.target.wants/cryptoprio.service
 }
 
-# install_cryptoprio_module: in setup.sh: conf/modules-load.d/cryptoprio.conf
-# installed, and the name "cryptoprio" resolved by an `install` line in
-# modprobe.d to the cryptoprio.ko built for this kernel (depmod over 9p
-# under TCG takes minutes), so systemd-modules-load loads it as on an
-# installed system. Non-zero if the module was not built for this kernel.
+# install_cryptoprio_module: in setup.sh: the cryptoprio.ko built for this
+# kernel made loadable as an installed one is, without depmod (over 9p under
+# TCG it takes minutes): the name "cryptoprio" resolved by an `install` line
+# in modprobe.d, and each alias the module itself declares (modinfo: its
+# generic netlink family's) by an `alias` line, so the kernel loads it when
+# the daemon looks the family up. Non-zero if the module was not built for
+# this kernel.
 install_cryptoprio_module() {
 	[[ -f ${CP_KMOD:-}/cryptoprio.ko ]] || return 1
-	echo "install cryptoprio /sbin/insmod $CP_KMOD/cryptoprio.ko" \
-		>/etc/modprobe.d/cp-test-cryptoprio.conf
-	cp "$CP_SRC/conf/modules-load.d/cryptoprio.conf" /etc/modules-load.d/
+	{
+		echo "install cryptoprio /sbin/insmod $CP_KMOD/cryptoprio.ko"
+		modinfo -F alias "$CP_KMOD/cryptoprio.ko" | sed 's/^/alias /; s/$/ cryptoprio/'
+	} >/etc/modprobe.d/cp-test-cryptoprio.conf
 }
 
 # unit_prop UNIT PROPERTY: one property of UNIT (systemctl show --value).

@@ -124,4 +124,15 @@ fi
 "$ctl" status | tee "$r/status.txt"
 check "status: the last plan's calibration backend is af_alg" \
 	grep -qE '^Last plan applied: .* by cryptoprio-daemon .*calibration backend af_alg' "$r/status.txt"
+
+# Several runs in one daemon (a 1 ms budget leaves names for after READY,
+# each its own run): the fallback is how this machine is, said once.
+printf '[Policy]\nCalibrationBudget = 1ms\n' >"$pol.1ms"
+rm -f $cache
+"$daemon" --once -c "$pol.1ms" 2>"$r/once-1ms.err" || true
+cat "$r/once-1ms.err"
+check "daemon: names measured after READY, in runs of their own" \
+	grep -qE '^cryptoprio-daemon: Measuring [0-9]+ names the budget left' "$r/once-1ms.err"
+check "daemon: says once that it calibrates through AF_ALG, and why" test \
+	"$(grep -c '^cryptoprio-daemon: Calibrating through AF_ALG: the cryptoprio module is not usable (' "$r/once-1ms.err")" = 1
 check "the module was not loaded behind our back" test ! -d /sys/module/cryptoprio

@@ -9,6 +9,3 @@ Pin = first
 Exclude = yes
 CONF
 chmod 0644 /etc/cryptoprio.conf
-# modules-load.d names the cryptoprio module, which is not installed here
-# (no install line, not in /lib/modules): what systemd-modules-load does then.
-cp "$CP_SRC/conf/modules-load.d/cryptoprio.conf" /etc/modules-load.d/

@@ -15,13 +15,3 @@ check "no daemon runs (MainPID 0, not restarted)" \
 	test "$(unit_prop $svc MainPID)/$(unit_prop $svc NRestarts)" = 0/0
 check "virtio_crypto_aes_cbc keeps the driver's 150" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 150
 
-# The modules-load.d entry for a module that is not installed.
-{
-	systemctl show -p ActiveState,Result systemd-modules-load.service
-	journalctl -b -u systemd-modules-load.service --no-pager
-} >"$CP_RESULTS/modules-load.txt"
-check "a missing cryptoprio module does not fail systemd-modules-load" \
-	test "$(unit_prop systemd-modules-load.service Result)" = success
-journalctl -b -t systemd-modules-load --no-pager | tee -a "$CP_RESULTS/modules-load.txt"
-check "systemd-modules-load says it did not find it" \
-	grep -q "Failed to find module 'cryptoprio'" "$CP_RESULTS/modules-load.txt"

@@ -1,5 +1,5 @@
 # Before systemd starts: the unit enabled, the cryptoprio module installed
-# for systemd-modules-load, and a policy with a fixed priority for the
+# (loaded on demand by the kernel), and a policy with a fixed priority for the
 # engine (its module is loaded by the test, after the daemon's start).
 install_cryptoprio_unit
 install_cryptoprio_module || log "cryptoprio.ko not built for this kernel: AF_ALG calibration"
