@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <systemd/sd-bus.h>
@@ -15,6 +16,8 @@
 #include "cryptoprioctl.h"
 #include "daemon-state.h"
 #include "macro.h"
+#include "paths.h"
+#include "policy.h"
 #include "state.h"
 
 #define UNIT	  "cryptoprio.service"
@@ -164,5 +167,60 @@ void ctl_daemon_print(const struct cp_state *state)
 		    "  Cache: measurements kept in memory until /var/lib/cryptoprio is writable\n");
 	if (rec.last_error[0])
 		printf("  Last error: %s\n", rec.last_error);
+	cp_daemon_record_free(&rec);
+}
+
+/* @pid is cryptoprio-daemon (its comm, cut to 15 characters), not a recycled pid. */
+static bool is_daemon(int32_t pid)
+{
+	char path[64], comm[32] = "";
+	_cleanup_fclose_ FILE *f = NULL;
+
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%" PRId32 "/comm", pid);
+	f = fopen(path, "re");
+	if (!f || !fgets(comm, sizeof(comm), f))
+		return false;
+	return strcmp(comm, "cryptoprio-daem\n") == 0;
+}
+
+static bool same_files(const struct cp_daemon_record *rec, const struct cp_policy *policy)
+{
+	if (rec->n_policy_files != policy->n_files)
+		return false;
+	for (size_t i = 0; i < policy->n_files; i++)
+		if (strcmp(rec->policy_files[i], policy->files[i]) != 0)
+			return false;
+	return true;
+}
+
+void ctl_daemon_after_apply(const struct cp_policy *applied)
+{
+	_cleanup_(cp_state_free) struct cp_state state = {};
+	struct cp_daemon_record rec;
+
+	if (!applied || cp_state_load(CP_STATE_PATH, &state) < 0 ||
+	    cp_daemon_record_from_state(&state, &rec) < 0)
+		return;
+	if (rec.stopped_at != 0 || !is_daemon(rec.pid))
+		; /* no daemon: nothing to tell */
+	else if (!same_files(&rec, applied))
+		fprintf(stderr,
+			"cryptoprioctl: apply: warning: cryptoprio-daemon (pid %" PRId32
+			") keeps its own policy (%s%s) and applies it again at the next module "
+			"event\n",
+			rec.pid, rec.n_policy_files ? rec.policy_files[0] : "built-in default",
+			rec.n_policy_files > 1 ? " and its drop-ins" : "");
+	else if (kill((pid_t) rec.pid, SIGHUP) < 0)
+		(void) ctl_errno(-errno, NULL,
+				 "apply: warning: cannot tell cryptoprio-daemon (pid %" PRId32
+				 ") to read the policy again",
+				 rec.pid);
+	else
+		fprintf(stderr,
+			"cryptoprioctl: apply: told cryptoprio-daemon (pid %" PRId32
+			") to read the policy again\n",
+			rec.pid);
 	cp_daemon_record_free(&rec);
 }

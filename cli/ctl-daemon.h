@@ -4,9 +4,17 @@
 
 #include <json-c/json.h>
 
+struct cp_policy;
 struct cp_state;
 
 /* "daemon" of `status --json`: the daemon's record, running, its unit. */
 json_object *ctl_daemon_json(const struct cp_state *state);
 /* The "Daemon:" lines of `status`. */
 void ctl_daemon_print(const struct cp_state *state);
+/*
+ * After a successful apply of @applied: a running daemon keeps the policy it
+ * read and applies it again at the next module event. Reading the same files,
+ * it is told to read them again (SIGHUP, as `systemctl reload` does after
+ * checking them); reading others, it is left alone and a warning says so.
+ */
+void ctl_daemon_after_apply(const struct cp_policy *applied);

@@ -12,6 +12,7 @@
 
 #include "apply.h"
 #include "cryptoprioctl.h"
+#include "ctl-daemon.h"
 #include "fileio.h"
 #include "paths.h"
 #include "units.h"
@@ -418,6 +419,8 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	if (res.state_error)
 		(void) ctl_errno(res.state_error, NULL, "%s: cannot record the results in %s", verb,
 				 CP_STATE_PATH);
+	if (apply && !o->dry_run && !o->root)
+		ctl_daemon_after_apply(res.policy);
 	if (r == -EIO)
 		return ctl_error("%s: %zu of %zu steps failed", verb, res.n_failed, res.n_steps);
 	return res.state_error ? EXIT_FAILURE : EXIT_SUCCESS;

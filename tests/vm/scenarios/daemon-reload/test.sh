@@ -2,6 +2,7 @@
 # broken policy fails the reload (the unit runs check-policy first) and the
 # daemon is not signalled; a SIGHUP with it is refused by the daemon with
 # file:line; the old policy stays in force (also for later module events).
+# `cryptoprioctl apply` tells the daemon to read the files it applied.
 svc=cryptoprio.service
 conf=/etc/cryptoprio.conf
 check "cryptoprio.service is active" test "$(unit_prop $svc ActiveState)" = active
@@ -72,3 +73,30 @@ check "after a module reload the policy in force is still the old one (2222)" \
 	wait_for_prio virtio_crypto_aes_cbc 2222 10
 "$CP_BUILD/cli/cryptoprioctl" status | tee "$CP_RESULTS/status.txt"
 check "status: 2 reloads, 1 refused" grep -q 'reloads: 2 (1 refused)' "$CP_RESULTS/status.txt"
+
+# cryptoprioctl apply by hand, as configuration management does after
+# editing the files: it applies, then tells the running daemon to read the
+# same files again, so that a later module event keeps the new policy.
+printf '[Driver virtio_crypto_aes_cbc]\nPriority = 4444\n' >$conf
+"$ctl" apply >"$CP_RESULTS/apply.out" 2>"$CP_RESULTS/apply.err"
+cat "$CP_RESULTS/apply.err"
+check "apply: 4444 applied" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 4444
+check "apply: says it told the daemon" \
+	grep -q "told cryptoprio-daemon (pid $pid) to read the policy again" "$CP_RESULTS/apply.err"
+reloads_are() { "$ctl" status | grep -q "reloads: $1 (1 refused)"; }
+check "the daemon read it (3 reloads)" wait_until 15 reloads_are 3
+check "the kernel's self-tests of virtio_crypto end" wait_for_selftests virtio_crypto 60
+rmmod virtio_crypto && modprobe_q virtio_crypto
+check "after a module reload the applied policy holds (4444)" \
+	wait_for_prio virtio_crypto_aes_cbc 4444 10
+# Another file: the daemon is left alone, and apply says so.
+mkdir -p /run/cp-test
+printf '[Driver virtio_crypto_aes_cbc]\nPriority = 5555\n' >/run/cp-test/other.conf
+chmod 0644 /run/cp-test/other.conf
+"$ctl" -c /run/cp-test/other.conf apply >/dev/null 2>"$CP_RESULTS/apply-other.err"
+cat "$CP_RESULTS/apply-other.err"
+check "apply -c: 5555 applied" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 5555
+check "apply -c: warns that the daemon keeps its own policy" \
+	grep -q "cryptoprio-daemon (pid $pid) keeps its own policy ($conf)" "$CP_RESULTS/apply-other.err"
+sleep 2
+check "apply -c: the daemon was not told (still 3 reloads)" reloads_are 3
