@@ -180,13 +180,14 @@ static int add_main_file(struct cp_conf_files *files, const char *root)
 	if (!path)
 		return -ENOMEM;
 	name_offset = strlen(path) - strlen("cryptoprio.conf");
-	if (cp_conf_is_mask(path))
+	/* One lookup where there is no file, or a plain one: a mask is a symlink. */
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : negative_errno();
+	if (S_ISLNK(st.st_mode) && cp_conf_is_mask(path))
 		r = entries_add(files, path, name_offset, CP_CONF_MASK);
-	else if (lstat(path, &st) == 0)
+	else
 		/* Present but maybe not a regular file: the loader says why it cannot be read. */
 		r = entries_add(files, path, name_offset, CP_CONF_FILE);
-	else
-		return errno == ENOENT ? 0 : negative_errno();
 	if (r < 0)
 		return r;
 	path = NULL;
