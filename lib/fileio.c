@@ -58,12 +58,16 @@ int cp_write_file_atomic(const char *path, const void *data, size_t size, mode_t
 	int r;
 
 	observe(CP_FILE_WRITE, path);
-	r = cp_mkdir_parents(path);
-	if (r < 0)
-		return r;
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
 		return -ENOMEM;
 	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) { /* the directories made only when missing */
+		r = cp_mkdir_parents(path);
+		if (r < 0)
+			return r;
+		strcpy(tmp + strlen(path), ".XXXXXX");
+		fd = mkostemp(tmp, O_CLOEXEC);
+	}
 	if (fd < 0)
 		return negative_errno();
 	r = write_all(fd, data, size);
@@ -146,13 +150,18 @@ int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path))
 	_cleanup_close_ int fd = -1;
 	int r;
 
-	r = cp_mkdir_parents(path);
-	if (r < 0)
-		return r;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 && errno == ENOENT) { /* the directories made only when missing */
+		r = cp_mkdir_parents(path);
+		if (r < 0)
+			return r;
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	}
 	if (fd < 0)
 		return negative_errno();
-	if (waiting && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return take_fd(fd);
+	if (errno == EWOULDBLOCK && waiting)
 		waiting(path); /* then block: another writer finishes its plan first */
 	while (flock(fd, LOCK_EX) < 0)
 		if (errno != EINTR)
