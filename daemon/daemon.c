@@ -131,9 +131,10 @@ static int record_pending(struct cp_daemon *d)
 
 /*
  * The record brought up to date, as text: NULL when it is what was last
- * written (or on ENOMEM, when it cannot be written either).
+ * written (or on ENOMEM, when it cannot be written either). With @ret_json,
+ * the record as JSON too when it changed (the caller's), not made twice.
  */
-static char *record_changed(struct cp_daemon *d)
+static char *record_changed(struct cp_daemon *d, json_object **ret_json)
 {
 	json_object *o;
 	char *text = NULL;
@@ -146,11 +147,15 @@ static char *record_changed(struct cp_daemon *d)
 	o = cp_daemon_record_to_json(&d->rec);
 	if (o)
 		text = strdup(json_object_to_json_string(o));
-	json_object_put(o);
-	if (text && d->rec_written && strcmp(text, d->rec_written) == 0) {
+	if (!text || (d->rec_written && strcmp(text, d->rec_written) == 0)) {
+		json_object_put(o);
 		free(text);
 		return NULL;
 	}
+	if (ret_json)
+		*ret_json = o;
+	else
+		json_object_put(o);
 	return text;
 }
 
@@ -163,7 +168,7 @@ static void record_written(struct cp_daemon *d, char *text)
 
 static void save_record(struct cp_daemon *d)
 {
-	char *text = record_changed(d);
+	char *text = record_changed(d, NULL);
 	int r;
 
 	if (!text)
@@ -419,14 +424,15 @@ static void note_before_final_write(const struct cp_apply_result *res, struct cp
 {
 	struct run_context *ctx = userdata;
 	struct cp_daemon *d = ctx->d;
+	json_object *record = NULL;
 	char *text;
 
 	note_run(d, res, ctx->trigger, ctx->only);
 	ctx->noted = true;
-	text = record_changed(d);
+	text = record_changed(d, &record);
 	if (!text)
 		return;
-	if (cp_daemon_record_put(state, &d->rec) < 0) {
+	if (cp_daemon_record_put_json(state, record) < 0) {
 		free(text);
 		return;
 	}

@@ -204,19 +204,26 @@ int cp_daemon_record_save(const char *path, const char *lock_path,
 	return r < 0 ? r : cp_state_save(path, &state);
 }
 
-int cp_daemon_record_put(struct cp_state *state, const struct cp_daemon_record *rec)
+int cp_daemon_record_put_json(struct cp_state *state, json_object *record)
 {
-	json_object *o;
-
+	if (!record)
+		return -ENOMEM;
 	if (!state->doc) {
 		state->doc = cp_json_new_versioned(CP_STATE_VERSION);
-		if (!state->doc)
+		if (!state->doc) {
+			json_object_put(record);
 			return -ENOMEM;
+		}
 	}
-	o = cp_daemon_record_to_json(rec);
-	if (!o)
-		return -ENOMEM;
-	return json_object_object_add(state->doc, "daemon", o) == 0 ? 0 : -ENOMEM;
+	if (json_object_object_add(state->doc, "daemon", record) == 0)
+		return 0;
+	json_object_put(record); /* json-c keeps it only on success */
+	return -ENOMEM;
+}
+
+int cp_daemon_record_put(struct cp_state *state, const struct cp_daemon_record *rec)
+{
+	return cp_daemon_record_put_json(state, cp_daemon_record_to_json(rec));
 }
 
 int cp_daemon_record_from_state(const struct cp_state *state, struct cp_daemon_record *rec)

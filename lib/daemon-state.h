@@ -57,5 +57,7 @@ struct cp_state;
  * it: how an apply run's last write carries the record. 0 or -ENOMEM.
  */
 int cp_daemon_record_put(struct cp_state *state, const struct cp_daemon_record *rec);
+/* The same with the record already as JSON (cp_daemon_record_to_json()), taken over. */
+int cp_daemon_record_put_json(struct cp_state *state, json_object *record);
 /* The record held by an already loaded state: -ENOENT if there is none. */
 int cp_daemon_record_from_state(const struct cp_state *state, struct cp_daemon_record *rec);
