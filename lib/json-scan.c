@@ -288,6 +288,36 @@ int cp_jscan_int(struct cp_jscan *s, int64_t min, int64_t max, int64_t *ret)
 	return 0;
 }
 
+/*
+ * "[-]DIGITS[.DIGITS]" of at most 15 digits, as the cache writes them:
+ * the digits as an integer (exact below 2^53) divided by an exact power
+ * of ten, one rounding, which is strtod()'s correctly rounded result
+ * (Clinger's fast path) at a tenth of its cost. false for anything else.
+ */
+static bool decimal_fast(const char *text, double *ret)
+{
+	static const double powers[] = {1e0, 1e1, 1e2,	1e3,  1e4,  1e5,  1e6,	1e7,
+					1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+	const char *p = text + (*text == '-');
+	uint64_t digits = 0;
+	int n = 0, fraction = -1;
+
+	for (; *p; p++) {
+		if (*p == '.' && fraction < 0)
+			fraction = 0;
+		else if (is_digit(*p) && n < 15) {
+			digits = digits * 10 + (uint64_t) (*p - '0');
+			n++;
+			fraction += fraction >= 0;
+		} else
+			return false;
+	}
+	*ret = (double) digits / powers[fraction > 0 ? fraction : 0];
+	if (*text == '-')
+		*ret = -*ret;
+	return true;
+}
+
 int cp_jscan_double(struct cp_jscan *s, double *ret)
 {
 	char buf[NUMBER_MAX];
@@ -296,6 +326,10 @@ int cp_jscan_double(struct cp_jscan *s, double *ret)
 
 	if (s->failed || !peek(s) || !number_text(s, buf, &integral))
 		return fail(s);
+	if (decimal_fast(buf, &v)) {
+		*ret = v;
+		return 0;
+	}
 	v = strtod(buf, NULL);
 	if (!isfinite(v))
 		return fail(s);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* lib/json-scan.c: RFC 8259 read strictly, each value where the caller wants it. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json-scan.h"
@@ -140,6 +142,51 @@ static void test_values(void)
 	   "one that fits with its NUL: read");
 }
 
+/* Numbers read as strtod() reads them, bit for bit, short ones by a faster path. */
+static void test_numbers_exact(void)
+{
+	static const char *const fixed[] = {"0",
+					    "-0",
+					    "0.1",
+					    "95.6059",
+					    "42842.5",
+					    "1e-3",
+					    "123456789012345",
+					    "1234567890123456",
+					    "0.000123",
+					    "-7.5",
+					    "3.14159265358979",
+					    "2.5e+10",
+					    "0.30000000000000004"};
+	unsigned seed = 12345, mismatches = 0;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(*fixed); i++) {
+		struct cp_jscan s;
+		double v = -1;
+
+		cp_jscan_init(&s, fixed[i], strlen(fixed[i]));
+		ok(cp_jscan_double(&s, &v) == 0 &&
+		       memcmp(&v, &(double){strtod(fixed[i], NULL)}, sizeof(v)) == 0,
+		   "%s read as strtod() reads it", fixed[i]);
+	}
+	for (int i = 0; i < 100000; i++) {
+		char text[64];
+		struct cp_jscan s;
+		double v = -1, want;
+
+		seed = seed * 1103515245 + 12345;
+		want = (double) seed / (1u << (seed % 31)) * ((seed >> 7) % 1000);
+		snprintf(text, sizeof(text), i % 2 ? "%.6g" : "%.15g", want);
+		if (strchr(text, 'e'))
+			continue;
+		cp_jscan_init(&s, text, strlen(text));
+		want = strtod(text, NULL);
+		mismatches += cp_jscan_double(&s, &v) != 0 || memcmp(&v, &want, sizeof(v)) != 0;
+	}
+	ok(mismatches == 0, "100000 numbers of 6 and 15 digits: %u differ from strtod()",
+	   mismatches);
+}
+
 /* Every prefix of a valid document is refused, and read within its length. */
 static void test_prefixes(void)
 {
@@ -164,6 +211,7 @@ int main(void)
 	test_syntax();
 	test_depth();
 	test_values();
+	test_numbers_exact();
 	test_prefixes();
 	return done_testing();
 }
