@@ -1,0 +1,29 @@
+# Before systemd starts: the Debian packages that scripts/build-debs made
+# (in $CP_SRC/build/debs; scripts/test builds them before the VM tests)
+# installed with dpkg -i, as an administrator would. DKMS builds
+# cryptoprio.ko for this kernel against the headers the host has
+# (linux-headers-amd64: 6.1's, whose package also links them as
+# /lib/modules/KVER/build, which the guest's own /lib/modules lacks); the
+# postinst enables the unit. The engine's module loaded at boot by
+# modules-load.d (the host root has no udev to load it), and a policy
+# with a fixed priority for it.
+kver=$(uname -r)
+debs=$CP_SRC/build/debs
+ln -sfn "/usr/src/linux-headers-$kver" "/lib/modules/$kver/build"
+# man-db's trigger would index the whole host's man pages over 9p.
+echo 'man-db man-db/auto-update boolean false' | debconf-set-selections
+# The host root is a container image whose policy-rc.d (exit 101) forbids
+# maintainer scripts to start or stop services: not so on a machine.
+rm -f /usr/sbin/policy-rc.d
+start=$SECONDS
+if dpkg -i "$debs"/cryptoprio_*.deb "$debs"/cryptoprio-dkms_*.deb \
+	>"$CP_RESULTS/dpkg-install.txt" 2>&1; then
+	echo "$((SECONDS - start))" >"$CP_RESULTS/dpkg-install.secs"
+else
+	echo "dpkg -i failed: $?" >>"$CP_RESULTS/dpkg-install.txt"
+fi
+echo virtio_crypto >/etc/modules-load.d/cp-test-virtio.conf
+cat >/etc/cryptoprio.conf <<'CONF'
+[Driver virtio_crypto_aes_cbc]
+Priority = 1234
+CONF
