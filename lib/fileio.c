@@ -82,13 +82,16 @@ int cp_write_file_atomic(const char *path, const void *data, size_t size, mode_t
 	return r;
 }
 
-/* A buffer for the file's size and a byte to see its end; /proc's files say 0. */
-static size_t first_allocation(int fd, size_t max)
+/*
+ * A buffer for the file's size and a byte to see its end; /proc's files say
+ * 0. @sized: the file has a size, so a short read is its end.
+ */
+static size_t first_allocation(int fd, size_t max, bool *sized)
 {
 	struct stat st;
 
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t) st.st_size < max)
+	*sized = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	if (*sized && (uint64_t) st.st_size < max)
 		return (size_t) st.st_size + 1;
 	return max < 4096 ? max + 1 : 4096;
 }
@@ -98,12 +101,13 @@ int cp_read_file(const char *path, size_t max, char **ret_data, size_t *ret_size
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *data = NULL;
 	size_t size = 0, allocated;
+	bool sized;
 
 	observe(CP_FILE_READ, path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
-	allocated = first_allocation(fd, max);
+	allocated = first_allocation(fd, max, &sized);
 	data = malloc(allocated + 1);
 	if (!data)
 		return -ENOMEM;
@@ -130,6 +134,9 @@ int cp_read_file(const char *path, size_t max, char **ret_data, size_t *ret_size
 		if (n == 0)
 			break;
 		size += (size_t) n;
+		/* Short of the byte past its size: the end, without a read() to see it. */
+		if (sized && size < allocated)
+			break;
 	}
 	if (size > max)
 		return -EFBIG;
