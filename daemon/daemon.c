@@ -42,6 +42,9 @@ struct cp_daemon {
 	bool steps_failed;   /* a run after the first had failed steps (--once's exit code) */
 	bool no_crypto_user; /* the kernel has no crypto_user: nothing to do on it */
 	bool said_afalg;     /* calibrating through AF_ALG, said once */
+	bool ready_sent;
+	char ready_status[512]; /* the STATUS= sent with READY=1 */
+	int uevent_fd;		/* subscribed before the first run, watched after READY */
 	unsigned retries;
 	struct cp_cache unsaved; /* measurements the cache could not take yet */
 	struct cp_daemon_record rec;
@@ -74,6 +77,7 @@ int cp_daemon_new(const struct cp_daemon_options *opts, struct cp_daemon **ret)
 	if (!d)
 		return -ENOMEM;
 	d->opts = *opts;
+	d->uevent_fd = -1;
 	if (!d->opts.debounce_usec)
 		d->opts.debounce_usec = CP_DAEMON_DEBOUNCE_USEC;
 	if (!d->opts.retry_usec)
@@ -95,6 +99,8 @@ struct cp_daemon *cp_daemon_free(struct cp_daemon *d)
 	sd_event_source_disable_unref(d->cache_timer);
 	sd_event_source_disable_unref(d->background);
 	sd_event_source_disable_unref(d->uevents);
+	if (!d->uevents && d->uevent_fd >= 0)
+		close(d->uevent_fd);
 	sd_event_unref(d->event);
 	if (d->policy)
 		cp_policy_free(d->policy);
@@ -314,6 +320,24 @@ static void log_lock_waiting(const char *path)
 }
 
 /* The first run is done: the daemon is ready (or, with --once, about to stop). */
+/* READY=1, with @status (or none) in the same message. Once. */
+static void send_ready(struct cp_daemon *d, const char *status)
+{
+	if (d->ready_sent)
+		return;
+	d->ready_sent = true;
+	if (status) {
+		snprintf(d->ready_status, sizeof(d->ready_status), "%s", status);
+		(void) sd_notifyf(false, "READY=1\nSTATUS=%s", status);
+	} else
+		(void) sd_notify(false, "READY=1");
+}
+
+/*
+ * The first run's results, about to be written with the record: main to
+ * here is ready_usec. READY=1 follows that write at once (the journal's
+ * lines and the event loop come after it).
+ */
 static void mark_started(struct cp_daemon *d)
 {
 	if (d->opts.once) {
@@ -439,6 +463,18 @@ static void note_before_final_write(const struct cp_apply_result *res, struct cp
 	record_written(d, text); /* forgotten in run_pipeline() if the write fails */
 }
 
+/* The start's results on record: boot may go on (not for --once: see run_once_rest()). */
+static void ready_after_final_write(const struct cp_apply_result *res, void *userdata)
+{
+	struct run_context *ctx = userdata;
+	char status[512];
+
+	if (strcmp(ctx->trigger, "start") != 0 || ctx->d->opts.once)
+		return;
+	cp_track_status_text(res, ctx->trigger, status, sizeof(status));
+	send_ready(ctx->d, status);
+}
+
 /*
  * Apply the policy in force, to @only (NULL: everything). Returns 0, -EIO
  * when some steps failed, or another negative errno when nothing was
@@ -459,6 +495,7 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 	    .agent = "cryptoprio-daemon",
 	    .lock_waiting = log_lock_waiting,
 	    .before_final_write = note_before_final_write,
+	    .after_final_write = ready_after_final_write,
 	    .userdata = &ctx,
 	    .finish_calibration = strcmp(trigger, "background") == 0,
 	};
@@ -488,11 +525,13 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 		return r;
 	}
 	log_result(d, &res, trigger);
-	cp_track_status_text(&res, trigger, status, sizeof(status));
-	cp_log(r < 0 ? LOG_WARNING : LOG_INFO, "%s", status);
-	(void) sd_notifyf(false, "STATUS=%s", status);
 	if (!ctx.noted)
 		note_run(d, &res, trigger, only);
+	cp_track_status_text(&res, trigger, status, sizeof(status));
+	cp_log(r < 0 ? LOG_WARNING : LOG_INFO, "%s", status);
+	if (strcmp(status, d->ready_status) != 0) /* not sent with READY=1 already */
+		(void) sd_notifyf(false, "STATUS=%s", status);
+	d->ready_status[0] = '\0';
 	cp_apply_result_free(&res);
 	return r;
 }
@@ -735,10 +774,14 @@ static int load_policy(struct cp_daemon *d)
 	return cp_daemon_record_set_files(&d->rec, d->policy->files, d->policy->n_files);
 }
 
-static int setup_loop(struct cp_daemon *d)
+/*
+ * Before the first run: the signals the loop handles blocked (kept pending
+ * until then), and the uevent socket subscribed, so that a module loaded
+ * meanwhile is not missed. The loop itself is set up after READY=1.
+ */
+static int prepare_loop(struct cp_daemon *d)
 {
 	sigset_t ss;
-	int fd, r;
 
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGHUP);
@@ -746,6 +789,14 @@ static int setup_loop(struct cp_daemon *d)
 	sigaddset(&ss, SIGINT);
 	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
 		return negative_errno();
+	d->uevent_fd = cp_uevent_open();
+	return d->uevent_fd < 0 ? d->uevent_fd : 0;
+}
+
+static int setup_loop(struct cp_daemon *d)
+{
+	int r;
+
 	r = sd_event_default(&d->event);
 	if (r >= 0)
 		r = sd_event_add_signal(d->event, NULL, SIGHUP, on_sighup, d);
@@ -753,17 +804,10 @@ static int setup_loop(struct cp_daemon *d)
 		r = sd_event_add_signal(d->event, NULL, SIGTERM, on_exit_signal, d);
 	if (r >= 0)
 		r = sd_event_add_signal(d->event, NULL, SIGINT, on_exit_signal, d);
+	if (r >= 0)
+		r = sd_event_add_io(d->event, &d->uevents, d->uevent_fd, EPOLLIN, on_uevent, d);
 	if (r < 0)
 		return r;
-	/* Subscribe before the first run: a module loaded meanwhile is not missed. */
-	fd = cp_uevent_open();
-	if (fd < 0)
-		return fd;
-	r = sd_event_add_io(d->event, &d->uevents, fd, EPOLLIN, on_uevent, d);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
 	return sd_event_source_set_io_fd_own(d->uevents, true);
 }
 
@@ -796,7 +840,7 @@ int cp_daemon_run(struct cp_daemon *d)
 		return EXIT_FAILURE;
 	}
 	if (!d->opts.once) {
-		r = setup_loop(d);
+		r = prepare_loop(d);
 		if (r < 0)
 			return cp_log_errno(LOG_ERR, r, "Failed to set up the event loop"),
 			       EXIT_FAILURE;
@@ -808,13 +852,20 @@ int cp_daemon_run(struct cp_daemon *d)
 		if (!d->no_crypto_user)
 			return EXIT_FAILURE;
 		/* Ready, and done: a kernel without crypto_user is not a failed unit. */
-		(void) sd_notify(false, "READY=1");
+		send_ready(d, NULL);
 		return EXIT_SUCCESS;
 	}
 	if (d->opts.once)
 		return run_once_rest(d, r);
-	(void) sd_notify(false, "READY=1");
+	send_ready(d, NULL); /* when the run had nothing to write at its end */
 	cp_log(LOG_DEBUG, "Ready after %" PRIu64 " ms", d->rec.ready_usec / 1000);
+	r = setup_loop(d);
+	if (r < 0) {
+		cp_log_errno(LOG_ERR, r, "Failed to set up the event loop");
+		d->rec.stopped_at = (int64_t) time(NULL);
+		save_record(d);
+		return EXIT_FAILURE;
+	}
 	if (d->waiting.n > 0)
 		(void) arm_timer(d, &d->retry, d->opts.retry_usec, on_retry);
 	schedule_pending(d);

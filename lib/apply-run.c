@@ -267,4 +267,6 @@ void cp_run_record_finish(struct cp_run *run)
 	r = cp_state_save(run->state_path, &run->state);
 	if (r < 0 && !run->result->state_error)
 		run->result->state_error = r;
+	if (opts->after_final_write)
+		opts->after_final_write(run->result, opts->userdata);
 }

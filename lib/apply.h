@@ -52,6 +52,8 @@ struct cp_apply_options {
 	 */
 	void (*before_final_write)(const struct cp_apply_result *result, struct cp_state *state,
 				   void *userdata);
+	/* Called (with @userdata) right after that write, whether it succeeded or not. */
+	void (*after_final_write)(const struct cp_apply_result *result, void *userdata);
 };
 
 /* What one step (UPDATEALG, NEWALG or DELALG) did. */
