@@ -12,17 +12,8 @@ set -uo pipefail
 src=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-
-ok() {
-	n=$((n + 1))
-	if "${@:2}"; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=1
-	fi
-}
+# shellcheck source=tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 # installed DIR: "SOURCE DESTINATION" lines
 installed() {
@@ -63,5 +54,4 @@ check_prefix() {
 check_prefix /usr/local /usr/local/lib/systemd/system
 # Debian's systemd.pc: units of the distribution's prefix go to /lib/systemd/system.
 check_prefix /usr "$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)"
-echo "1..$n"
-exit $failed
+done_testing

@@ -12,17 +12,8 @@
 # usage: check-packaging.sh SOURCE_DIR MESON_PROJECT_VERSION
 set -uo pipefail
 src=$1 version=$2
-n=0 failed=0
-
-ok() {
-	n=$((n + 1))
-	if "${@:2}"; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=1
-	fi
-}
+# shellcheck source=tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 same() {
 	[[ $1 == "$2" ]] && return
@@ -56,5 +47,4 @@ done
 for kver in 6.0.0-1-amd64 5.10.0-30-amd64 4.19.0-27-amd64 2.6.32 6.; do
 	ok "DKMS skips $kver" skips "$kver"
 done
-echo "1..$n"
-exit $failed
+done_testing
