@@ -236,57 +236,60 @@ struct scan_cache {
 	int64_t version;
 };
 
-static int scan_entries(struct cp_jscan *s, struct scan_cache *sc)
+/* An array of objects, each into a new element of a growing array, every one of its keys set. */
+struct object_array {
+	void **array;
+	size_t *n, *room, elem_size;
+	const void *blank; /* what an element starts as */
+	const char *const *keys;
+	size_t n_keys;
+	int (*field)(struct cp_jscan *s, int index, void *elem);
+};
+
+static int scan_objects(struct cp_jscan *s, const struct object_array *a)
 {
-	struct cp_cache *c = sc->cache;
 	unsigned seen;
 	int r;
 
 	if (cp_jscan_array(s) < 0)
 		return -EBADMSG;
 	while ((r = cp_jscan_item(s)) > 0) {
-		struct cp_cache_entry *e;
+		char *elem;
 
-		r = grow((void **) &c->entries, c->n_entries, &sc->room_entries, sizeof(*e));
+		r = grow(a->array, *a->n, a->room, a->elem_size);
 		if (r < 0)
 			return r;
-		e = &c->entries[c->n_entries];
-		*e = (struct cp_cache_entry){
-		    .point = {.verdict = CP_VERDICT_MEASURED, .cached = true}};
-		r = scan_object(s, entry_keys, ARRAY_SIZE(entry_keys), entry_field, e, &seen);
+		elem = (char *) *a->array + *a->n * a->elem_size;
+		memcpy(elem, a->blank, a->elem_size);
+		r = scan_object(s, a->keys, a->n_keys, a->field, elem, &seen);
 		if (r < 0)
 			return r;
-		if (!all_seen(seen, ARRAY_SIZE(entry_keys)))
+		if (!all_seen(seen, a->n_keys))
 			return -EBADMSG;
-		c->n_entries++;
+		(*a->n)++;
 	}
 	return r;
 }
 
+static int scan_entries(struct cp_jscan *s, struct scan_cache *sc)
+{
+	static const struct cp_cache_entry blank = {
+	    .point = {.verdict = CP_VERDICT_MEASURED, .cached = true}};
+
+	return scan_objects(s, &(struct object_array){(void **) &sc->cache->entries,
+						      &sc->cache->n_entries, &sc->room_entries,
+						      sizeof(blank), &blank, entry_keys,
+						      ARRAY_SIZE(entry_keys), entry_field});
+}
+
 static int scan_defaults(struct cp_jscan *s, struct scan_cache *sc)
 {
-	struct cp_cache *c = sc->cache;
-	unsigned seen;
-	int r;
+	static const struct cp_cache_default blank;
 
-	if (cp_jscan_array(s) < 0)
-		return -EBADMSG;
-	while ((r = cp_jscan_item(s)) > 0) {
-		struct cp_cache_default *d;
-
-		r = grow((void **) &c->defaults, c->n_defaults, &sc->room_defaults, sizeof(*d));
-		if (r < 0)
-			return r;
-		d = &c->defaults[c->n_defaults];
-		*d = (struct cp_cache_default){};
-		r = scan_object(s, default_keys, ARRAY_SIZE(default_keys), default_field, d, &seen);
-		if (r < 0)
-			return r;
-		if (!all_seen(seen, ARRAY_SIZE(default_keys)))
-			return -EBADMSG;
-		c->n_defaults++;
-	}
-	return r;
+	return scan_objects(s, &(struct object_array){(void **) &sc->cache->defaults,
+						      &sc->cache->n_defaults, &sc->room_defaults,
+						      sizeof(blank), &blank, default_keys,
+						      ARRAY_SIZE(default_keys), default_field});
 }
 
 static const char *const machine_keys[] = {"kernel", "build", "cpu_model", "entries", "defaults"};
