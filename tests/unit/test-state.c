@@ -150,6 +150,7 @@ static void test_atomic_write(const char *dir)
 	_cleanup_free_ char *data = NULL;
 	char path[512];
 	size_t size;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/atomic", dir);
 	is_int(cp_write_file_atomic(path, "one", 3, 0600), 0, "written");
@@ -168,6 +169,18 @@ static void test_atomic_write(const char *dir)
 	free(steal_pointer(&data));
 	is_int(cp_read_file("/proc/self/smaps", 8, &data, &size), -EFBIG,
 	       "a /proc file over the limit is refused");
+
+	/* The directories are made when missing, only then (/run at boot). */
+	snprintf(path, sizeof(path), "%s/new/deeper/atomic", dir);
+	is_int(cp_write_file_atomic(path, "three", 5, 0644), 0,
+	       "written into directories not there");
+	is_int(cp_read_file(path, 16, &data, &size), 0, "and read back");
+	ok(size == 5 && strcmp(data, "three") == 0, "whole");
+	snprintf(path, sizeof(path), "%s/other/lock", dir);
+	fd = cp_lock_acquire(path);
+	ok(fd >= 0, "a lock taken in a directory not there: %d", fd);
+	if (fd >= 0)
+		close(fd);
 }
 
 static struct cp_state_apply *make_apply(void)
