@@ -43,8 +43,8 @@ struct cp_daemon {
 	bool no_crypto_user; /* the kernel has no crypto_user: nothing to do on it */
 	bool said_afalg;     /* calibrating through AF_ALG, said once */
 	bool ready_sent;
-	char ready_status[512]; /* the STATUS= sent with READY=1 */
-	int uevent_fd;		/* subscribed before the first run, watched after READY */
+	bool status_sent; /* the run's STATUS= went with its READY=1 */
+	int uevent_fd;	  /* subscribed before the first run, watched after READY */
 	unsigned retries;
 	struct cp_cache unsaved; /* measurements the cache could not take yet */
 	struct cp_daemon_record rec;
@@ -319,17 +319,16 @@ static void log_lock_waiting(const char *path)
 	cp_log(LOG_INFO, "Waiting for %s: cryptoprioctl is changing priorities", path);
 }
 
-/* The first run is done: the daemon is ready (or, with --once, about to stop). */
 /* READY=1, with @status (or none) in the same message. Once. */
 static void send_ready(struct cp_daemon *d, const char *status)
 {
 	if (d->ready_sent)
 		return;
 	d->ready_sent = true;
-	if (status) {
-		snprintf(d->ready_status, sizeof(d->ready_status), "%s", status);
+	d->status_sent = status != NULL;
+	if (status)
 		(void) sd_notifyf(false, "READY=1\nSTATUS=%s", status);
-	} else
+	else
 		(void) sd_notify(false, "READY=1");
 }
 
@@ -529,9 +528,9 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 		note_run(d, &res, trigger, only);
 	cp_track_status_text(&res, trigger, status, sizeof(status));
 	cp_log(r < 0 ? LOG_WARNING : LOG_INFO, "%s", status);
-	if (strcmp(status, d->ready_status) != 0) /* not sent with READY=1 already */
+	if (!d->status_sent) /* the same text, after the same final write */
 		(void) sd_notifyf(false, "STATUS=%s", status);
-	d->ready_status[0] = '\0';
+	d->status_sent = false;
 	cp_apply_result_free(&res);
 	return r;
 }
