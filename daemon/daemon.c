@@ -145,7 +145,7 @@ static char *record_changed(struct cp_daemon *d, json_object **ret_json)
 	json_object *o;
 	char *text = NULL;
 
-	snprintf(d->rec.last_error, sizeof(d->rec.last_error), "%s", cp_log_last_error());
+	cp_strscpy(d->rec.last_error, sizeof(d->rec.last_error), cp_log_last_error());
 	d->rec.cache_unsaved = d->unsaved.n_entries > 0 || d->unsaved.n_defaults > 0;
 	if (cp_daemon_record_set_waiting(&d->rec, d->waiting.v, d->waiting.n) < 0 ||
 	    record_pending(d) < 0)
@@ -396,8 +396,8 @@ static int update_pending(struct cp_daemon *d, const struct cp_apply_result *res
 		if (!all)
 			return -ENOMEM;
 		d->pending = all;
-		snprintf(all[d->n_pending].name, CP_NAME_MAX, "%s", m->name);
-		snprintf(all[d->n_pending].driver, CP_NAME_MAX, "%s", by->driver);
+		cp_strscpy(all[d->n_pending].name, CP_NAME_MAX, m->name);
+		cp_strscpy(all[d->n_pending].driver, CP_NAME_MAX, by->driver);
 		d->n_pending++;
 	}
 	return 0;
@@ -423,7 +423,7 @@ static void note_run(struct cp_daemon *d, const struct cp_apply_result *res, con
 
 	d->rec.runs++;
 	d->rec.last_run_at = (int64_t) (res->applied_at ? res->applied_at : time(NULL));
-	snprintf(d->rec.last_trigger, sizeof(d->rec.last_trigger), "%s", trigger);
+	cp_strscpy(d->rec.last_trigger, sizeof(d->rec.last_trigger), trigger);
 	d->rec.last_changed = res->n_changed;
 	d->rec.last_failed = res->n_failed;
 	d->rec.last_from_cache = res->calibration.n_from_cache;
@@ -552,7 +552,7 @@ static void measure_pending_one(struct cp_daemon *d)
 	char name[CP_NAME_MAX];
 	bool idled;
 
-	snprintf(name, sizeof(name), "%s", d->pending[0].name);
+	cp_strscpy(name, sizeof(name), d->pending[0].name);
 	if (cp_names_add(&only, d->pending[0].driver) < 0) {
 		cp_log(LOG_WARNING, "Out of memory measuring %s", name);
 		drop_pending(d, name);

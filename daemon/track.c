@@ -19,7 +19,7 @@ void cp_names_clear(struct cp_names *s)
 bool cp_names_contains(const struct cp_names *s, const char *name)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], name) == 0)
+		if (streq(s->v[i], name))
 			return true;
 	return false;
 }
@@ -64,7 +64,7 @@ bool cp_track_driver_ready(const struct cp_inventory *inv, const char *driver)
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *alg = &inv->algs[i];
 
-		if (strcmp(alg->driver, driver) != 0)
+		if (!streq(alg->driver, driver))
 			continue;
 		if (!(alg->flags & CP_ALG_TESTED) || strcmp(alg->type, "larval") == 0)
 			return false;

@@ -304,8 +304,8 @@ int cp_afalg_calibrate(const struct cp_mod_calib_req *req, const char *name, con
 	    key_size > 64)
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));
-	snprintf(res->driver, sizeof(res->driver), "%s", req->driver);
-	snprintf(res->reference, sizeof(res->reference), "%s", reference ? reference : "");
+	cp_strscpy(res->driver, sizeof(res->driver), req->driver);
+	cp_strscpy(res->reference, sizeof(res->reference), reference ? reference : "");
 	res->type = req->type;
 	res->req_size = req->req_size;
 	res->depth = req->depth ? req->depth : 1;

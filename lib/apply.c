@@ -47,7 +47,7 @@ static size_t competitors(const struct cp_inventory *inv, const char *name, bool
 	size_t n = 0, measured;
 
 	for (size_t i = 0; i < inv->n_algs; i++)
-		n += strcmp(inv->algs[i].name, name) == 0 && planned_name_competes(&inv->algs[i]);
+		n += streq(inv->algs[i].name, name) && planned_name_competes(&inv->algs[i]);
 	measured = with_candidate ? cp_calibration_competitors(inv, name) : 0;
 
 	return measured > n ? measured : n;
@@ -59,7 +59,7 @@ bool cp_apply_name_selected(const struct cp_inventory *inv, const char *name,
 	if (n_only_drivers == 0)
 		return true;
 	for (size_t i = 0; i < inv->n_algs; i++) {
-		if (strcmp(inv->algs[i].name, name) != 0)
+		if (!streq(inv->algs[i].name, name))
 			continue;
 		for (size_t k = 0; k < n_only_drivers; k++)
 			if (cp_pattern_match(only_drivers[k], inv->algs[i].driver))
@@ -82,7 +82,7 @@ bool cp_workloads_have(const struct cp_workload *w, size_t n, const char *patter
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < w[i].n_names; k++)
-			if (strcmp(w[i].names[k], pattern) == 0)
+			if (streq(w[i].names[k], pattern))
 				return true;
 	return false;
 }
@@ -148,7 +148,7 @@ int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *p
 		struct cp_settings s;
 
 		/* A name's entries are adjacent in a loaded (sorted) inventory: looked at once. */
-		if (!planned_name_competes(alg) || (last && strcmp(last, alg->name) == 0) ||
+		if (!planned_name_competes(alg) || (last && streq(last, alg->name)) ||
 		    !cp_apply_name_selected(inv, alg->name, only_drivers, n_only_drivers))
 			continue;
 		last = alg->name;
@@ -303,7 +303,7 @@ int cp_apply_measurements(const struct cp_calibration *cal, struct cp_measuremen
 		for (size_t k = 0; k < m->n_points; k++, n++) {
 			const struct cp_point *p = &m->points[k];
 
-			snprintf(ms[n].driver, sizeof(ms[n].driver), "%s", m->driver);
+			cp_strscpy(ms[n].driver, sizeof(ms[n].driver), m->driver);
 			ms[n].request_size = p->size;
 			ms[n].in_flight = p->depth;
 			ms[n].state = state_of(p->verdict);
@@ -328,8 +328,8 @@ int cp_apply_note_creates(struct cp_state *state, const struct cp_apply_result *
 
 		if (s->action != CP_STEP_CREATE)
 			continue;
-		snprintf(c.driver, sizeof(c.driver), "%s", s->driver);
-		snprintf(c.name, sizeof(c.name), "%s", s->name);
+		cp_strscpy(c.driver, sizeof(c.driver), s->driver);
+		cp_strscpy(c.name, sizeof(c.name), s->name);
 		if (cp_state_add_created(state, &c) < 0)
 			return -ENOMEM;
 	}
@@ -361,7 +361,7 @@ struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *resul
 		return NULL;
 	rec->started_at = now;
 	rec->pid = pid;
-	snprintf(rec->agent, sizeof(rec->agent), "%s", agent ? agent : "cryptoprioctl");
+	cp_strscpy(rec->agent, sizeof(rec->agent), agent ? agent : "cryptoprioctl");
 	/* Nothing measured now but figures taken from the cache: say so, not "none". */
 	snprintf(rec->backend, sizeof(rec->backend), "%s",
 		 result->calibration.backend == CP_BACKEND_NONE && result->calibration.n_from_cache
@@ -379,9 +379,9 @@ struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *resul
 		    .result = CP_STEP_PENDING,
 		};
 
-		snprintf(step.driver, sizeof(step.driver), "%s", s->driver);
-		snprintf(step.name, sizeof(step.name), "%s", s->name);
-		snprintf(step.why, sizeof(step.why), "%s", s->why);
+		cp_strscpy(step.driver, sizeof(step.driver), s->driver);
+		cp_strscpy(step.name, sizeof(step.name), s->name);
+		cp_strscpy(step.why, sizeof(step.why), s->why);
 		if (cp_state_apply_add_step(rec, &step) < 0)
 			return NULL;
 	}
@@ -548,8 +548,8 @@ static int remove_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct 
 	if (r == 0 && s->in_use) {
 		snprintf(note, len, "in use: lowered to priority %u, removed once free",
 			 s->new_priority);
-		snprintf(kept.driver, sizeof(kept.driver), "%s", s->driver);
-		snprintf(kept.name, sizeof(kept.name), "%s", s->name);
+		cp_strscpy(kept.driver, sizeof(kept.driver), s->driver);
+		cp_strscpy(kept.name, sizeof(kept.name), s->name);
 		kept.priority = s->new_priority;
 		kept.in_use = true;
 		return cp_state_add_created(state, &kept) < 0 ? -ENOMEM : 0;
@@ -593,7 +593,7 @@ static void run_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp
 	s->gone = s->error == -ENOENT && s->action != CP_STEP_CREATE;
 	if (s->gone)
 		s->error = 0;
-	snprintf(s->extack, sizeof(s->extack), "%s", s->error < 0 ? nl->extack : note);
+	cp_strscpy(s->extack, sizeof(s->extack), s->error < 0 ? nl->extack : note);
 }
 
 /*

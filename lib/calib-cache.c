@@ -128,7 +128,7 @@ static void read_field(const char *path, const char *prefix, char *dst, size_t s
 
 		if (strncmp(line, prefix, strlen(prefix)) != 0 || (*prefix && !colon))
 			continue;
-		snprintf(dst, size, "%s", *prefix ? colon + 1 + strspn(colon + 1, " \t") : line);
+		cp_strscpy(dst, size, *prefix ? colon + 1 + strspn(colon + 1, " \t") : line);
 		dst[strcspn(dst, "\n")] = '\0';
 		return;
 	}
@@ -158,7 +158,7 @@ static int machine_key(struct cp_cache_key *key)
 	if (!known) {
 		if (uname(&uts) < 0)
 			return negative_errno();
-		snprintf(machine.kernel, sizeof(machine.kernel), "%s", uts.release);
+		cp_strscpy(machine.kernel, sizeof(machine.kernel), uts.release);
 		read_field("/proc/version", "", version, sizeof(version));
 		snprintf(machine.build, sizeof(machine.build), "%016" PRIx64, fnv1a(version));
 		read_field("/proc/cpuinfo", "model name", machine.cpu_model,
@@ -201,7 +201,7 @@ static void module_srcversion(const char *module, char *srcversion)
 	read_field(path, "", srcversion, size);
 	if (n_srcversions == ARRAY_SIZE(srcversions))
 		return;
-	snprintf(srcversions[n_srcversions].module, CP_NAME_MAX, "%s", module);
+	cp_strscpy(srcversions[n_srcversions].module, CP_NAME_MAX, module);
 	memcpy(srcversions[n_srcversions++].srcversion, srcversion, size);
 }
 
@@ -213,8 +213,8 @@ int cp_cache_key_for(const struct cp_alg *alg, struct cp_cache_key *key)
 	r = machine_key(key);
 	if (r < 0)
 		return r;
-	snprintf(key->driver, sizeof(key->driver), "%s", alg->driver);
-	snprintf(key->module, sizeof(key->module), "%s", alg->module);
+	cp_strscpy(key->driver, sizeof(key->driver), alg->driver);
+	cp_strscpy(key->module, sizeof(key->module), alg->module);
 	module_srcversion(alg->module, key->srcversion);
 	return 0;
 }

@@ -39,7 +39,7 @@ void cp_calibration_free(struct cp_calibration *cal)
 const struct cp_measured *cp_calibration_find(const struct cp_calibration *cal, const char *driver)
 {
 	for (size_t i = 0; i < cal->n_measured; i++)
-		if (strcmp(cal->measured[i].driver, driver) == 0)
+		if (streq(cal->measured[i].driver, driver))
 			return &cal->measured[i];
 	return NULL;
 }
@@ -61,7 +61,7 @@ static const struct cp_alg *leaf_reference(const struct cp_inventory *inv, const
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *alg = &inv->algs[i];
 
-		if (strcmp(alg->name, leaf) != 0 || (alg->flags & exclude) ||
+		if (!streq(alg->name, leaf) || (alg->flags & exclude) ||
 		    !(alg->flags & CP_ALG_TESTED) || alg->class != CP_CLASS_CPU)
 			continue;
 		if (!best || alg->priority < best->priority)
@@ -167,7 +167,7 @@ static const struct cp_alg *module_impl(const struct cp_inventory *inv, const ch
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *alg = &inv->algs[i];
 
-		if (strcmp(alg->name, name) != 0 || strcmp(alg->module, module) != 0 ||
+		if (!streq(alg->name, name) || !streq(alg->module, module) ||
 		    cp_calibration_skip_reason(alg))
 			continue;
 		if (found)
@@ -191,7 +191,7 @@ static bool measured_as(const struct cp_inventory *inv, const struct cp_alg *alg
 		return geniv_inner(alg->driver, as);
 	inner = module_impl(inv, inner_name, alg->module);
 	if (inner)
-		snprintf(as, CP_NAME_MAX, "%s", inner->driver);
+		cp_strscpy(as, CP_NAME_MAX, inner->driver);
 	return inner != NULL;
 }
 
@@ -204,8 +204,8 @@ static int add_skipped(struct cp_calibration *cal, const struct cp_alg *alg, con
 		return -ENOMEM;
 	cal->skipped = skipped;
 	skipped[cal->n_skipped] = (struct cp_skipped){.reason = reason};
-	snprintf(skipped[cal->n_skipped].name, CP_NAME_MAX, "%s", alg->name);
-	snprintf(skipped[cal->n_skipped].driver, CP_NAME_MAX, "%s", alg->driver);
+	cp_strscpy(skipped[cal->n_skipped].name, CP_NAME_MAX, alg->name);
+	cp_strscpy(skipped[cal->n_skipped].driver, CP_NAME_MAX, alg->driver);
 	cal->n_skipped++;
 	return 0;
 }
@@ -227,9 +227,9 @@ static int add_measured(struct cp_calibration *cal, const struct cp_inventory *i
 				  .class = alg->class,
 				  .kat = CRYPTOPRIO_KAT_UNSUPPORTED,
 				  .candidate = candidate};
-	snprintf(m->name, sizeof(m->name), "%s", alg->name);
-	snprintf(m->driver, sizeof(m->driver), "%s", alg->driver);
-	snprintf(m->module, sizeof(m->module), "%s", alg->module);
+	cp_strscpy(m->name, sizeof(m->name), alg->name);
+	cp_strscpy(m->driver, sizeof(m->driver), alg->driver);
+	cp_strscpy(m->module, sizeof(m->module), alg->module);
 	if (opts->policy) {
 		struct cp_settings set;
 
@@ -269,7 +269,7 @@ static bool cpu_instance_measured(const struct cp_inventory *inv, const struct c
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *other = &inv->algs[i];
 
-		if (strcmp(other->name, alg->name) == 0 && other->class == CP_CLASS_CPU &&
+		if (streq(other->name, alg->name) && other->class == CP_CLASS_CPU &&
 		    !strchr(other->driver, '(') && cp_alg_competes(other))
 			return false;
 	}
@@ -280,10 +280,10 @@ static bool cpu_instance_measured(const struct cp_inventory *inv, const struct c
 static bool seen_before(const struct cp_inventory *inv, size_t i)
 {
 	/* Adjacent in a loaded (sorted) inventory: most answers without the walk. */
-	if (i > 0 && strcmp(inv->algs[i - 1].name, inv->algs[i].name) == 0)
+	if (i > 0 && streq(inv->algs[i - 1].name, inv->algs[i].name))
 		return true;
 	for (size_t k = 0; k < i; k++)
-		if (strcmp(inv->algs[k].name, inv->algs[i].name) == 0)
+		if (streq(inv->algs[k].name, inv->algs[i].name))
 			return true;
 	return false;
 }
@@ -315,7 +315,7 @@ static size_t calibrable(const struct cp_inventory *inv, const char *name, size_
 
 	*first = SIZE_MAX;
 	for (size_t i = 0; i < inv->n_algs; i++) {
-		if (strcmp(inv->algs[i].name, name) != 0)
+		if (!streq(inv->algs[i].name, name))
 			continue;
 		if (*first == SIZE_MAX)
 			*first = i;
@@ -346,8 +346,7 @@ static int select_group(const struct cp_inventory *inv, size_t first, const stru
 		const struct cp_alg *alg = &inv->algs[i];
 		const char *reason;
 
-		if (strcmp(alg->name, name) != 0 ||
-		    (opts->n_patterns && !pattern_matches(opts, alg)))
+		if (!streq(alg->name, name) || (opts->n_patterns && !pattern_matches(opts, alg)))
 			continue;
 		reason = cp_calibration_skip_reason(alg);
 		/* Listed: calibrable, or the CPU's instance (cpu_instance_measured()). */
@@ -388,7 +387,7 @@ static enum name_tier name_tier(const struct cp_inventory *inv, const char *name
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *alg = &inv->algs[i];
 
-		if (strcmp(alg->name, name) != 0 || cp_calibration_skip_reason(alg))
+		if (!streq(alg->name, name) || cp_calibration_skip_reason(alg))
 			continue;
 		n_cpu += alg->class == CP_CLASS_CPU;
 		offload |= alg->class == CP_CLASS_OFFLOAD;
@@ -579,7 +578,7 @@ static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_
 		return r;
 	}
 	if (!m->measured_as[0] || !geniv_inner(m->name, inner))
-		snprintf(inner, sizeof(inner), "%s", m->name);
+		cp_strscpy(inner, sizeof(inner), m->name);
 	return cp_afalg_calibrate(&req, inner, m->reference[0] ? m->reference : NULL, res);
 }
 
@@ -620,7 +619,7 @@ static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
 	}
 	m->kat = res.kat;
 	if (res.reference[0])
-		snprintf(m->reference, sizeof(m->reference), "%s", res.reference);
+		cp_strscpy(m->reference, sizeof(m->reference), res.reference);
 	if (res.kat == CRYPTOPRIO_KAT_MISMATCH) {
 		set_all_points(m, CP_VERDICT_FAULTY, 0);
 		return;
@@ -689,7 +688,7 @@ static unsigned runs_needed(const struct cp_calibration *cal, const struct cp_me
 	for (size_t i = 0; i < cal->n_measured; i++) {
 		const struct cp_measured *o = &cal->measured[i];
 
-		if (o != m && o->gear == m->gear && strcmp(o->name, m->name) == 0)
+		if (o != m && o->gear == m->gear && streq(o->name, m->name))
 			return CP_RUNS_FIRST;
 	}
 	return 1;

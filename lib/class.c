@@ -152,14 +152,23 @@ void cp_module_set_free(struct cp_module_set *set)
 	set->n_names = 0;
 }
 
+/* Whether @normalised is @module with each '-' read as '_' (no copy: asked per implementation). */
+static bool module_name_equal(const char *normalised, const char *module)
+{
+	for (;; normalised++, module++) {
+		char c = *module == '-' ? '_' : *module;
+
+		if (*normalised != c)
+			return false;
+		if (!c)
+			return true;
+	}
+}
+
 bool cp_module_set_contains(const struct cp_module_set *set, const char *module)
 {
-	char name[CP_NAME_MAX];
-
-	snprintf(name, sizeof(name), "%s", module);
-	normalise_module_name(name);
 	for (size_t i = 0; set && i < set->n_names; i++)
-		if (strcmp(set->names[i], name) == 0)
+		if (module_name_equal(set->names[i], module))
 			return true;
 	return false;
 }
@@ -190,7 +199,7 @@ static bool template_has_offload_part(const struct cp_inventory *inv, const char
 	char parts[CP_NAME_MAX];
 	char *save = NULL;
 
-	snprintf(parts, sizeof(parts), "%s", driver);
+	cp_strscpy(parts, sizeof(parts), driver);
 	for (char *part = strtok_r(parts, "(),", &save); part;
 	     part = strtok_r(NULL, "(),", &save)) {
 		const struct cp_alg *alg = cp_inventory_find_driver(inv, part);

@@ -83,13 +83,13 @@ static int kernel_parts(struct split *s)
 		return 0;
 	if (s->n_parts != 1)
 		return -EINVAL;
-	snprintf(cipher, sizeof(cipher), "%s", s->parts[0]);
+	cp_strscpy(cipher, sizeof(cipher), s->parts[0]);
 	if (ecb) {
 		if (!strchr(cipher, '('))
 			snprintf(s->parts[0], CP_NAME_MAX, "ecb(%.*s)", CP_NAME_MAX - 6, cipher);
 		return 0;
 	}
-	snprintf(s->template, CP_NAME_MAX, "%s", gcm ? "gcm_base" : "ccm_base");
+	cp_strscpy(s->template, CP_NAME_MAX, gcm ? "gcm_base" : "ccm_base");
 	snprintf(s->parts[0], CP_NAME_MAX, "ctr(%.*s)", CP_NAME_MAX - 6, cipher);
 	if (gcm)
 		snprintf(s->parts[1], CP_NAME_MAX, "ghash");
@@ -120,7 +120,7 @@ static int spell_part(const struct cp_inventory *inv, const char *name,
 	const struct cp_alg *winner = cp_cpu_winner(inv, name);
 
 	if (winner) {
-		snprintf(out, CP_NAME_MAX, "%s", winner->driver);
+		cp_strscpy(out, CP_NAME_MAX, winner->driver);
 		return 0;
 	}
 	return spell_instance(inv, name, out, depth + 1);

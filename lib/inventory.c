@@ -97,7 +97,7 @@ void cp_inventory_sort(struct cp_inventory *inv)
 const struct cp_alg *cp_inventory_find_driver(const struct cp_inventory *inv, const char *driver)
 {
 	for (size_t i = 0; i < inv->n_algs; i++)
-		if (strcmp(inv->algs[i].driver, driver) == 0)
+		if (streq(inv->algs[i].driver, driver))
 			return &inv->algs[i];
 	return NULL;
 }
@@ -115,7 +115,7 @@ const struct cp_alg *cp_inventory_winner(const struct cp_inventory *inv, const c
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *alg = &inv->algs[i];
 
-		if (strcmp(alg->name, name) != 0 || !cp_alg_competes(alg))
+		if (!streq(alg->name, name) || !cp_alg_competes(alg))
 			continue;
 		if (!best || alg->priority > best->priority)
 			best = alg;

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define _cleanup_(fn)  __attribute__((cleanup(fn)))
@@ -40,6 +42,29 @@ static inline void fclosep(FILE **f)
 		(void) fclose(*f);
 }
 #define _cleanup_fclose_ _cleanup_(fclosep)
+
+/*
+ * strcmp() == 0 with the first bytes compared in line: in the loops over
+ * the inventory most names differ there, and a start makes thousands of
+ * these comparisons, each a call otherwise.
+ */
+static inline bool streq(const char *a, const char *b)
+{
+	return a[0] == b[0] && strcmp(a, b) == 0;
+}
+
+/*
+ * snprintf(dst, size, "%s", src) without printf's machinery (a start
+ * copies hundreds of names): at most size - 1 bytes, always terminated.
+ */
+static inline void cp_strscpy(char *dst, size_t size, const char *src)
+{
+	size_t i = 0;
+
+	for (; i + 1 < size && src[i]; i++)
+		dst[i] = src[i];
+	dst[i] = '\0';
+}
 
 /* Returns the pointer and leaves NULL behind, to hand ownership out of a cleanup scope. */
 #define steal_pointer(pp)                                                                          \

@@ -65,7 +65,7 @@ static void copy_extack(const struct nlmsghdr *nlh, char *extack, size_t size)
 			continue;
 		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
 			return;
-		snprintf(extack, size, "%s", mnl_attr_get_str(attr));
+		cp_strscpy(extack, size, mnl_attr_get_str(attr));
 		/* Kernel messages end without a period but sometimes with "\n". */
 		extack[strcspn(extack, "\n")] = '\0';
 		return;

@@ -84,7 +84,7 @@ struct builder {
 static bool is_owned(const struct builder *b, const struct cp_alg *alg)
 {
 	for (size_t i = 0; i < b->n_created; i++)
-		if (strcmp(b->created[i], alg->driver) == 0)
+		if (streq(b->created[i], alg->driver))
 			return true;
 	return false;
 }
@@ -205,7 +205,7 @@ static int add_note(struct cp_plan *plan, const char *fmt, ...)
 static const struct planned *find_planned(const struct builder *b, const char *driver)
 {
 	for (size_t i = 0; i < b->n_planned; i++)
-		if (strcmp(b->planned[i].driver, driver) == 0)
+		if (streq(b->planned[i].driver, driver))
 			return &b->planned[i];
 	return NULL;
 }
@@ -245,8 +245,8 @@ static const struct cp_measurement *find_measurement(const struct builder *b, co
 						     const struct cp_settings *s)
 {
 	for (size_t i = 0; i < b->n_ms; i++)
-		if (strcmp(b->ms[i].driver, driver) == 0 &&
-		    b->ms[i].request_size == s->request_size && b->ms[i].in_flight == s->in_flight)
+		if (streq(b->ms[i].driver, driver) && b->ms[i].request_size == s->request_size &&
+		    b->ms[i].in_flight == s->in_flight)
 			return &b->ms[i];
 	return NULL;
 }
@@ -256,7 +256,7 @@ static const struct cp_measurement *find_fault(const struct builder *b, const ch
 					       const struct cp_settings *s)
 {
 	for (size_t i = 0; i < b->n_ms; i++) {
-		if (strcmp(b->ms[i].driver, driver) != 0)
+		if (!streq(b->ms[i].driver, driver))
 			continue;
 		if (b->ms[i].state == CP_MEASUREMENT_TIMEOUT ||
 		    (b->ms[i].state == CP_MEASUREMENT_FAULTY && s->verify))
@@ -785,7 +785,7 @@ static void explain_step(struct cp_plan_step *step, const struct cand *c, size_t
 			"built on it",
 			lost);
 	else if (c[i].fixed)
-		set_why(step->why, sizeof(step->why), "%s", c[i].why);
+		cp_strscpy(step->why, sizeof(step->why), c[i].why);
 	else if (step->new_priority < step->old_priority && i > 0)
 		set_why(step->why, sizeof(step->why), "lowered below %s%s%s: %s",
 			c[i - 1].alg->driver, lost ? ", lost its place to " : "", lost ? lost : "",
@@ -824,8 +824,8 @@ static int add_steps(struct builder *b, const char *name, const struct cand *c, 
 		    .old_priority = c[i].alg->priority,
 		    .new_priority = c[i].new_priority,
 		};
-		snprintf(step->driver, sizeof(step->driver), "%s", c[i].alg->driver);
-		snprintf(step->name, sizeof(step->name), "%s", name);
+		cp_strscpy(step->driver, sizeof(step->driver), c[i].alg->driver);
+		cp_strscpy(step->name, sizeof(step->name), name);
 		explain_step(step, c, n, i, by);
 	}
 	return 0;
@@ -842,8 +842,8 @@ static int add_algorithm(struct builder *b, const struct cp_alg *first, const st
 	b->plan->algorithms = algs;
 	a = &algs[b->plan->n_algorithms];
 	*a = (struct cp_plan_algorithm){.settings = *s, .n_places = n};
-	snprintf(a->name, sizeof(a->name), "%s", first->name);
-	snprintf(a->type, sizeof(a->type), "%s", first->type);
+	cp_strscpy(a->name, sizeof(a->name), first->name);
+	cp_strscpy(a->type, sizeof(a->type), first->type);
 	a->places = calloc(n, sizeof(*a->places));
 	if (!a->places)
 		return -ENOMEM;
@@ -851,8 +851,8 @@ static int add_algorithm(struct builder *b, const struct cp_alg *first, const st
 	for (size_t i = 0; i < n; i++) {
 		struct cp_plan_place *p = &a->places[i];
 
-		snprintf(p->driver, sizeof(p->driver), "%s", c[i].alg->driver);
-		set_why(p->why, sizeof(p->why), "%s", c[i].why);
+		cp_strscpy(p->driver, sizeof(p->driver), c[i].alg->driver);
+		cp_strscpy(p->why, sizeof(p->why), c[i].why);
 		p->class = c[i].class;
 		p->gear = c[i].gear;
 		p->old_priority = c[i].alg->priority;
@@ -963,8 +963,8 @@ static int add_remove_step(struct builder *b, const struct cand *c, size_t i)
 	    .old_priority = c[i].alg->priority,
 	    .new_priority = CP_IN_USE_PRIORITY,
 	};
-	snprintf(step->driver, sizeof(step->driver), "%s", c[i].alg->driver);
-	snprintf(step->name, sizeof(step->name), "%s", c[i].alg->name);
+	cp_strscpy(step->driver, sizeof(step->driver), c[i].alg->driver);
+	cp_strscpy(step->name, sizeof(step->name), c[i].alg->name);
 	set_why(step->why, sizeof(step->why),
 		"created by cryptoprio, now behind %s: removed (lowered to %u while in use); %s",
 		c[0].alg->driver, CP_IN_USE_PRIORITY, c[i].why);
@@ -1095,7 +1095,7 @@ static size_t group_end(const struct cp_alg *const *algs, size_t n, size_t i)
 {
 	size_t j = i + 1;
 
-	while (j < n && strcmp(algs[j]->name, algs[i]->name) == 0)
+	while (j < n && streq(algs[j]->name, algs[i]->name))
 		j++;
 	return j;
 }
@@ -1206,8 +1206,8 @@ static int own_step(struct builder *b, const struct cp_alg *alg, struct cp_plan_
 		    .old_priority = alg->priority,
 		    .new_priority = alg->priority,
 		};
-		snprintf(own->driver, sizeof(own->driver), "%s", alg->driver);
-		snprintf(own->name, sizeof(own->name), "%s", alg->name);
+		cp_strscpy(own->driver, sizeof(own->driver), alg->driver);
+		cp_strscpy(own->name, sizeof(own->name), alg->name);
 	}
 	*ret = own;
 	return 0;
@@ -1233,8 +1233,8 @@ static int recreate_retired(struct builder *b)
 		k = part_set(b->plan, alg->driver);
 		if (k < 0)
 			continue;
-		snprintf(part, sizeof(part), "%s", b->plan->steps[k].driver);
-		set_why(why, sizeof(why), "%s", planned ? planned->why : "");
+		cp_strscpy(part, sizeof(part), b->plan->steps[k].driver);
+		cp_strscpy(why, sizeof(why), planned ? planned->why : "");
 		if (own_step(b, alg, &own) < 0)
 			return -ENOMEM;
 		own->action = CP_STEP_CREATE;
@@ -1340,7 +1340,7 @@ void cp_plan_free(struct cp_plan *plan)
 const struct cp_plan_step *cp_plan_find_step(const struct cp_plan *plan, const char *driver)
 {
 	for (size_t i = 0; i < plan->n_steps; i++)
-		if (strcmp(plan->steps[i].driver, driver) == 0)
+		if (streq(plan->steps[i].driver, driver))
 			return &plan->steps[i];
 	return NULL;
 }
@@ -1348,7 +1348,7 @@ const struct cp_plan_step *cp_plan_find_step(const struct cp_plan *plan, const c
 const struct cp_plan_algorithm *cp_plan_find_algorithm(const struct cp_plan *plan, const char *name)
 {
 	for (size_t i = 0; i < plan->n_algorithms; i++)
-		if (strcmp(plan->algorithms[i].name, name) == 0)
+		if (streq(plan->algorithms[i].name, name))
 			return &plan->algorithms[i];
 	return NULL;
 }

@@ -35,7 +35,7 @@ static int parse_u32(const char *s, uint32_t *out)
 
 static void copy_field(char dst[CP_NAME_MAX], const char *value)
 {
-	snprintf(dst, CP_NAME_MAX, "%s", value);
+	cp_strscpy(dst, CP_NAME_MAX, value);
 }
 
 /* One "key : value" line into @alg. Unknown keys (block size, ivsize...) are ignored. */

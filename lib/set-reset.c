@@ -54,7 +54,7 @@ static int nl_set_priority(void *data, const char *driver, uint32_t priority, ch
 	struct cp_nl *nl = data;
 	int r = cp_cu_set_priority(nl, driver, priority);
 
-	snprintf(extack, sizeof(nl->extack), "%s", nl->extack);
+	cp_strscpy(extack, sizeof(nl->extack), nl->extack);
 	return r;
 }
 
@@ -63,7 +63,7 @@ static int nl_remove(void *data, const char *driver, char *extack)
 	struct cp_nl *nl = data;
 	int r = cp_cu_delete(nl, driver);
 
-	snprintf(extack, sizeof(nl->extack), "%s", nl->extack);
+	cp_strscpy(extack, sizeof(nl->extack), nl->extack);
 	return r;
 }
 

@@ -396,8 +396,8 @@ int cp_state_record_priority(struct cp_state *state, const struct cp_alg *alg, u
 		return -ENOMEM;
 	state->originals = originals;
 	originals[state->n_originals] = (struct cp_original){.priority = priority};
-	snprintf(originals[state->n_originals].driver, CP_NAME_MAX, "%s", alg->driver);
-	snprintf(originals[state->n_originals].module, CP_NAME_MAX, "%s", alg->module);
+	cp_strscpy(originals[state->n_originals].driver, CP_NAME_MAX, alg->driver);
+	cp_strscpy(originals[state->n_originals].module, CP_NAME_MAX, alg->module);
 	state->n_originals++;
 	return 1;
 }
