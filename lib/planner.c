@@ -300,7 +300,6 @@ static void set_metric(const struct builder *b, struct cand *c, const struct cp_
 	const struct cp_metric *metric;
 	char size[32];
 
-	cp_format_size(size, sizeof(size), s->request_size);
 	if (m && (m->state == CP_MEASUREMENT_MEASURED ||
 		  (m->state == CP_MEASUREMENT_FAULTY && !s->verify))) {
 		metric = metric_of(m, s->rank);
@@ -313,6 +312,7 @@ static void set_metric(const struct builder *b, struct cand *c, const struct cp_
 		}
 	}
 	c->reason = CP_PLACE_NOT_MEASURED;
+	cp_format_size(size, sizeof(size), s->request_size);
 	set_why(c->why, sizeof(c->why), "%s (%s), %s at %s, depth %u: after the measured ones",
 		gear_str(s, c), cp_class_to_string(c->class),
 		m && m->state == CP_MEASUREMENT_UNREACHABLE ? "unreachable by calibration"
