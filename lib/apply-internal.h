@@ -98,17 +98,21 @@ struct cp_run {
 	/* Defaults of the originals recorded now, and how many the cache did not know. */
 	struct cp_cache defaults_seen;
 	int n_defaults_new;
+	bool modules_changed; /* the cache's memo of the module index: worth a write */
 	bool final_write_due; /* the steps ran (or there were none): cp_run_record_finish writes */
 };
 
 /*
- * Start @run: the paths of @opts, the state (for apply under the lock, one
- * that does not parse moved aside as cp_state_load_salvage() does; for a
- * dry run, one that cannot be read knows nothing) and the cache, each read
- * once. Errors are kept for later: the plan goes on without the file.
+ * Start @run: the paths of @opts and the cache (first: it holds the memo
+ * the inventory's classification asks), then, once the inventory is
+ * loaded, the state (for apply under the lock, one that does not parse
+ * moved aside as cp_state_load_salvage() does; for a dry run, one that
+ * cannot be read knows nothing); each read once. Errors are kept for
+ * later: the plan goes on without the file.
  */
 void cp_run_load(struct cp_run *run, const struct cp_apply_options *opts,
 		 const struct cp_policy *policy, struct cp_apply_result *result);
+void cp_run_load_state(struct cp_run *run);
 void cp_run_free(struct cp_run *run);
 
 /* The plan and its selected steps, knowing the instances the loaded state created. */

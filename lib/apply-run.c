@@ -55,7 +55,6 @@ void cp_run_load(struct cp_run *run, const struct cp_apply_options *opts,
 	    .state_path = opts->state_path ? opts->state_path : CP_STATE_PATH,
 	    .cache_path = cache_path_of(opts),
 	};
-	load_state(run);
 	if (!run->cache_path)
 		return;
 	/* Corrupt or absent: no figures nor defaults known (the calibration says why). */
@@ -64,6 +63,11 @@ void cp_run_load(struct cp_run *run, const struct cp_apply_options *opts,
 		cp_cache_free(&run->cache);
 		run->cache_error = r;
 	}
+}
+
+void cp_run_load_state(struct cp_run *run)
+{
+	load_state(run);
 }
 
 void cp_run_free(struct cp_run *run)
@@ -241,7 +245,10 @@ void cp_run_save_cache(struct cp_run *run)
 	struct cp_calibration *cal = &run->result->calibration;
 	int r;
 
-	if (!run->cache_path || (!cal->cache_updated && run->n_defaults_new == 0))
+	/* A plan writes for its figures only, not for the memo of the module index. */
+	bool memo = run->modules_changed && !run->opts->dry_run;
+
+	if (!run->cache_path || (!cal->cache_updated && run->n_defaults_new == 0 && !memo))
 		return;
 	r = cp_cache_save(run->cache_path, &run->cache);
 	if (r >= 0)

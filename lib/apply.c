@@ -639,14 +639,22 @@ static int open_lock(const struct cp_apply_options *opts, int *ret_fd)
 	return *ret_fd < 0 ? *ret_fd : 0;
 }
 
-/* After the lock: nobody changes a priority under us. */
-static int load_inventory(const struct cp_apply_options *opts, struct cp_apply_result *result)
+/*
+ * After the lock: nobody changes a priority under us. The modules
+ * classified through the cache's memo of the module index, where there is
+ * a cache.
+ */
+static int load_inventory(struct cp_run *run)
 {
+	const struct cp_apply_options *opts = run->opts;
+	struct cp_apply_result *result = run->result;
 	int r;
 
-	r = cp_inventory_load(&result->inventory);
+	r = cp_inventory_load_memo(&result->inventory,
+				   run->cache_path ? &run->cache.modules : NULL);
 	if (r < 0)
 		return r;
+	run->modules_changed = r > 0;
 	if (!opts->dry_run && result->inventory.source != CP_SOURCE_CRYPTO_USER)
 		return result->inventory.crypto_user_error ?: -EOPNOTSUPP;
 	return 0;
@@ -670,10 +678,11 @@ int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *re
 		if (r < 0)
 			return r;
 	}
-	r = load_inventory(opts, result);
+	cp_run_load(&run, opts, policy, result);
+	r = load_inventory(&run);
 	if (r < 0)
 		return r;
-	cp_run_load(&run, opts, policy, result);
+	cp_run_load_state(&run);
 	r = calibrate(&run);
 	if (r >= 0)
 		r = cp_run_plan(&run);

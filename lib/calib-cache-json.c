@@ -11,8 +11,10 @@
  *                 "measured_at","size","depth","max_in_flight",
  *                 "mbps":[N,MEDIAN,MIN,MAX,MAD],"ns_per_request":[...],
  *                 "cpu_ns_per_byte":[...],"decided"}],
- *     "defaults":[{"driver","module","srcversion","priority","seen_at"}]}]}
+ *     "defaults":[{"driver","module","srcversion","priority","seen_at"}]}],
+ *   "modules":{"kernel":K,"index":[SIZE,MTIME_NS],"looked_up":[M...],"offload":[M...]}}
  *
+ * "modules" (optional) is lib/class.c's memo of the module index.
  * Defaults belong to the machine whose cpu_model is "" (the CPU does not
  * set a priority). A file of version 1 is read as empty: its figures are
  * measured again.
@@ -353,7 +355,72 @@ static int scan_machine(struct cp_jscan *s, struct scan_cache *sc)
 	return 0;
 }
 
-static const char *const top_keys[] = {"version", "machines"};
+/* An array of module names, each added to @set once. */
+static int scan_module_set(struct cp_jscan *s, struct cp_module_set *set)
+{
+	char name[CP_NAME_MAX];
+	int r;
+
+	if (cp_jscan_array(s) < 0)
+		return -EBADMSG;
+	while ((r = cp_jscan_item(s)) > 0) {
+		if (cp_jscan_string(s, name, sizeof(name)) < 0 || !name[0] ||
+		    cp_module_set_contains(set, name))
+			return -EBADMSG;
+		r = cp_module_set_add(set, name);
+		if (r < 0)
+			return r;
+	}
+	return r;
+}
+
+static int scan_index_id(struct cp_jscan *s, struct cp_modindex_id *id)
+{
+	int64_t size;
+
+	if (cp_jscan_array(s) < 0 || cp_jscan_item(s) <= 0 ||
+	    cp_jscan_int(s, 0, INT64_MAX, &size) < 0 || cp_jscan_item(s) <= 0 ||
+	    cp_jscan_int(s, INT64_MIN, INT64_MAX, &id->mtime_ns) < 0 || cp_jscan_item(s) != 0)
+		return -EBADMSG;
+	id->size = (uint64_t) size;
+	return 0;
+}
+
+static const char *const modules_keys[] = {"kernel", "index", "looked_up", "offload"};
+
+static int modules_field(struct cp_jscan *s, int index, void *userdata)
+{
+	struct cp_module_memo *memo = userdata;
+
+	switch (index) {
+	case 0:
+		return cp_jscan_string(s, memo->index.kernel, sizeof(memo->index.kernel)) < 0 ||
+			       !memo->index.kernel[0]
+			   ? -EBADMSG
+			   : 0;
+	case 1:
+		return scan_index_id(s, &memo->index);
+	case 2:
+		return scan_module_set(s, &memo->looked_up);
+	default:
+		return scan_module_set(s, &memo->offload);
+	}
+}
+
+static int scan_modules(struct cp_jscan *s, struct cp_module_memo *memo)
+{
+	unsigned seen;
+	int r;
+
+	r = scan_object(s, modules_keys, ARRAY_SIZE(modules_keys), modules_field, memo, &seen);
+	if (r < 0)
+		return r;
+	return all_seen(seen, ARRAY_SIZE(modules_keys)) ? 0 : -EBADMSG;
+}
+
+/* "modules" last: optional (all_seen() of the first two). */
+static const char *const top_keys[] = {"version", "machines", "modules"};
+#define TOP_KEYS_REQUIRED 2
 
 static int top_field(struct cp_jscan *s, int index, void *userdata)
 {
@@ -362,6 +429,9 @@ static int top_field(struct cp_jscan *s, int index, void *userdata)
 
 	if (index == 0)
 		return cp_jscan_int(s, INT64_MIN, INT64_MAX, &sc->version);
+	if (index == 2)
+		return sc->version == CACHE_VERSION_1 ? -ESTALE
+						      : scan_modules(s, &sc->cache->modules);
 	/* A version 1 file (version first, as written) is not read further. */
 	if (sc->version == CACHE_VERSION_1)
 		return -ESTALE;
@@ -393,7 +463,8 @@ int cp_cache_parse(const char *text, struct cp_cache *cache)
 		cp_cache_free(cache); /* version 1: read as empty, its figures measured again */
 		return 0;
 	}
-	if (r >= 0 && (!all_seen(seen, ARRAY_SIZE(top_keys)) || sc.version != CP_CACHE_VERSION))
+	if (r >= 0 && (!all_seen(seen & ((1U << TOP_KEYS_REQUIRED) - 1), TOP_KEYS_REQUIRED) ||
+		       sc.version != CP_CACHE_VERSION))
 		r = -EBADMSG;
 	if (r < 0) {
 		cp_cache_free(cache);
@@ -485,6 +556,28 @@ static json_object *machine_of(json_object *machines, const struct cp_cache_key 
 	return m;
 }
 
+static json_object *format_module_set(const struct cp_module_set *set)
+{
+	json_object *array = json_object_new_array();
+
+	for (size_t i = 0; i < set->n_names; i++)
+		json_object_array_add(array, json_object_new_string(set->names[i]));
+	return array;
+}
+
+static json_object *format_modules(const struct cp_module_memo *memo)
+{
+	json_object *o = json_object_new_object(), *index = json_object_new_array();
+
+	json_object_array_add(index, json_object_new_int64((int64_t) memo->index.size));
+	json_object_array_add(index, json_object_new_int64(memo->index.mtime_ns));
+	json_object_object_add(o, "kernel", json_object_new_string(memo->index.kernel));
+	json_object_object_add(o, "index", index);
+	json_object_object_add(o, "looked_up", format_module_set(&memo->looked_up));
+	json_object_object_add(o, "offload", format_module_set(&memo->offload));
+	return o;
+}
+
 int cp_cache_format(const struct cp_cache *cache, char **ret_text)
 {
 	json_object *doc = cp_json_new_versioned(CP_CACHE_VERSION),
@@ -505,6 +598,8 @@ int cp_cache_format(const struct cp_cache *cache, char **ret_text)
 					   "defaults"),
 		    format_default(&cache->defaults[i]));
 	json_object_object_add(doc, "machines", machines);
+	if (cache->modules.index.kernel[0])
+		json_object_object_add(doc, "modules", format_modules(&cache->modules));
 	/* One line: read at every start, by a program, not by a person. */
 	return cp_json_format_compact(doc, ret_text);
 }

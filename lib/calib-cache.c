@@ -16,6 +16,7 @@ void cp_cache_free(struct cp_cache *cache)
 {
 	free(cache->entries);
 	free(cache->defaults);
+	cp_module_memo_free(&cache->modules);
 	memset(cache, 0, sizeof(*cache));
 }
 

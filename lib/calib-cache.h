@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "calib-point.h"
+#include "class.h"
 #include "cpmod.h"
 #include "inventory.h"
 
@@ -49,6 +50,7 @@ struct cp_cache {
 	size_t n_entries;
 	struct cp_cache_default *defaults;
 	size_t n_defaults;
+	struct cp_module_memo modules; /* the running kernel's module index, as last asked */
 };
 
 void cp_cache_free(struct cp_cache *cache);

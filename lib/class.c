@@ -127,28 +127,83 @@ static bool depline_is_offload(const char *line)
  * reading modules.dep whole (600 KB on Debian's amd64 kernels: tens of
  * milliseconds of a start under emulation).
  */
-int cp_module_set_load_running(const struct cp_inventory *inv, struct cp_module_set *set)
+/* A module of @inv the index is asked about, not yet in @looked_up. */
+static const char *next_unknown(const struct cp_inventory *inv, size_t *i,
+				const struct cp_module_set *looked_up)
 {
-	_cleanup_(cp_module_set_free) struct cp_module_set looked_up = {};
+	for (; *i < inv->n_algs; (*i)++) {
+		const char *module = inv->algs[*i].module;
+
+		if (module[0] && !streq(module, "kernel") &&
+		    !cp_module_set_contains(looked_up, module))
+			return module;
+	}
+	return NULL;
+}
+
+/* Each module of @inv not in @looked_up: into it, and into @offload if it is one. */
+static int look_up_modules(const struct cp_inventory *inv, struct cp_module_set *looked_up,
+			   struct cp_module_set *offload)
+{
 	struct cp_modindex idx;
+	const char *module;
+	size_t i = 0;
 	int r;
 
+	if (!next_unknown(inv, &i, looked_up))
+		return 0;
 	r = cp_modindex_open_running(&idx);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; r >= 0 && i < inv->n_algs; i++) {
-		const char *module = inv->algs[i].module, *line;
+	while (r >= 0 && (module = next_unknown(inv, &i, looked_up))) {
+		const char *line = cp_modindex_lookup(&idx, module);
 
-		if (!module[0] || strcmp(module, "kernel") == 0 ||
-		    cp_module_set_contains(&looked_up, module))
-			continue;
-		r = cp_module_set_add(&looked_up, module);
-		line = cp_modindex_lookup(&idx, module);
+		r = cp_module_set_add(looked_up, module);
 		if (r >= 0 && line && depline_is_offload(line))
-			r = cp_module_set_add(set, module);
+			r = cp_module_set_add(offload, module);
 	}
 	cp_modindex_close(&idx);
-	return r;
+	return r < 0 ? r : 1;
+}
+
+int cp_module_set_load_running(const struct cp_inventory *inv, struct cp_module_set *set)
+{
+	_cleanup_(cp_module_set_free) struct cp_module_set looked_up = {};
+	int r = look_up_modules(inv, &looked_up, set);
+
+	return r < 0 ? r : 0;
+}
+
+void cp_module_memo_free(struct cp_module_memo *memo)
+{
+	cp_module_set_free(&memo->looked_up);
+	cp_module_set_free(&memo->offload);
+	*memo = (struct cp_module_memo){};
+}
+
+int cp_module_set_load_memo(const struct cp_inventory *inv, struct cp_module_memo *memo,
+			    struct cp_module_set *set)
+{
+	struct cp_modindex_id id;
+	bool changed = false;
+	int r;
+
+	r = cp_modindex_id_running(&id);
+	if (r < 0)
+		return r;
+	if (!streq(id.kernel, memo->index.kernel) || id.size != memo->index.size ||
+	    id.mtime_ns != memo->index.mtime_ns) {
+		cp_module_memo_free(memo);
+		memo->index = id;
+		changed = true;
+	}
+	r = look_up_modules(inv, &memo->looked_up, &memo->offload);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < memo->offload.n_names; i++)
+		if (cp_module_set_add(set, memo->offload.names[i]) < 0)
+			return -ENOMEM;
+	return changed || r > 0;
 }
 
 void cp_module_set_free(struct cp_module_set *set)

@@ -33,8 +33,15 @@ static int load_proc_crypto(struct cp_inventory *inv)
 
 int cp_inventory_load(struct cp_inventory *inv)
 {
+	int r = cp_inventory_load_memo(inv, NULL);
+
+	return r < 0 ? r : 0;
+}
+
+int cp_inventory_load_memo(struct cp_inventory *inv, struct cp_module_memo *memo)
+{
 	struct cp_module_set offload_modules = {};
-	int r;
+	int r, memo_changed = 0;
 
 	memset(inv, 0, sizeof(*inv));
 	r = load_crypto_user(inv);
@@ -47,9 +54,12 @@ int cp_inventory_load(struct cp_inventory *inv)
 			return r;
 	}
 	/* Without the module index the other rules still classify. */
-	(void) cp_module_set_load_running(inv, &offload_modules);
+	if (memo)
+		memo_changed = cp_module_set_load_memo(inv, memo, &offload_modules) > 0;
+	else
+		(void) cp_module_set_load_running(inv, &offload_modules);
 	cp_classify(inv, &offload_modules);
 	cp_module_set_free(&offload_modules);
 	cp_inventory_sort(inv);
-	return 0;
+	return memo_changed;
 }

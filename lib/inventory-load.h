@@ -10,3 +10,10 @@
  * negative errno; inv must be released with cp_inventory_free().
  */
 int cp_inventory_load(struct cp_inventory *inv);
+
+struct cp_module_memo;
+/*
+ * The same, the modules classified through @memo (cp_module_set_load_memo()):
+ * 1 when @memo changed and is worth saving, 0 when not, or a negative errno.
+ */
+int cp_inventory_load_memo(struct cp_inventory *inv, struct cp_module_memo *memo);

@@ -69,6 +69,33 @@ int cp_modindex_init(struct cp_modindex *idx, const void *data, size_t size)
 	return 0;
 }
 
+static int running_path(char *path, size_t size, struct utsname *uts)
+{
+	if (uname(uts) < 0)
+		return negative_errno();
+	snprintf(path, size, "/lib/modules/%s/modules.dep.bin", uts->release);
+	return 0;
+}
+
+int cp_modindex_id_running(struct cp_modindex_id *id)
+{
+	struct utsname uts;
+	char path[512];
+	struct stat st;
+	int r;
+
+	*id = (struct cp_modindex_id){};
+	r = running_path(path, sizeof(path), &uts);
+	if (r < 0)
+		return r;
+	if (stat(path, &st) < 0)
+		return negative_errno();
+	cp_strscpy(id->kernel, sizeof(id->kernel), uts.release);
+	id->size = (uint64_t) st.st_size;
+	id->mtime_ns = (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	return 0;
+}
+
 int cp_modindex_open_running(struct cp_modindex *idx)
 {
 	_cleanup_close_ int fd = -1;
@@ -79,9 +106,9 @@ int cp_modindex_open_running(struct cp_modindex *idx)
 	int r;
 
 	*idx = (struct cp_modindex){};
-	if (uname(&uts) < 0)
-		return negative_errno();
-	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep.bin", uts.release);
+	r = running_path(path, sizeof(path), &uts);
+	if (r < 0)
+		return r;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return negative_errno();

@@ -20,6 +20,14 @@ struct cp_modindex {
 int cp_modindex_init(struct cp_modindex *idx, const void *data, size_t size);
 /* The running kernel's: /lib/modules/$(uname -r)/modules.dep.bin, mapped. */
 int cp_modindex_open_running(struct cp_modindex *idx);
+
+/* Which file that is, without opening it: uname -r, its size and modification time. */
+struct cp_modindex_id {
+	char kernel[128];
+	uint64_t size;
+	int64_t mtime_ns;
+};
+int cp_modindex_id_running(struct cp_modindex_id *id);
 void cp_modindex_close(struct cp_modindex *idx);
 
 /*

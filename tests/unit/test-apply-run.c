@@ -159,6 +159,7 @@ static void test_apply(const struct cp_inventory *inv)
 	write_earlier_files();
 	start_counting();
 	cp_run_load(&run, &opts, policy, &res);
+	cp_run_load_state(&run);
 	is_int(cp_run_plan(&run), 0, "apply: planned");
 	ok(res.n_steps >= 10, "with many steps (%zu)", res.n_steps);
 	is_int(cp_run_record_start(&run), 0, "recorded before the first change");
@@ -189,6 +190,7 @@ static void test_dry_run(const struct cp_inventory *inv)
 	write_earlier_files();
 	start_counting();
 	cp_run_load(&run, &opts, policy, &res);
+	cp_run_load_state(&run);
 	is_int(cp_run_plan(&run), 0, "plan: planned");
 	end_run(&run);
 	is_str(counts_text(), "state 1/0, cache 1/0", "plan: each file read once, nothing written");
@@ -206,6 +208,7 @@ static void settle(struct cp_inventory *inv)
 	_cleanup_(cp_run_free) struct cp_run run;
 
 	cp_run_load(&run, &opts, policy, &res);
+	cp_run_load_state(&run);
 	if (cp_run_plan(&run) < 0)
 		abort();
 	for (size_t i = 0; i < res.n_steps; i++) {
@@ -230,6 +233,7 @@ static void test_nothing_to_change(struct cp_inventory *inv)
 	write_earlier_files();
 	start_counting();
 	cp_run_load(&run, &opts, policy, &res);
+	cp_run_load_state(&run);
 	is_int(cp_run_plan(&run), 0, "settled: planned");
 	is_int(res.n_steps, 0, "nothing to change");
 	is_int(cp_run_record_start(&run), 0, "recorded");
@@ -269,6 +273,7 @@ static void test_cache_unwritable(const struct cp_inventory *inv, const char *di
 	unlink(state_path);
 	start_counting();
 	cp_run_load(&run, &opts, policy, &res);
+	cp_run_load_state(&run);
 	is_int(run.cache_error, -ENOTDIR, "unreadable cache: its error kept for the warning");
 	ok(cp_run_plan(&run) == 0 && cp_run_record_start(&run) == 0, "planned and recorded");
 	apply_without_kernel(&run);
@@ -304,6 +309,7 @@ static void test_state_unreadable(const struct cp_inventory *inv, const char *di
 		abort();
 	start_counting();
 	cp_run_load(&run, &opts, policy, &res);
+	cp_run_load_state(&run);
 	is_int(cp_run_plan(&run), 0, "planned without it");
 	is_int(cp_run_record_start(&run), -EISDIR, "apply stops with its error");
 	is_str(counts_text(), "state 1/0, cache 0/0", "nothing written");

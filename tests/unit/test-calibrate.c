@@ -210,6 +210,48 @@ static void test_cache_comment_at_end(void)
 	cp_cache_free(&cache);
 }
 
+/* The memo of the module index: optional, written back as read, refused when malformed. */
+static void test_cache_module_memo(void)
+{
+	static const char *const bad[] = {
+	    "{\"version\":2,\"machines\":[],\"modules\":{\"kernel\":\"k\",\"index\":[1],"
+	    "\"looked_up\":[],\"offload\":[]}}",
+	    "{\"version\":2,\"machines\":[],\"modules\":{\"kernel\":\"k\",\"index\":[1,2],"
+	    "\"looked_up\":[\"a\",\"a\"],\"offload\":[]}}",
+	    "{\"version\":2,\"machines\":[],\"modules\":{\"kernel\":\"k\",\"index\":[1,2],"
+	    "\"looked_up\":[]}}",
+	};
+	static const char doc[] =
+	    "{\"modules\":{\"offload\":[\"virtio_crypto\"],\"looked_up\":[\"aesni_intel\","
+	    "\"virtio_crypto\"],\"index\":[841215,1764668400123456789],\"kernel\":\"7.2.13\"},"
+	    "\"version\":2,\"machines\":[]}";
+	_cleanup_free_ char *text = NULL;
+	struct cp_cache cache, again;
+
+	is_int(cp_cache_parse("{\"version\":2,\"machines\":[]}", &cache), 0, "no memo: read");
+	ok(!cache.modules.index.kernel[0], "no memo: none known");
+	cp_cache_free(&cache);
+	is_int(cp_cache_parse(doc, &cache), 0, "a memo: read");
+	ok(streq(cache.modules.index.kernel, "7.2.13") && cache.modules.index.size == 841215 &&
+	       cache.modules.index.mtime_ns == 1764668400123456789 &&
+	       cache.modules.looked_up.n_names == 2 &&
+	       cp_module_set_contains(&cache.modules.offload, "virtio-crypto") &&
+	       !cp_module_set_contains(&cache.modules.offload, "aesni_intel"),
+	   "the memo's index and modules");
+	is_int(cp_cache_format(&cache, &text), 0, "formatted");
+	is_int(cp_cache_parse(text, &again), 0, "parsed back");
+	ok(again.modules.index.mtime_ns == cache.modules.index.mtime_ns &&
+	       cp_module_set_contains(&again.modules.looked_up, "aesni_intel") &&
+	       again.modules.offload.n_names == 1,
+	   "the memo written as read");
+	cp_cache_free(&again);
+	cp_cache_free(&cache);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		is_int(cp_cache_parse(bad[i], &cache), -EBADMSG, "malformed memo %zu refused", i);
+		cp_cache_free(&cache);
+	}
+}
+
 static void add(struct cp_inventory *inv, const char *name, const char *driver, const char *type,
 		uint32_t priority, uint32_t flags)
 {
@@ -606,6 +648,7 @@ int main(void)
 	test_cache_corrupt();
 	test_cache_key_order();
 	test_cache_comment_at_end();
+	test_cache_module_memo();
 	test_reference_and_skips();
 	test_preloaded_cache();
 	test_candidates_selected();

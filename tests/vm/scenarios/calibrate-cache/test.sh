@@ -1,6 +1,7 @@
 # A second calibration on an unchanged machine comes from the cache and says
 # so; a cache entry for another kernel release is not used; a corrupt cache
-# is ignored with a warning; --force measures again.
+# is ignored with a warning; --force measures again; the module index is
+# opened only for modules the cache does not know.
 modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 insmod "$CP_KMOD/cryptoprio.ko"
@@ -43,3 +44,34 @@ check "and replaced by a valid one" python3 -c 'import json,sys; json.load(open(
 
 name=force calibrate --force
 check "--force measures again" test "$(jget "$CP_RESULTS/force.json" "d['points_from_cache']")" = 0
+
+# What the module index said of each module is kept with the figures: a
+# start whose modules were all asked about before does not open the index;
+# one whose index is another file (a depmod since, as the memo's stale
+# modification time says here) asks it again and keeps the new answers.
+daemon=$CP_BUILD/daemon/cryptoprio-daemon
+printf '[Policy]\nCalibrate=never\n' >/run/cp-never.conf
+memo() {
+	python3 -c 'import json, sys; m = json.load(open(sys.argv[1])).get("modules", {}); print(eval(sys.argv[2]))' \
+		"$cache" "$1"
+}
+daemon_opens() {
+	strace -f -e trace=open,openat -o "$CP_RESULTS/$1.strace" "$daemon" --once -c /run/cp-never.conf \
+		2>"$CP_RESULTS/$1.err" || fail "$1: the daemon failed: $(tail -n 3 "$CP_RESULTS/$1.err")"
+	grep -c 'modules\.dep\.bin' "$CP_RESULTS/$1.strace"
+}
+daemon_opens memo-first >/dev/null
+check "the cache keeps the module index's answers for this kernel" test "$(memo 'm["kernel"]')" = "$(uname -r)"
+check "virtio_crypto asked, and under drivers/crypto" \
+	test "$(memo '"virtio_crypto" in m["looked_up"] and "virtio_crypto" in m["offload"]')" = True
+check "the CPU's AES module asked, and not" \
+	test "$(memo '"'"$cpu_aes_module"'" in m["looked_up"] and "'"$cpu_aes_module"'" not in m["offload"]')" = True
+check "a warm start does not open the module index" test "$(daemon_opens memo-warm)" = 0
+python3 - "$cache" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["modules"]["index"][1] = 1
+json.dump(c, open(sys.argv[1], "w"))
+PY
+check "another index file: asked again" test "$(daemon_opens memo-stale)" -gt 0
+check "and the memo renewed" test "$(memo 'm["index"][1]')" != 1
