@@ -45,7 +45,7 @@ enum { KEYS_MAX = 16 };
 static int key_index(const char *key, const char *const *keys, size_t n, unsigned *seen)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(key, keys[i]) == 0) {
+		if (streq(key, keys[i])) {
 			if (*seen & (1U << i))
 				return -EBADMSG;
 			*seen |= 1U << i;

@@ -44,9 +44,10 @@ int cp_cache_save(const char *path, const struct cp_cache *cache)
 
 static bool same_key(const struct cp_cache_key *a, const struct cp_cache_key *b)
 {
-	return strcmp(a->kernel, b->kernel) == 0 && strcmp(a->build, b->build) == 0 &&
-	       strcmp(a->cpu_model, b->cpu_model) == 0 && strcmp(a->driver, b->driver) == 0 &&
-	       strcmp(a->module, b->module) == 0 && strcmp(a->srcversion, b->srcversion) == 0;
+	/* The driver first: where keys of one machine differ. */
+	return streq(a->driver, b->driver) && streq(a->kernel, b->kernel) &&
+	       streq(a->build, b->build) && streq(a->cpu_model, b->cpu_model) &&
+	       streq(a->module, b->module) && streq(a->srcversion, b->srcversion);
 }
 
 const struct cp_cache_entry *cp_cache_find(const struct cp_cache *cache,
@@ -84,9 +85,9 @@ int cp_cache_put(struct cp_cache *cache, const struct cp_cache_entry *entry)
 
 static bool same_default_key(const struct cp_cache_key *a, const struct cp_cache_key *b)
 {
-	return strcmp(a->kernel, b->kernel) == 0 && strcmp(a->build, b->build) == 0 &&
-	       strcmp(a->driver, b->driver) == 0 && strcmp(a->module, b->module) == 0 &&
-	       strcmp(a->srcversion, b->srcversion) == 0;
+	return streq(a->driver, b->driver) && streq(a->kernel, b->kernel) &&
+	       streq(a->build, b->build) && streq(a->module, b->module) &&
+	       streq(a->srcversion, b->srcversion);
 }
 
 const struct cp_cache_default *cp_cache_find_default(const struct cp_cache *cache,
