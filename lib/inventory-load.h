@@ -10,3 +10,11 @@
  * negative errno; inv must be released with cp_inventory_free().
  */
 int cp_inventory_load(struct cp_inventory *inv);
+
+/*
+ * The implementations another machine's /proc/crypto listed, saved in
+ * @path ('#' lines are comments), classified by their names and flags
+ * alone (this machine's module index says nothing of them). Returns 0,
+ * -EBADMSG (not /proc/crypto's format) or another negative errno.
+ */
+int cp_inventory_load_file(const char *path, struct cp_inventory *inv);
