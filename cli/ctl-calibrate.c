@@ -85,7 +85,9 @@ static int parse_option(struct ctl *ctl, int c, struct calibrate_args *a)
 	case 'b':
 		if (cp_parse_duration(optarg, &value) < 0)
 			return ctl_usage_error(
-			    "calibrate: bad --budget '%s' (1ms..60s, e.g. 500ms)", optarg);
+			    "calibrate: bad --budget '%s' (a time span of 1ms..1min: 500ms, "
+			    "1s 500ms; a bare number is seconds)",
+			    optarg);
 		a->budget_ns = value * 1000;
 		a->budget_set = true;
 		return 0;
@@ -102,7 +104,7 @@ static int parse_option(struct ctl *ctl, int c, struct calibrate_args *a)
 		ctl->json = true;
 		return 0;
 	}
-	return EXIT_USAGE; /* getopt_long has said what is wrong */
+	return ctl_option_error("calibrate", c);
 }
 
 static int parse_args(struct ctl *ctl, int argc, char **argv, struct calibrate_args *a)
@@ -118,7 +120,7 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, struct calibrate_a
 	};
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "s:d:b:fB:j", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, ":s:d:b:fB:j", options, NULL)) >= 0) {
 		r = parse_option(ctl, c, a);
 		if (r != 0)
 			return r;
@@ -384,9 +386,9 @@ static void explain_backend(const struct cp_calibration *cal)
 {
 	if (cal->backend == CP_BACKEND_AFALG && cal->module_error)
 		fprintf(stderr,
-			"cryptoprioctl: cryptoprio module not usable (%s): measuring through "
-			"AF_ALG, which cannot reach engines on Linux >= 7.2\n",
-			strerror(-cal->module_error));
+			"cryptoprioctl: the cryptoprio module %s: measuring through AF_ALG, which "
+			"cannot reach engines on Linux >= 7.2\n",
+			ctl_module_reason(cal->module_error));
 	if (cal->cache_warning[0])
 		fprintf(stderr, "cryptoprioctl: %s\n", cal->cache_warning);
 	if (cal->n_instances_left == SIZE_MAX)
@@ -436,6 +438,9 @@ int verb_calibrate(struct ctl *ctl, int argc, char **argv)
 		fputs("\r\033[K", stderr);
 	if (r < 0) {
 		cp_inventory_free(&inv);
+		if (a.backend == CP_BACKEND_MODULE && r == cal.module_error)
+			return ctl_error("calibrate: --backend module: the cryptoprio module %s",
+					 ctl_module_reason(r));
 		return ctl_errno(r, NULL, "calibrate");
 	}
 	explain_backend(&cal);

@@ -71,8 +71,8 @@ static void print_calibration(const struct cp_apply_result *r, bool all)
 		printf("  without CAP_NET_ADMIN: measured through AF_ALG only (on Linux >= 7.2 it "
 		       "cannot reach offload engines); the cache is read, not written\n");
 	else if (c->module_error && c->backend == CP_BACKEND_AFALG)
-		printf("  the cryptoprio module is not usable (%s): measured through AF_ALG\n",
-		       strerror(-c->module_error));
+		printf("  the cryptoprio module %s: measured through AF_ALG\n",
+		       ctl_module_reason(c->module_error));
 	if (c->cache_warning[0])
 		printf("  cache: %s\n", c->cache_warning);
 	if (!all && c->n_skipped)
@@ -358,20 +358,22 @@ static void print_policy_errors(const struct cp_policy *p)
 
 static int report_failure(const char *verb, int r, const struct cp_apply_result *res)
 {
+	/* plan changes nothing, ever: only apply says it did not. */
+	const char *unchanged = strcmp(verb, "apply") == 0 ? "; nothing changed" : "";
+	size_t n_errors = res->policy ? res->policy->n_errors : 0;
+
 	if (r == -EBADMSG) {
 		print_policy_errors(res->policy);
-		return ctl_error("%s: the policy is invalid (%zu errors); nothing changed", verb,
-				 res->policy ? res->policy->n_errors : 0);
+		return ctl_error("%s: the policy is invalid (%zu error%s)%s", verb, n_errors,
+				 n_errors == 1 ? "" : "s", unchanged);
 	}
 	if (r == -EPERM && !cp_have_net_admin())
-		return ctl_error("%s: changing priorities needs CAP_NET_ADMIN (run as root); "
-				 "nothing changed",
-				 verb);
+		return ctl_error("%s: changing priorities needs CAP_NET_ADMIN (run as root)%s",
+				 verb, unchanged);
 	if (res->inventory.n_algs && res->inventory.source != CP_SOURCE_CRYPTO_USER)
-		return ctl_errno(r, NULL,
-				 "%s: crypto_user is unavailable, priorities cannot be "
-				 "changed; nothing changed",
-				 verb);
+		return ctl_error("%s: priorities cannot be changed: %s%s", verb,
+				 ctl_crypto_user_reason(res->inventory.crypto_user_error),
+				 unchanged);
 	if (res->plan)
 		return ctl_errno(r, NULL, "%s: failed before the first change (see %s)", verb,
 				 CP_STATE_PATH);
@@ -440,7 +442,7 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, apply ? "nfaj" : "faj", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, apply ? ":nfaj" : ":faj", options, NULL)) >= 0) {
 		switch (c) {
 		case 'n':
 			if (!apply)
@@ -460,7 +462,7 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 			o->root = optarg;
 			break;
 		default:
-			return ctl_usage_error("%s: bad option", argv[0]);
+			return ctl_option_error(argv[0], c);
 		}
 	}
 	if (optind < argc)

@@ -58,14 +58,14 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, const char **name,
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:j", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, ":t:j", options, NULL)) >= 0) {
 		if (c == 't' && cp_mod_type_from_string(optarg, type) < 0)
 			return ctl_usage_error("resolve: bad --type '%s' (skcipher, aead, hash)",
 					       optarg);
 		else if (c == 'j')
 			ctl->json = true;
 		else if (c != 't')
-			return EXIT_USAGE;
+			return ctl_option_error("resolve", c);
 	}
 	if (argc - optind != 1)
 		return ctl_usage_error("resolve: expected one algorithm NAME");

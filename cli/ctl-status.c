@@ -3,6 +3,7 @@
  * cryptoprioctl status: what was applied last, what cryptoprio created,
  * the originals it keeps, and the daemon's record, from the state file.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -121,14 +122,18 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
 	_cleanup_(cp_state_free) struct cp_state state = {};
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "j", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, ":j", options, NULL)) >= 0) {
 		if (c != 'j')
-			return ctl_usage_error("status [--json]");
+			return ctl_option_error("status", c);
 		ctl->json = true;
 	}
 	if (optind < argc)
 		return ctl_usage_error("status: unexpected argument '%s'", argv[optind]);
 	r = cp_state_load(CP_STATE_PATH, &state);
+	if (r == -EBADMSG)
+		return ctl_error("status: %s is not a valid state file; the next apply, set or "
+				 "reset moves it aside to %s.corrupt",
+				 CP_STATE_PATH, CP_STATE_PATH);
 	if (r < 0)
 		return ctl_errno(r, NULL, "status: cannot read %s", CP_STATE_PATH);
 	if (ctl->json)
