@@ -126,6 +126,25 @@ ok "plan: an invalid policy exits 1" test $? -eq 1
 ok "plan: (1 error), and no 'nothing changed' from a verb that changes nothing" \
 	test "$(tail -n 1 "$tmp/err")" = "cryptoprioctl: plan: the policy is invalid (1 error)"
 
+# plan's steps on this machine's kernel: [Driver *] with a fixed priority
+# moves every driver of every planned algorithm (plan changes nothing).
+printf '[Driver *]\nPriority = 7\n' >"$tmp/seven.conf"
+"$ctl" plan -c "$tmp/seven.conf" >"$tmp/plan.txt" 2>/dev/null
+rows=$(grep -cE ' -> [0-9]+ ' "$tmp/plan.txt")
+if [[ $rows -gt 0 ]]; then
+	ok "plan: every arrow under the header's gap between OLD and NEW" awk '
+		NR == 1 { next } /^ALGORITHM / { at = index($0, "OLD") + 4; next }
+		/ -> [0-9]+ / { rows++; if (!at || index($0, " -> ") != at - 1) bad++ }
+		END { exit bad || !rows }' "$tmp/plan.txt"
+	"$ctl" plan --no-legend -c "$tmp/seven.conf" >"$tmp/rows.txt" 2>/dev/null
+	ok "plan --no-legend: the $rows rows and nothing else" \
+		test "$(grep -cE ' -> [0-9]+ ' "$tmp/rows.txt")/$(wc -l <"$tmp/rows.txt")" = "$rows/$rows"
+else
+	n=$((n + 2))
+	echo "ok $((n - 1)) # SKIP no algorithm to plan on this kernel"
+	echo "ok $n # SKIP no algorithm to plan on this kernel"
+fi
+
 # Durations: systemd's time spans; a bare number keeps each option's unit.
 ok "calibrate --budget 2min: beyond 1min, exit 2" \
 	fails 2 "^cryptoprioctl: calibrate: bad --budget '2min' \(a time span of 1ms\.\.1min" \
