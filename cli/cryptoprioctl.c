@@ -289,7 +289,11 @@ static int split_global_options(struct ctl *ctl, int argc, char **argv, char **a
 		if (used > 0)
 			continue;
 		used = 1;
-		if (n == 0 && help_option(argv[i]))
+		if (n == 0 && !done && strcmp(argv[i], "--") == 0) {
+			done = true; /* the verb next, whatever it looks like */
+			continue;
+		}
+		if (n == 0 && !done && help_option(argv[i]))
 			return 0;
 		if (n == 0 && argv[i][0] == '-')
 			return ctl_usage_error("unknown option '%s'", argv[i]);

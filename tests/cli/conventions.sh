@@ -76,6 +76,10 @@ quiet() { "$@" >/dev/null; }
 ok "--no-pager: accepted before the verb" quiet "$ctl" --no-pager list --inventory "$inv" 'cbc(aes)'
 ok "--no-pager: accepted after the verb" quiet "$ctl" list --inventory "$inv" --no-pager 'cbc(aes)'
 
+ok "after --, a global option is an argument of the verb" fails 1 \
+	"^cryptoprioctl: list: no implementation matches --no-legend$" \
+	list --inventory "$inv" -- --no-legend
+ok "-- before the verb ends the global options" quiet "$ctl" -j -- list --inventory "$inv"
 ok "unknown option of a verb: one line, the program's name, exit 2" \
 	fails 2 "^cryptoprioctl: list: unknown option '--bogus'; see 'cryptoprioctl --help'$" list --bogus
 ok "unknown short option: one line" fails 2 "^cryptoprioctl: list: unknown option '-x'" list -x
