@@ -77,6 +77,12 @@ void ctl_json_print(json_object *doc);
 /* Seconds since the epoch as local "YYYY-MM-DD HH:MM:SS +ZZZZ"; "never" for 0. */
 const char *ctl_format_time(char *buf, size_t len, int64_t t);
 
+/* "s" after a count other than 1: "1 step", "2 steps". */
+static inline const char *ctl_plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* Whether stdout is a terminal (for progress lines and markers). */
 bool ctl_stdout_is_tty(void);
 

@@ -249,10 +249,10 @@ static void print_text(const struct ctl *ctl, const struct cp_apply_result *r,
 		return;
 	if (!apply || o->dry_run)
 		printf(
-		    "%zu steps planned (%zu set, %zu touched, %zu to create, %zu to remove)%s.\n",
-		    r->n_steps, count_action(r, CP_STEP_SET), count_action(r, CP_STEP_TOUCH),
-		    count_action(r, CP_STEP_CREATE), count_action(r, CP_STEP_REMOVE),
-		    apply ? "; dry run: nothing changed" : "");
+		    "%zu step%s planned (%zu set, %zu touched, %zu to create, %zu to remove)%s.\n",
+		    r->n_steps, ctl_plural(r->n_steps), count_action(r, CP_STEP_SET),
+		    count_action(r, CP_STEP_TOUCH), count_action(r, CP_STEP_CREATE),
+		    count_action(r, CP_STEP_REMOVE), apply ? "; dry run: nothing changed" : "");
 	else
 		print_applied(r);
 }
@@ -490,7 +490,8 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	if (apply && !o->dry_run && !o->root)
 		ctl_daemon_after_apply(res.policy);
 	if (r == -EIO)
-		return ctl_error("%s: %zu of %zu steps failed", verb, res.n_failed, res.n_steps);
+		return ctl_error("%s: %zu of %zu step%s failed", verb, res.n_failed, res.n_steps,
+				 ctl_plural(res.n_steps));
 	return res.state_error ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 

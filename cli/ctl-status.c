@@ -66,12 +66,13 @@ static void print_last_apply(const struct ctl *ctl, const struct cp_state_apply 
 		pending += a->steps[i].result == CP_STEP_PENDING;
 	}
 	if (!a->finished_at)
-		printf("Interrupted: %zu steps not recorded as done (the first ones may be in "
+		printf("Interrupted: %zu step%s not recorded as done (the first ones may be in "
 		       "the kernel).\n",
-		       pending);
+		       pending, ctl_plural(pending));
 	else
-		printf("Finished %s: %zu steps, %zu failed.\n",
-		       ctl_format_time(t, sizeof(t), a->finished_at), a->n_steps, failed);
+		printf("Finished %s: %zu step%s, %zu failed.\n",
+		       ctl_format_time(t, sizeof(t), a->finished_at), a->n_steps,
+		       ctl_plural(a->n_steps), failed);
 }
 
 static const struct ctl_column created_columns[] = {
