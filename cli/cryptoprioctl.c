@@ -73,12 +73,16 @@ static char **verb_argv;
 
 int ctl_option_error(const char *verb, int c)
 {
+	const char *arg = optind > 0 ? verb_argv[optind - 1] : "";
 	char shown[3] = {'-', (char) optopt, '\0'};
-	const char *option = optopt && c != ':' ? shown : verb_argv[optind - 1];
 
 	if (c == ':')
-		return ctl_usage_error("%s: option '%s' needs a value", verb, option);
-	return ctl_usage_error("%s: unknown option '%s'", verb, option);
+		return ctl_usage_error("%s: option '%s' needs a value", verb, arg);
+	if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') && optopt)
+		return ctl_usage_error("%s: option '%.*s' takes no value", verb,
+				       (int) (strchr(arg, '=') - arg), arg);
+	/* A short option is one letter of its word ("-jx"); a long one is the word. */
+	return ctl_usage_error("%s: unknown option '%s'", verb, optopt ? shown : arg);
 }
 
 int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...)

@@ -86,6 +86,8 @@ ok "unknown short option: one line" fails 2 "^cryptoprioctl: list: unknown optio
 ok "unknown global option: one line" fails 2 "^cryptoprioctl: unknown option '--bogus'" --bogus list
 ok "a value missing: one line" fails 2 "^cryptoprioctl: list: option '--inventory' needs a value" \
 	list --inventory
+ok "a value given to a flag: one line, the option named" \
+	fails 2 "^cryptoprioctl: plan: option '--all' takes no value; see" plan --all=3
 ok "-c without its FILE: one line" fails 2 "^cryptoprioctl: option '-c' needs a FILE" list -c
 echo "not a listing" >"$tmp/junk"
 ok "an inventory that does not parse: one line, exit 1" fails 1 \
