@@ -117,6 +117,10 @@ assert r["valid"] and r["warnings"] == [{"file": sys.argv[2], "line": 4,
 printf '[Algorithm gcm(aes)]\nGears = any\n' >"$tmp/good.conf"
 ok "patterns that match: no warning" \
 	test "$("$ctl" check-policy --inventory "$inv" "$tmp/good.conf" 2>&1)" = "$tmp/good.conf: valid"
+printf '[Algorithm *]\nGears = any\n\n[Driver no-such-driver-*]\nPin = last\n' >"$tmp/here.conf"
+ok "without --inventory: the patterns against this machine's implementations" \
+	test "$("$ctl" check-policy "$tmp/here.conf" 2>&1 >/dev/null)" = \
+	"$tmp/here.conf:4: warning: [Driver no-such-driver-*] matches no driver registered on this machine"
 ok "check-policy --root of no directory: exit 1, said" \
 	fails 1 "^cryptoprioctl: check-policy: --root /nonexistent: No such file or directory$" \
 	check-policy --root /nonexistent
