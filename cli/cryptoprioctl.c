@@ -14,17 +14,18 @@
 #include "cryptoprioctl.h"
 
 static const struct ctl_verb verbs[] = {
-    {"list", "list [PATTERN...]", verb_list},
+    {"list", "list [--inventory FILE] [PATTERN...]", verb_list},
     {"set", "set DRIVER PRIORITY", verb_set},
     {"reset", "reset [DRIVER...]", verb_reset},
     {"calibrate",
      "calibrate [PATTERN...] [--size N[,N...]] [--depth N] [--budget TIME] [--force]\n"
      "          [--backend module|af_alg]\n"
-     "calibrate --raw [PATTERN...] [--size N[,N...]] [--depth N] [--budget MS] [--decrypt]\n"
+     "calibrate --raw [PATTERN...] [--size N[,N...]] [--depth N] [--budget TIME] [--decrypt]\n"
      "          [--key-size N] [--type skcipher|aead|hash]",
      verb_calibrate},
     {"resolve", "resolve NAME [--type skcipher|aead|hash]", verb_resolve},
-    {"check-policy", "check-policy [--verbose] [FILE...]", verb_check_policy},
+    {"check-policy", "check-policy [--verbose] [--inventory FILE] [--root DIR] [FILE...]",
+     verb_check_policy},
     {"plan", "plan [--all] [--force]", verb_plan},
     {"apply", "apply [--dry-run] [--force] [--all]", verb_apply},
     {"status", "status", verb_status},
@@ -59,11 +60,29 @@ int ctl_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	fputs("cryptoprioctl: ", stderr);
 	va_start(ap, fmt);
-	vprint_error(fmt, ap);
+	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("Try 'cryptoprioctl --help'.\n", stderr);
+	fputs("; see 'cryptoprioctl --help'\n", stderr);
 	return EXIT_USAGE;
+}
+
+/* The verb's arguments as getopt_long leaves them (it permutes them). */
+static char **verb_argv;
+
+int ctl_option_error(const char *verb, int c)
+{
+	const char *arg = optind > 0 ? verb_argv[optind - 1] : "";
+	char shown[3] = {'-', (char) optopt, '\0'};
+
+	if (c == ':')
+		return ctl_usage_error("%s: option '%s' needs a value", verb, arg);
+	if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') && optopt)
+		return ctl_usage_error("%s: option '%.*s' takes no value", verb,
+				       (int) (strchr(arg, '=') - arg), arg);
+	/* A short option is one letter of its word ("-jx"); a long one is the word. */
+	return ctl_usage_error("%s: unknown option '%s'", verb, optopt ? shown : arg);
 }
 
 int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...)
@@ -74,13 +93,40 @@ int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, ": %s", strerror(-negative_errno));
+	/* The kernel refuses netlink requests without the capability with EPERM. */
+	if (negative_errno == -EPERM)
+		fputs(": needs CAP_NET_ADMIN (run as root)", stderr);
+	else
+		fprintf(stderr, ": %s", strerror(-negative_errno));
 	if (extack && *extack)
 		fprintf(stderr, " (kernel: %s)", extack);
-	if (negative_errno == -EPERM || negative_errno == -EACCES)
-		fputs(" (CAP_NET_ADMIN is required; run as root)", stderr);
+	if (negative_errno == -EACCES)
+		fputs(" (needs CAP_NET_ADMIN; run as root)", stderr);
 	fputc('\n', stderr);
 	return EXIT_FAILURE;
+}
+
+const char *ctl_module_reason(int negative_errno)
+{
+	switch (negative_errno) {
+	case -ENOENT: /* no generic netlink family of that name */
+		return "is not loaded (modprobe cryptoprio)";
+	case -EPERM:
+	case -EACCES:
+		return "needs CAP_NET_ADMIN (run as root)";
+	default:
+		return strerror(-negative_errno);
+	}
+}
+
+const char *ctl_crypto_user_reason(int negative_errno)
+{
+	static char buf[128];
+
+	if (negative_errno == -EPROTONOSUPPORT) /* no NETLINK_CRYPTO in this kernel */
+		return "the kernel has no crypto_user (modprobe crypto_user; CONFIG_CRYPTO_USER)";
+	snprintf(buf, sizeof(buf), "crypto_user: %s", strerror(-negative_errno));
+	return buf;
 }
 
 int ctl_open_module(const char *verb, struct cp_nl *nl, uint16_t *family)
@@ -90,20 +136,23 @@ int ctl_open_module(const char *verb, struct cp_nl *nl, uint16_t *family)
 	if (r < 0)
 		return ctl_errno(r, NULL, "%s: cannot open a generic netlink socket", verb);
 	r = cp_mod_family(nl, family);
-	if (r == -ENOENT)
-		(void) ctl_error("%s: cryptoprio kernel module not loaded (modprobe cryptoprio)",
-				 verb);
-	else if (r < 0)
-		(void) ctl_errno(r, nl->extack, "%s: cannot use the cryptoprio module", verb);
+	if (r < 0)
+		(void) ctl_error("%s: the cryptoprio kernel module %s", verb, ctl_module_reason(r));
 	if (r < 0)
 		cp_nl_close(nl);
 	return r < 0 ? EXIT_FAILURE : 0;
 }
 
+/* The options of the command running, for what prints its output. */
+static const struct ctl *the_ctl;
+
 void ctl_json_print(json_object *doc)
 {
-	puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						     JSON_C_TO_STRING_NOSLASHESCAPE));
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+
+	if (!the_ctl || the_ctl->json != CTL_JSON_SHORT)
+		flags |= JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
+	puts(json_object_to_json_string_ext(doc, flags));
 	json_object_put(doc);
 }
 
@@ -144,11 +193,14 @@ static void help(void)
 	       "new users get, by priority.\n\nVerbs:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++)
 		print_synopsis("  ", verbs[i].synopsis);
-	printf("\nOptions (-j also after the verb):\n"
-	       "  -c, --config FILE  use FILE as the whole policy (no search path)\n"
-	       "  -j, --json         print one JSON document instead of a table\n"
-	       "  -h, --help         show this help; after a verb, the verb's usage\n"
-	       "      --version      show the version\n\n"
+	printf("\nOptions (all but --help and --version also after the verb):\n"
+	       "  -c, --config FILE    use FILE as the whole policy (no search path)\n"
+	       "  -j, --json[=MODE]    print one JSON document instead of a table: pretty\n"
+	       "                       (-j, --json), short (one line), off\n"
+	       "      --no-legend      print tables without their header and summary lines\n"
+	       "      --no-pager       accepted; cryptoprioctl never pages its output\n"
+	       "  -h, --help           show this help; after a verb, the verb's usage\n"
+	       "      --version        show the version\n\n"
 	       "See cryptoprioctl(8).\n");
 }
 
@@ -161,68 +213,128 @@ static bool verb_wants_help(int argc, char **argv)
 	return false;
 }
 
-static int parse_global_options(struct ctl *ctl, int argc, char **argv)
+static int set_json(struct ctl *ctl, const char *mode)
 {
-	enum { OPT_VERSION = 0x100 };
-	static const struct option options[] = {
-	    {"config", required_argument, NULL, 'c'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, OPT_VERSION},
-	    {},
-	};
-	int c;
+	if (!mode || strcmp(mode, "pretty") == 0)
+		ctl->json = CTL_JSON_PRETTY;
+	else if (strcmp(mode, "short") == 0)
+		ctl->json = CTL_JSON_SHORT;
+	else if (strcmp(mode, "off") == 0)
+		ctl->json = CTL_JSON_OFF;
+	else
+		return ctl_usage_error("bad --json '%s' (pretty, short, off)", mode);
+	return 0;
+}
 
-	/* '+': stop at the verb, its options are its own. */
-	while ((c = getopt_long(argc, argv, "+c:jh", options, NULL)) >= 0) {
-		switch (c) {
-		case 'c':
-			ctl->config = optarg;
-			break;
-		case 'j':
-			ctl->json = true;
-			break;
-		case 'h':
-			help();
-			return 0;
-		case OPT_VERSION:
-			printf("cryptoprioctl %s\n", PACKAGE_VERSION);
-			return 0;
-		default:
-			return -EINVAL;
-		}
+/* --config FILE, --config=FILE, -c FILE, -cFILE at argv[i]: the arguments used, or -1. */
+static int config_option(struct ctl *ctl, int argc, char **argv, int i)
+{
+	const char *a = argv[i];
+
+	if (strncmp(a, "--config=", 9) == 0 || (strncmp(a, "-c", 2) == 0 && a[2])) {
+		ctl->config = a[1] == '-' ? a + 9 : a + 2;
+		return 1;
 	}
+	if (strcmp(a, "--config") != 0 && strcmp(a, "-c") != 0)
+		return 0;
+	if (i + 1 >= argc) {
+		(void) ctl_usage_error("option '%s' needs a FILE", a);
+		return -1;
+	}
+	ctl->config = argv[i + 1];
+	return 2;
+}
+
+/*
+ * A global option at argv[i], before or after the verb: the arguments it
+ * used (1 or 2), 0 if it is none, -1 after saying what is wrong.
+ */
+static int global_option(struct ctl *ctl, int argc, char **argv, int i)
+{
+	const char *a = argv[i];
+
+	if (strcmp(a, "-j") == 0 || strcmp(a, "--json") == 0 || strncmp(a, "--json=", 7) == 0)
+		return set_json(ctl, a[1] == '-' && a[6] ? a + 7 : NULL) == 0 ? 1 : -1;
+	if (strcmp(a, "--no-legend") == 0) {
+		ctl->no_legend = true;
+		return 1;
+	}
+	if (strcmp(a, "--no-pager") == 0)
+		return 1; /* accepted: cryptoprioctl never pages */
+	return config_option(ctl, argc, argv, i);
+}
+
+/* --help and --version, before the verb only: 1 when shown, 0 if @a is neither. */
+static int help_option(const char *a)
+{
+	if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+		help();
+	else if (strcmp(a, "--version") == 0)
+		printf("cryptoprioctl %s\n", PACKAGE_VERSION);
+	else
+		return 0;
+	return 1;
+}
+
+/*
+ * The global options taken out of @argv wherever they are (up to "--"),
+ * the rest, verb first, into @args with their count in @ret_n. Returns 1 to
+ * run the verb, 0 after --help or --version, or the usage exit code.
+ */
+static int split_global_options(struct ctl *ctl, int argc, char **argv, char **args, int *ret_n)
+{
+	bool done = false;
+	int n = 0, used;
+
+	for (int i = 1; i < argc; i += used) {
+		used = done ? 0 : global_option(ctl, argc, argv, i);
+		if (used < 0)
+			return EXIT_USAGE;
+		if (used > 0)
+			continue;
+		used = 1;
+		if (n == 0 && !done && strcmp(argv[i], "--") == 0) {
+			done = true; /* the verb next, whatever it looks like */
+			continue;
+		}
+		if (n == 0 && !done && help_option(argv[i]))
+			return 0;
+		if (n == 0 && argv[i][0] == '-')
+			return ctl_usage_error("unknown option '%s'", argv[i]);
+		done = done || strcmp(argv[i], "--") == 0;
+		args[n++] = argv[i];
+	}
+	*ret_n = n;
 	return 1;
 }
 
 int main(int argc, char **argv)
 {
+	_cleanup_free_ char **args = calloc((size_t) argc + 1, sizeof(*args));
 	struct ctl ctl = {};
-	int r;
+	int n, r;
 
-	r = parse_global_options(&ctl, argc, argv);
-	if (r < 0) {
-		fputs("Try 'cryptoprioctl --help'.\n", stderr);
-		return EXIT_USAGE;
-	}
-	if (r == 0)
-		return EXIT_SUCCESS;
-	if (optind >= argc)
+	if (!args)
+		return ctl_errno(-ENOMEM, NULL, "cannot start");
+	opterr = 0; /* each verb says what is wrong with its options, once */
+	the_ctl = &ctl;
+	r = split_global_options(&ctl, argc, argv, args, &n);
+	if (r != 1)
+		return r;
+	if (n == 0)
 		return ctl_usage_error("missing verb");
-
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
-		if (strcmp(argv[optind], verbs[i].name) != 0)
+		if (strcmp(args[0], verbs[i].name) != 0)
 			continue;
-		argc -= optind;
-		argv += optind;
-		if (verb_wants_help(argc, argv)) {
+		if (verb_wants_help(n, args)) {
 			puts("Usage:");
 			print_synopsis("  cryptoprioctl [OPTIONS] ", verbs[i].synopsis);
 			puts("\nSee cryptoprioctl(8).");
 			return EXIT_SUCCESS;
 		}
 		optind = 0; /* reset getopt for the verb's own options */
-		return verbs[i].run(&ctl, argc, argv);
+		verb_argv = args;
+		return verbs[i].run(&ctl, n, args);
 	}
-	return ctl_usage_error("unknown verb '%s'", argv[optind]);
+	return ctl_usage_error("unknown verb '%s'", args[0]);
 }

@@ -11,8 +11,16 @@
 /* Exit codes (cryptoprioctl(8)): 0 success, 1 failure at run time, 2 malformed command line. */
 #define EXIT_USAGE 2
 
+/* --json=MODE; a verb's own -j sets CTL_JSON_PRETTY (true). */
+enum ctl_json {
+	CTL_JSON_OFF,
+	CTL_JSON_PRETTY, /* indented, for people */
+	CTL_JSON_SHORT,	 /* one line per document, for scripts */
+};
+
 struct ctl {
-	bool json;
+	enum ctl_json json;
+	bool no_legend;	    /* --no-legend: tables without their header and summary lines */
 	const char *config; /* -c FILE, or NULL for the search path */
 };
 
@@ -31,8 +39,21 @@ int ctl_error(const char *fmt, ...) _printf_(1, 2);
 /* Said before blocking on the lock another apply, set, reset or the daemon holds. */
 void ctl_lock_waiting(const char *path);
 int ctl_usage_error(const char *fmt, ...) _printf_(1, 2);
+/*
+ * What getopt_long (opterr = 0, optstring starting with ':') returned as
+ * @c for an option of @verb: the one line that says so, and EXIT_USAGE.
+ */
+int ctl_option_error(const char *verb, int c);
 /* Report a failed privileged operation; names CAP_NET_ADMIN for EPERM. */
 int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...) _printf_(3, 4);
+
+/* Why the cryptoprio module cannot be used, in words: "is not loaded (modprobe cryptoprio)". */
+const char *ctl_module_reason(int negative_errno);
+/*
+ * Why crypto_user cannot be reached, in words, with what to do where that
+ * is known: "the kernel has no crypto_user (modprobe crypto_user; ...)".
+ */
+const char *ctl_crypto_user_reason(int negative_errno);
 
 struct cp_nl;
 /*
@@ -42,11 +63,25 @@ struct cp_nl;
  */
 int ctl_open_module(const char *verb, struct cp_nl *nl, uint16_t *family);
 
-/* Print a JSON document to stdout (pretty, one document per command) and release it. */
+struct cp_inventory;
+/*
+ * The implementations for @verb: the kernel's, or another machine's
+ * /proc/crypto saved in @file (--inventory). 0, or the exit code after
+ * saying why not.
+ */
+int ctl_inventory_load(const char *verb, const char *file, struct cp_inventory *inv);
+
+/* Print a JSON document to stdout (one per command, as --json says) and release it. */
 void ctl_json_print(json_object *doc);
 
 /* Seconds since the epoch as local "YYYY-MM-DD HH:MM:SS +ZZZZ"; "never" for 0. */
 const char *ctl_format_time(char *buf, size_t len, int64_t t);
+
+/* "s" after a count other than 1: "1 step", "2 steps". */
+static inline const char *ctl_plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
 
 /* Whether stdout is a terminal (for progress lines and markers). */
 bool ctl_stdout_is_tty(void);

@@ -163,7 +163,7 @@ static int parse_u32(const char *s, uint32_t *ret)
 /* One option into @o: 0, or the exit code after saying what is wrong. */
 static int parse_option(struct ctl *ctl, int c, const char *arg, struct calib_opts *o)
 {
-	uint32_t ms;
+	uint64_t usec;
 
 	switch (c) {
 	case 's':
@@ -177,9 +177,12 @@ static int parse_option(struct ctl *ctl, int c, const char *arg, struct calib_op
 			   ? ctl_usage_error("calibrate: bad --depth '%s'", arg)
 			   : 0;
 	case 'b':
-		if (parse_u32(arg, &ms) < 0)
-			return ctl_usage_error("calibrate: bad --budget '%s' (milliseconds)", arg);
-		o->budget_ns = (uint64_t) ms * UINT64_C(1000000);
+		/* No range: the module enforces its own and says why. */
+		if (cp_parse_timespan(arg, CP_USEC_PER_MSEC, &usec) < 0 || usec > UINT64_MAX / 1000)
+			return ctl_usage_error("calibrate: bad --budget '%s' (a time span: 200ms, "
+					       "1s; a bare number is milliseconds)",
+					       arg);
+		o->budget_ns = usec * 1000;
 		return 0;
 	case 'D':
 		o->decrypt = true;
@@ -199,7 +202,7 @@ static int parse_option(struct ctl *ctl, int c, const char *arg, struct calib_op
 	case 'r':
 		return 0;
 	default:
-		return EXIT_USAGE;
+		return ctl_option_error("calibrate", c);
 	}
 }
 
@@ -218,7 +221,7 @@ static int parse_options(struct ctl *ctl, int argc, char **argv, struct calib_op
 	};
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "s:d:b:Dk:t:jr", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, ":s:d:b:Dk:t:jr", options, NULL)) >= 0) {
 		r = parse_option(ctl, c, optarg, o);
 		if (r != 0)
 			return r;

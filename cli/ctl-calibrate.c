@@ -12,6 +12,7 @@
 
 #include "calibrate.h"
 #include "cryptoprioctl.h"
+#include "ctl-table.h"
 #include "inventory-load.h"
 #include "paths.h"
 #include "policy.h"
@@ -85,7 +86,9 @@ static int parse_option(struct ctl *ctl, int c, struct calibrate_args *a)
 	case 'b':
 		if (cp_parse_duration(optarg, &value) < 0)
 			return ctl_usage_error(
-			    "calibrate: bad --budget '%s' (1ms..60s, e.g. 500ms)", optarg);
+			    "calibrate: bad --budget '%s' (a time span of 1ms..1min: 500ms, "
+			    "1s 500ms; a bare number is seconds)",
+			    optarg);
 		a->budget_ns = value * 1000;
 		a->budget_set = true;
 		return 0;
@@ -102,7 +105,7 @@ static int parse_option(struct ctl *ctl, int c, struct calibrate_args *a)
 		ctl->json = true;
 		return 0;
 	}
-	return EXIT_USAGE; /* getopt_long has said what is wrong */
+	return ctl_option_error("calibrate", c);
 }
 
 static int parse_args(struct ctl *ctl, int argc, char **argv, struct calibrate_args *a)
@@ -118,7 +121,7 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, struct calibrate_a
 	};
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "s:d:b:fB:j", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, ":s:d:b:fB:j", options, NULL)) >= 0) {
 		r = parse_option(ctl, c, a);
 		if (r != 0)
 			return r;
@@ -318,47 +321,60 @@ static void format_cell(const struct cp_point *p, char *buf, size_t size)
 			 p->cached ? "c" : "");
 }
 
-static void print_group(const struct cp_calibration *cal, const struct cp_inventory *inv,
-			size_t first, size_t end, const struct calibrate_args *a)
+/* The cells of @m's row: mark, driver, class, a cell per size, KAT, backend; 0 or -ENOMEM. */
+static int add_row(struct ctl_table *t, const struct cp_measured *m, bool best,
+		   const struct cp_inventory *inv, const struct calibrate_args *a)
 {
-	const struct cp_measured *best = winner(cal, cal->measured[first].name, a);
-	char cell[48], size[32];
+	char cells[MAX_SIZES + 1][48];
+	const char *row[MAX_SIZES + 6] = {best ? "*" : NULL, m->driver,
+					  m->candidate ? "cpu+" : class_of(m, inv) ?: "-"};
+	size_t n = 3;
 
-	printf("\n%s (MB/s, median±half-range of the runs; * fastest at the workload point, "
-	       "c from the cache)\n  %-32s %-7s",
-	       cal->measured[first].name, "DRIVER", "CLASS");
-	for (size_t s = 0; s < a->n_sizes; s++)
-		printf(" %16s", cp_format_size(size, sizeof(size), a->sizes[s]));
-	printf("  %-11s %s\n", "KAT", "BACKEND");
-	for (size_t i = first; i < end; i++) {
-		const struct cp_measured *m = &cal->measured[i];
-		const char *class = class_of(m, inv);
-
-		printf("%c %-32s %-7s", m == best ? '*' : ' ', m->driver,
-		       m->candidate ? "cpu+"
-		       : class	    ? class
-				    : "-");
-		for (size_t s = 0; s < m->n_points; s++) {
-			format_cell(&m->points[s], cell, sizeof(cell));
-			printf(" %16s", cell);
-		}
-		printf("  %-11s %s\n", cp_mod_kat_to_string(m->kat),
-		       cp_backend_to_string(m->backend));
+	for (size_t s = 0; s < m->n_points && s < a->n_sizes; s++) {
+		format_cell(&m->points[s], cells[s], sizeof(cells[s]));
+		row[n++] = cells[s];
 	}
+	n = 3 + a->n_sizes;
+	row[n++] = cp_mod_kat_to_string(m->kat);
+	row[n] = cp_backend_to_string(m->backend);
+	return ctl_table_row(t, row);
 }
 
-static void print_table(const struct cp_calibration *cal, const struct cp_inventory *inv,
-			const struct calibrate_args *a)
+/* One table for every algorithm, a title each: the sizes are the same for all. */
+static int print_groups(const struct ctl *ctl, const struct cp_calibration *cal,
+			const struct cp_inventory *inv, const struct calibrate_args *a)
+{
+	struct ctl_column columns[MAX_SIZES + 6] = {{""}, {"DRIVER"}, {"CLASS"}};
+	char sizes[MAX_SIZES + 1][32];
+	struct ctl_table *t;
+	size_t n = 3;
+	int r = 0;
+
+	for (size_t s = 0; s < a->n_sizes; s++)
+		columns[n++] = (struct ctl_column){
+		    cp_format_size(sizes[s], sizeof(sizes[s]), a->sizes[s]), CTL_COL_RIGHT};
+	columns[n++] = (struct ctl_column){"KAT"};
+	columns[n++] = (struct ctl_column){"BACKEND"};
+	t = ctl_table_new(ctl, columns, n, "");
+	for (size_t first = 0, end; t && r >= 0 && first < cal->n_measured; first = end) {
+		const struct cp_measured *best = winner(cal, cal->measured[first].name, a);
+
+		end = cp_calibration_name_end(cal, first);
+		r = ctl_table_title(t, "%s", cal->measured[first].name);
+		for (size_t i = first; r >= 0 && i < end; i++)
+			r = add_row(t, &cal->measured[i], &cal->measured[i] == best, inv, a);
+	}
+	if (t && r >= 0)
+		return ctl_table_print(t);
+	ctl_table_free(t);
+	return -ENOMEM;
+}
+
+/* Below the table: the calibration's summary and what its marks mean. */
+static void print_summary(const struct cp_calibration *cal, const struct calibrate_args *a)
 {
 	char size[32];
 
-	for (size_t first = 0, end; first < cal->n_measured; first = end) {
-		end = cp_calibration_name_end(cal, first);
-		print_group(cal, inv, first, end, a);
-	}
-	for (size_t i = 0; i < cal->n_skipped; i++)
-		printf("%snot calibrated: %s (%s): %s\n", i ? "" : "\n", cal->skipped[i].driver,
-		       cal->skipped[i].name, cal->skipped[i].reason);
 	printf("\nWorkload %s at depth %" PRIu32 "; backend %s; %zu points measured, %zu from the "
 	       "cache, %zu not measured within the %" PRIu64 " ms budget; %.0f ms.\n",
 	       cp_format_size(size, sizeof(size), a->workload_size), a->depth,
@@ -380,13 +396,30 @@ static void print_table(const struct cp_calibration *cal, const struct cp_invent
 		}
 }
 
+/* --no-legend: the rows alone, without the legend, the summary and what was left out. */
+static void print_table(const struct ctl *ctl, const struct cp_calibration *cal,
+			const struct cp_inventory *inv, const struct calibrate_args *a)
+{
+	if (!ctl->no_legend && cal->n_measured)
+		printf("MB/s, median±half-range of the runs; * fastest at the workload point, c "
+		       "from the cache\n\n");
+	if (cal->n_measured && print_groups(ctl, cal, inv, a) < 0)
+		(void) ctl_errno(-ENOMEM, NULL, "calibrate");
+	if (ctl->no_legend)
+		return;
+	for (size_t i = 0; i < cal->n_skipped; i++)
+		printf("%snot calibrated: %s (%s): %s\n", i ? "" : "\n", cal->skipped[i].driver,
+		       cal->skipped[i].name, cal->skipped[i].reason);
+	print_summary(cal, a);
+}
+
 static void explain_backend(const struct cp_calibration *cal)
 {
 	if (cal->backend == CP_BACKEND_AFALG && cal->module_error)
 		fprintf(stderr,
-			"cryptoprioctl: cryptoprio module not usable (%s): measuring through "
-			"AF_ALG, which cannot reach engines on Linux >= 7.2\n",
-			strerror(-cal->module_error));
+			"cryptoprioctl: the cryptoprio module %s: measuring through AF_ALG, which "
+			"cannot reach engines on Linux >= 7.2\n",
+			ctl_module_reason(cal->module_error));
 	if (cal->cache_warning[0])
 		fprintf(stderr, "cryptoprioctl: %s\n", cal->cache_warning);
 	if (cal->n_instances_left == SIZE_MAX)
@@ -436,13 +469,16 @@ int verb_calibrate(struct ctl *ctl, int argc, char **argv)
 		fputs("\r\033[K", stderr);
 	if (r < 0) {
 		cp_inventory_free(&inv);
+		if (a.backend == CP_BACKEND_MODULE && r == cal.module_error)
+			return ctl_error("calibrate: --backend module: the cryptoprio module %s",
+					 ctl_module_reason(r));
 		return ctl_errno(r, NULL, "calibrate");
 	}
 	explain_backend(&cal);
 	if (ctl->json)
 		print_json(&cal, &inv, &a);
 	else
-		print_table(&cal, &inv, &a);
+		print_table(ctl, &cal, &inv, &a);
 	r = cal.n_measured == 0 && cal.n_skipped == 0;
 	cp_calibration_free(&cal);
 	cp_inventory_free(&inv);

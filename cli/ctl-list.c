@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cryptoprioctl list: every implementation, grouped by algorithm name. */
+#include <errno.h>
 #include <getopt.h>
 #include <string.h>
 
 #include "cryptoprioctl.h"
+#include "ctl-table.h"
 #include "inventory-load.h"
 #include "pattern.h"
 
@@ -81,26 +83,37 @@ static json_object *alg_to_json(const struct cp_alg *alg, bool winner)
 
 static void print_source(const struct cp_inventory *inv)
 {
-	if (inv->source == CP_SOURCE_CRYPTO_USER)
+	if (inv->source != CP_SOURCE_PROC_CRYPTO)
 		return;
-	fprintf(stderr,
-		"cryptoprioctl: crypto_user unavailable (%s), read-only inventory from %s\n",
-		strerror(-inv->crypto_user_error), cp_source_to_string(inv->source));
+	fprintf(stderr, "cryptoprioctl: read-only inventory from %s: %s\n",
+		cp_source_to_string(inv->source), ctl_crypto_user_reason(inv->crypto_user_error));
 }
 
-static void print_group(const struct cp_inventory *inv, size_t first, size_t end)
+static const struct ctl_column columns[] = {
+    {"", 0}, {"DRIVER", 0}, {"CLASS", 0}, {"PRIORITY", CTL_COL_RIGHT}, {"FLAGS", 0}, {"MODULE", 0},
+};
+
+/* The group's title, then a row for each implementation: 0 or -ENOMEM. */
+static int add_group(struct ctl_table *t, const struct cp_inventory *inv, size_t first, size_t end)
 {
 	const struct cp_alg *winner = cp_inventory_winner(inv, inv->algs[first].name);
-	char flags[128];
+	char flags[128], priority[16];
+	int r = ctl_table_title(t, "%s (%s)", inv->algs[first].name, inv->algs[first].type);
 
-	printf("%s (%s)\n", inv->algs[first].name, inv->algs[first].type);
-	for (size_t i = first; i < end; i++) {
+	for (size_t i = first; r >= 0 && i < end; i++) {
 		const struct cp_alg *alg = &inv->algs[i];
+		const char *cells[] = {alg == winner ? "*" : NULL,
+				       alg->driver,
+				       cp_class_to_string(alg->class),
+				       priority,
+				       flags,
+				       alg->module};
 
 		format_flags(alg, flags, sizeof(flags));
-		printf("  %c %-40s %-7s %10u  %-32s %s\n", alg == winner ? '*' : ' ', alg->driver,
-		       cp_class_to_string(alg->class), alg->priority, flags, alg->module);
+		snprintf(priority, sizeof(priority), "%u", alg->priority);
+		r = ctl_table_row(t, cells);
 	}
+	return r;
 }
 
 static json_object *group_to_json(const struct cp_inventory *inv, size_t first, size_t end)
@@ -117,60 +130,106 @@ static json_object *group_to_json(const struct cp_inventory *inv, size_t first, 
 	return obj;
 }
 
-static int parse_options(struct ctl *ctl, int argc, char **argv)
+/* --json, --inventory FILE: 0, or the exit code after saying what is wrong. */
+static int parse_options(struct ctl *ctl, int argc, char **argv, const char **inventory)
 {
+	enum { OPT_INVENTORY = 0x100 };
 	static const struct option options[] = {
 	    {"json", no_argument, NULL, 'j'},
+	    {"inventory", required_argument, NULL, OPT_INVENTORY},
 	    {},
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "j", options, NULL)) >= 0) {
-		if (c != 'j')
-			return -EINVAL;
-		ctl->json = true;
+	while ((c = getopt_long(argc, argv, ":j", options, NULL)) >= 0) {
+		if (c == 'j')
+			ctl->json = true;
+		else if (c == OPT_INVENTORY)
+			*inventory = optarg;
+		else
+			return ctl_option_error("list", c);
 	}
 	return 0;
 }
 
+int ctl_inventory_load(const char *verb, const char *file, struct cp_inventory *inv)
+{
+	int r = file ? cp_inventory_load_file(file, inv) : cp_inventory_load(inv);
+
+	if (r == -EBADMSG)
+		return ctl_error("%s: %s is not a listing in /proc/crypto's format", verb, file);
+	if (r < 0 && file)
+		return ctl_errno(r, NULL, "%s: cannot read %s", verb, file);
+	if (r < 0)
+		return ctl_errno(r, NULL, "%s: cannot read the kernel's crypto implementations",
+				 verb);
+	return 0;
+}
+
+static void print_json(const struct cp_inventory *inv, char **patterns, int n_patterns)
+{
+	json_object *doc = json_object_new_object(), *groups = json_object_new_array();
+
+	for (size_t first = 0, end; first < inv->n_algs; first = end) {
+		end = group_end(inv, first);
+		if (group_matches(inv, first, end, patterns, n_patterns))
+			json_object_array_add(groups, group_to_json(inv, first, end));
+	}
+	json_object_object_add(doc, "source",
+			       json_object_new_string(cp_source_to_string(inv->source)));
+	json_object_object_add(doc, "algorithms", groups);
+	ctl_json_print(doc);
+}
+
+static int print_table(const struct ctl *ctl, const struct cp_inventory *inv, char **patterns,
+		       int n_patterns)
+{
+	struct ctl_table *t = ctl_table_new(ctl, columns, ARRAY_SIZE(columns), "  ");
+	int r = t ? 0 : -ENOMEM;
+
+	for (size_t first = 0, end; r >= 0 && first < inv->n_algs; first = end) {
+		end = group_end(inv, first);
+		if (group_matches(inv, first, end, patterns, n_patterns))
+			r = add_group(t, inv, first, end);
+	}
+	if (r >= 0)
+		return ctl_table_print(t);
+	ctl_table_free(t);
+	return r;
+}
+
+static size_t count_groups(const struct cp_inventory *inv, char **patterns, int n_patterns)
+{
+	size_t n = 0;
+
+	for (size_t first = 0, end; first < inv->n_algs; first = end) {
+		end = group_end(inv, first);
+		n += group_matches(inv, first, end, patterns, n_patterns);
+	}
+	return n;
+}
+
 int verb_list(struct ctl *ctl, int argc, char **argv)
 {
-	struct cp_inventory inv;
-	json_object *groups = NULL;
-	size_t shown = 0;
-	int r;
+	_cleanup_(cp_inventory_free) struct cp_inventory inv = {};
+	const char *file = NULL;
+	char **patterns;
+	int n_patterns, r;
 
-	if (parse_options(ctl, argc, argv) < 0)
-		return ctl_usage_error("list: unknown option");
-	r = cp_inventory_load(&inv);
-	if (r < 0)
-		return ctl_errno(r, NULL, "failed to read the kernel's crypto implementations");
+	r = parse_options(ctl, argc, argv, &file);
+	if (r == 0)
+		r = ctl_inventory_load("list", file, &inv);
+	if (r != 0)
+		return r;
+	patterns = argv + optind;
+	n_patterns = argc - optind;
 	print_source(&inv);
+	if (n_patterns > 0 && count_groups(&inv, patterns, n_patterns) == 0)
+		return ctl_error("list: no implementation matches %s%s", patterns[0],
+				 n_patterns > 1 ? " or the other patterns" : "");
 	if (ctl->json)
-		groups = json_object_new_array();
-	else
-		printf("  %-40s %-7s %10s  %-32s %s\n", "DRIVER", "CLASS", "PRIORITY", "FLAGS",
-		       "MODULE");
-	for (size_t first = 0, end; first < inv.n_algs; first = end) {
-		end = group_end(&inv, first);
-		if (!group_matches(&inv, first, end, argv + optind, argc - optind))
-			continue;
-		shown++;
-		if (ctl->json)
-			json_object_array_add(groups, group_to_json(&inv, first, end));
-		else
-			print_group(&inv, first, end);
-	}
-	if (ctl->json) {
-		json_object *doc = json_object_new_object();
-
-		json_object_object_add(doc, "source",
-				       json_object_new_string(cp_source_to_string(inv.source)));
-		json_object_object_add(doc, "algorithms", groups);
-		ctl_json_print(doc);
-	}
-	cp_inventory_free(&inv);
-	if (shown == 0 && optind < argc)
-		return ctl_error("no implementation matches the pattern");
+		print_json(&inv, patterns, n_patterns);
+	else if (print_table(ctl, &inv, patterns, n_patterns) < 0)
+		return ctl_errno(-ENOMEM, NULL, "list");
 	return EXIT_SUCCESS;
 }

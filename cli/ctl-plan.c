@@ -13,6 +13,7 @@
 #include "apply.h"
 #include "cryptoprioctl.h"
 #include "ctl-daemon.h"
+#include "ctl-table.h"
 #include "fileio.h"
 #include "paths.h"
 #include "units.h"
@@ -71,8 +72,8 @@ static void print_calibration(const struct cp_apply_result *r, bool all)
 		printf("  without CAP_NET_ADMIN: measured through AF_ALG only (on Linux >= 7.2 it "
 		       "cannot reach offload engines); the cache is read, not written\n");
 	else if (c->module_error && c->backend == CP_BACKEND_AFALG)
-		printf("  the cryptoprio module is not usable (%s): measured through AF_ALG\n",
-		       strerror(-c->module_error));
+		printf("  the cryptoprio module %s: measured through AF_ALG\n",
+		       ctl_module_reason(c->module_error));
 	if (c->cache_warning[0])
 		printf("  cache: %s\n", c->cache_warning);
 	if (!all && c->n_skipped)
@@ -89,56 +90,111 @@ static void print_notes(const struct cp_plan *plan)
 		printf("Note: %s\n", plan->notes[i]);
 }
 
-static void print_steps(const struct cp_apply_result *r, bool with_result)
-{
-	printf("%-24s %-32s %-8s %10s    %-10s %-6s%s %s\n", "ALGORITHM", "DRIVER", "CLASS", "OLD",
-	       "NEW", "ACTION", with_result ? " RESULT" : "", "WHY");
-	for (size_t i = 0; i < r->n_steps; i++) {
-		const struct cp_apply_step_result *s = &r->steps[i];
-		const char *result = !s->applied    ? ""
-				     : s->gone	    ? " gone  "
-				     : s->error < 0 ? " failed"
-				     : s->in_use    ? " in use"
-						    : " done  ";
-		char old[16];
+/* The steps' columns; RESULT (index 7) with apply's results only. */
+static const struct ctl_column step_columns[] = {
+    {"ALGORITHM"}, {"DRIVER"}, {"CLASS"}, {"OLD", CTL_COL_RIGHT}, {""}, {"NEW"},
+    {"ACTION"},	   {"RESULT"}, {"WHY"},
+};
 
-		/* Not registered before its create: no value then. */
-		snprintf(old, sizeof(old), s->action == CP_STEP_CREATE ? "-" : "%" PRIu32,
-			 s->old_priority);
-		printf("%-24s %-32s %-8s %10s -> %-10" PRIu32 " %-6s%s %s\n", s->name, s->driver,
-		       cp_class_to_string(s->class), old, s->new_priority,
-		       cp_step_action_to_string(s->action), with_result ? result : "", s->why);
-		if (with_result && s->error >= 0 && s->extack[0])
-			printf("%-24s %s\n", "", s->extack);
+static const char *step_result(const struct cp_apply_step_result *s)
+{
+	return !s->applied    ? ""
+	       : s->gone      ? "gone"
+	       : s->error < 0 ? "failed"
+	       : s->in_use    ? "in use"
+			      : "done";
+}
+
+/* One step's row, and the kernel's message below it: 0 or -ENOMEM. */
+static int add_step(struct ctl_table *t, const struct cp_apply_step_result *s, bool with_result)
+{
+	char old[16], new[16];
+	const char *cells[] = {
+	    s->name, s->driver, cp_class_to_string(s->class),	     old,
+	    "->",    new,	cp_step_action_to_string(s->action), step_result(s),
+	    s->why};
+	int r;
+
+	/* Not registered before its create: no value then. */
+	snprintf(old, sizeof(old), s->action == CP_STEP_CREATE ? "-" : "%" PRIu32, s->old_priority);
+	snprintf(new, sizeof(new), "%" PRIu32, s->new_priority);
+	if (!with_result) /* no RESULT column: WHY in its place */
+		cells[7] = s->why;
+	r = ctl_table_row(t, cells);
+	if (r >= 0 && with_result && s->error >= 0 && s->extack[0])
+		r = ctl_table_title(t, "  %s", s->extack);
+	return r;
+}
+
+static int print_steps(const struct ctl *ctl, const struct cp_apply_result *r, bool with_result)
+{
+	struct ctl_column columns[ARRAY_SIZE(step_columns)];
+	size_t n = ARRAY_SIZE(columns) - !with_result;
+	struct ctl_table *t;
+	int e = 0;
+
+	memcpy(columns, step_columns, sizeof(columns));
+	if (!with_result)
+		columns[7] = columns[8];
+	t = ctl_table_new(ctl, columns, n, "");
+	for (size_t i = 0; t && e >= 0 && i < r->n_steps; i++) {
+		const struct cp_apply_step_result *s = &r->steps[i];
+
+		e = add_step(t, s, with_result);
 		if (s->error < 0)
 			fprintf(stderr, "cryptoprioctl: apply: %s: %s%s%s\n", s->driver,
 				strerror(-s->error), s->extack[0] ? ": " : "", s->extack);
 	}
+	if (t && e >= 0)
+		return ctl_table_print(t);
+	ctl_table_free(t);
+	return -ENOMEM;
 }
 
-static void print_orders(const struct cp_plan *plan)
+static const struct ctl_column place_columns[] = {
+    {"", CTL_COL_RIGHT}, {"DRIVER"}, {"CLASS"}, {"OLD", CTL_COL_RIGHT}, {""}, {"NEW"}, {"WHY"},
+};
+
+/* The title of @a's order, then a row per place: 0 or -ENOMEM. */
+static int add_order(struct ctl_table *t, const struct cp_plan_algorithm *a)
 {
-	char size[32];
+	char size[32], rank[24], old[16], new[16], why[sizeof(a->places[0].why) + 16];
+	const char *cells[] = {rank, NULL, NULL, old, "->", new, why};
+	int r = ctl_table_title(
+	    t, "\n%s (%s): Gears = %s, Rank = %s at %s, InFlight = %" PRIu32, a->name, a->type,
+	    cp_gears_to_string(a->settings.gears), cp_rank_to_string(a->settings.rank),
+	    cp_format_size(size, sizeof(size), a->settings.request_size), a->settings.in_flight);
 
-	for (size_t i = 0; i < plan->n_algorithms; i++) {
-		const struct cp_plan_algorithm *a = &plan->algorithms[i];
+	for (size_t k = 0; r >= 0 && k < a->n_places; k++) {
+		const struct cp_plan_place *p = &a->places[k];
 
-		printf("\n%s (%s): Gears = %s, Rank = %s at %s, InFlight = %" PRIu32 "\n", a->name,
-		       a->type, cp_gears_to_string(a->settings.gears),
-		       cp_rank_to_string(a->settings.rank),
-		       cp_format_size(size, sizeof(size), a->settings.request_size),
-		       a->settings.in_flight);
-		for (size_t k = 0; k < a->n_places; k++) {
-			const struct cp_plan_place *p = &a->places[k];
-			char old[16];
-
-			/* Not registered: no value now. */
-			snprintf(old, sizeof(old), p->create ? "-" : "%" PRIu32, p->old_priority);
-			printf("  %zu. %-32s %-8s %10s -> %-10" PRIu32 " %s%s\n", k + 1, p->driver,
-			       cp_class_to_string(p->class), old, p->new_priority,
-			       p->create ? "to be created: " : "", p->why);
-		}
+		snprintf(rank, sizeof(rank), "%zu.", k + 1);
+		/* Not registered: no value now. */
+		snprintf(old, sizeof(old), p->create ? "-" : "%" PRIu32, p->old_priority);
+		snprintf(new, sizeof(new), "%" PRIu32, p->new_priority);
+		snprintf(why, sizeof(why), "%s%s", p->create ? "to be created: " : "", p->why);
+		cells[1] = p->driver;
+		cells[2] = cp_class_to_string(p->class);
+		r = ctl_table_row(t, cells);
 	}
+	return r;
+}
+
+/* Every algorithm's whole order, in one table without a header (the titles say it). */
+static int print_orders(const struct ctl *ctl, const struct cp_plan *plan)
+{
+	struct ctl no_header = *ctl;
+	struct ctl_table *t;
+	int r = 0;
+
+	no_header.no_legend = true;
+	t = ctl_table_new(&no_header, place_columns, ARRAY_SIZE(place_columns), "  ");
+	for (size_t i = 0; t && r >= 0 && i < plan->n_algorithms; i++)
+		r = add_order(t, &plan->algorithms[i]);
+	if (t && r >= 0)
+		return ctl_table_print(t);
+	ctl_table_free(t);
+	return -ENOMEM;
 }
 
 static size_t count_action(const struct cp_apply_result *r, enum cp_step_action action)
@@ -166,27 +222,37 @@ static void print_applied(const struct cp_apply_result *r)
 	printf(".\n");
 }
 
-static void print_text(const struct cp_apply_result *r, const struct plan_opts *o, bool apply)
+/* The summary lines, the orders with --all, the steps: --no-legend leaves only rows. */
+static void print_text(const struct ctl *ctl, const struct cp_apply_result *r,
+		       const struct plan_opts *o, bool apply)
 {
-	print_policy_files(r->policy);
-	print_calibration(r, o->all);
-	print_notes(r->plan);
+	bool legend = !ctl->no_legend;
+
+	if (legend) {
+		print_policy_files(r->policy);
+		print_calibration(r, o->all);
+		print_notes(r->plan);
+	}
 	if (o->all && r->plan)
-		print_orders(r->plan);
+		(void) print_orders(ctl, r->plan);
 	if (r->n_steps == 0) {
-		printf("%sNothing to change: %zu algorithms already in the planned order.\n",
-		       o->all ? "\n" : "", r->plan ? r->plan->n_algorithms : 0);
+		if (legend)
+			printf(
+			    "%sNothing to change: %zu algorithms already in the planned order.\n",
+			    o->all ? "\n" : "", r->plan ? r->plan->n_algorithms : 0);
 		return;
 	}
 	if (o->all)
 		printf("\n");
-	print_steps(r, apply && !o->dry_run);
+	(void) print_steps(ctl, r, apply && !o->dry_run);
+	if (!legend)
+		return;
 	if (!apply || o->dry_run)
 		printf(
-		    "%zu steps planned (%zu set, %zu touched, %zu to create, %zu to remove)%s.\n",
-		    r->n_steps, count_action(r, CP_STEP_SET), count_action(r, CP_STEP_TOUCH),
-		    count_action(r, CP_STEP_CREATE), count_action(r, CP_STEP_REMOVE),
-		    apply ? "; dry run: nothing changed" : "");
+		    "%zu step%s planned (%zu set, %zu touched, %zu to create, %zu to remove)%s.\n",
+		    r->n_steps, ctl_plural(r->n_steps), count_action(r, CP_STEP_SET),
+		    count_action(r, CP_STEP_TOUCH), count_action(r, CP_STEP_CREATE),
+		    count_action(r, CP_STEP_REMOVE), apply ? "; dry run: nothing changed" : "");
 	else
 		print_applied(r);
 }
@@ -358,20 +424,22 @@ static void print_policy_errors(const struct cp_policy *p)
 
 static int report_failure(const char *verb, int r, const struct cp_apply_result *res)
 {
+	/* plan changes nothing, ever: only apply says it did not. */
+	const char *unchanged = strcmp(verb, "apply") == 0 ? "; nothing changed" : "";
+	size_t n_errors = res->policy ? res->policy->n_errors : 0;
+
 	if (r == -EBADMSG) {
 		print_policy_errors(res->policy);
-		return ctl_error("%s: the policy is invalid (%zu errors); nothing changed", verb,
-				 res->policy ? res->policy->n_errors : 0);
+		return ctl_error("%s: the policy is invalid (%zu error%s)%s", verb, n_errors,
+				 n_errors == 1 ? "" : "s", unchanged);
 	}
 	if (r == -EPERM && !cp_have_net_admin())
-		return ctl_error("%s: changing priorities needs CAP_NET_ADMIN (run as root); "
-				 "nothing changed",
-				 verb);
+		return ctl_error("%s: changing priorities needs CAP_NET_ADMIN (run as root)%s",
+				 verb, unchanged);
 	if (res->inventory.n_algs && res->inventory.source != CP_SOURCE_CRYPTO_USER)
-		return ctl_errno(r, NULL,
-				 "%s: crypto_user is unavailable, priorities cannot be "
-				 "changed; nothing changed",
-				 verb);
+		return ctl_error("%s: priorities cannot be changed: %s%s", verb,
+				 ctl_crypto_user_reason(res->inventory.crypto_user_error),
+				 unchanged);
 	if (res->plan)
 		return ctl_errno(r, NULL, "%s: failed before the first change (see %s)", verb,
 				 CP_STATE_PATH);
@@ -415,14 +483,15 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	if (ctl->json)
 		ctl_json_print(result_json(&res, o, apply));
 	else
-		print_text(&res, o, apply);
+		print_text(ctl, &res, o, apply);
 	if (res.state_error)
 		(void) ctl_errno(res.state_error, NULL, "%s: cannot record the results in %s", verb,
 				 CP_STATE_PATH);
 	if (apply && !o->dry_run && !o->root)
 		ctl_daemon_after_apply(res.policy);
 	if (r == -EIO)
-		return ctl_error("%s: %zu of %zu steps failed", verb, res.n_failed, res.n_steps);
+		return ctl_error("%s: %zu of %zu step%s failed", verb, res.n_failed, res.n_steps,
+				 ctl_plural(res.n_steps));
 	return res.state_error ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
@@ -440,7 +509,7 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, apply ? "nfaj" : "faj", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, apply ? ":nfaj" : ":faj", options, NULL)) >= 0) {
 		switch (c) {
 		case 'n':
 			if (!apply)
@@ -460,7 +529,7 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 			o->root = optarg;
 			break;
 		default:
-			return ctl_usage_error("%s: bad option", argv[0]);
+			return ctl_option_error(argv[0], c);
 		}
 	}
 	if (optind < argc)

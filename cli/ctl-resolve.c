@@ -10,6 +10,7 @@
 
 #include "cpmod.h"
 #include "cryptoprioctl.h"
+#include "ctl-table.h"
 #include "inventory-load.h"
 
 static const struct caller {
@@ -58,14 +59,14 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, const char **name,
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:j", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, ":t:j", options, NULL)) >= 0) {
 		if (c == 't' && cp_mod_type_from_string(optarg, type) < 0)
 			return ctl_usage_error("resolve: bad --type '%s' (skcipher, aead, hash)",
 					       optarg);
 		else if (c == 'j')
 			ctl->json = true;
 		else if (c != 't')
-			return EXIT_USAGE;
+			return ctl_option_error("resolve", c);
 	}
 	if (argc - optind != 1)
 		return ctl_usage_error("resolve: expected one algorithm NAME");
@@ -95,11 +96,25 @@ static json_object *caller_json(const struct caller *caller, int r,
 	return o;
 }
 
+static const struct ctl_column columns[] = {{"CALLER"}, {"EXAMPLE"}, {"DRIVER"}};
+
+/* The table's row of @caller: its driver, "(none)" or "(error)". */
+static void add_row(struct ctl_table *t, const struct caller *caller, int r,
+		    const struct cp_mod_resolve_result *res)
+{
+	const char *cells[] = {caller->name, caller->example,
+			       r >= 0 ? res->driver : (r == -ENOENT ? "(none)" : "(error)")};
+
+	if (t)
+		(void) ctl_table_row(t, cells);
+}
+
 int verb_resolve(struct ctl *ctl, int argc, char **argv)
 {
 	_cleanup_(cp_nl_close) struct cp_nl nl = {};
 	enum cryptoprio_type type = CRYPTOPRIO_TYPE_UNSPEC;
 	json_object *doc = NULL, *arr = NULL;
+	struct ctl_table *table = NULL;
 	const char *name = NULL;
 	uint16_t family;
 	int r, failed = 0;
@@ -117,7 +132,9 @@ int verb_resolve(struct ctl *ctl, int argc, char **argv)
 				       json_object_new_string(cp_mod_type_to_string(type)));
 		json_object_object_add(doc, "callers", arr);
 	} else {
-		printf("%-15s %-18s %s\n", "CALLER", "EXAMPLE", "DRIVER");
+		table = ctl_table_new(ctl, columns, ARRAY_SIZE(columns), "");
+		if (!table)
+			return ctl_errno(-ENOMEM, NULL, "resolve");
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(callers); i++) {
 		struct cp_mod_resolve_result res;
@@ -133,10 +150,11 @@ int verb_resolve(struct ctl *ctl, int argc, char **argv)
 		if (ctl->json)
 			json_object_array_add(arr, caller_json(&callers[i], r, &res));
 		else
-			printf("%-15s %-18s %s\n", callers[i].name, callers[i].example,
-			       r >= 0 ? res.driver : (r == -ENOENT ? "(none)" : "(error)"));
+			add_row(table, &callers[i], r, &res);
 	}
 	if (doc)
 		ctl_json_print(doc);
+	else
+		(void) ctl_table_print(table);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

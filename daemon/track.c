@@ -247,26 +247,44 @@ const char *cp_track_verdict_text(const struct cp_measured *m, char *buf, size_t
 	return buf;
 }
 
+/* When a run of @trigger ran, in words: "at start", not the internal name. */
+static const char *trigger_words(const char *trigger)
+{
+	static const struct {
+		const char *trigger, *words;
+	} words[] = {
+	    {"start", "at start"},   {"module", "after a module came or went"},
+	    {"reload", "at reload"}, {"background", "after measuring what READY left"},
+	    {"retry", "at a retry"},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (strcmp(trigger, words[i].trigger) == 0)
+			return words[i].words;
+	return trigger;
+}
+
 void cp_track_failure_text(const struct cp_apply_result *r, int error, const char *trigger,
 			   char *buf, size_t len)
 {
 	const struct cp_inventory *inv = &r->inventory;
+	const char *when = trigger_words(trigger);
 
 	if (inv->source != CP_SOURCE_CRYPTO_USER && inv->crypto_user_error == -EPROTONOSUPPORT)
 		snprintf(buf, len,
 			 "The kernel has no crypto_user (NETLINK_CRYPTO: %s; CONFIG_CRYPTO_USER, "
-			 "module crypto_user): priorities cannot be changed, nothing to do (%s)",
-			 strerror(EPROTONOSUPPORT), trigger);
+			 "module crypto_user): priorities cannot be changed, nothing to do %s",
+			 strerror(EPROTONOSUPPORT), when);
 	else if (inv->n_algs && inv->source != CP_SOURCE_CRYPTO_USER)
 		snprintf(buf, len,
 			 "crypto_user unavailable (%s): read-only inventory from /proc/crypto (%zu "
-			 "implementations); priorities cannot be changed, nothing applied (%s)",
-			 strerror(-(inv->crypto_user_error ?: error)), inv->n_algs, trigger);
+			 "implementations); priorities cannot be changed, nothing applied %s",
+			 strerror(-(inv->crypto_user_error ?: error)), inv->n_algs, when);
 	else if (error == -EPERM)
-		snprintf(buf, len, "Changing priorities needs CAP_NET_ADMIN; nothing applied (%s)",
-			 trigger);
+		snprintf(buf, len, "Changing priorities needs CAP_NET_ADMIN; nothing applied %s",
+			 when);
 	else
-		snprintf(buf, len, "Failed to apply the policy (%s): %s; nothing changed", trigger,
+		snprintf(buf, len, "Failed to apply the policy %s: %s; nothing changed", when,
 			 strerror(-error));
 }
 

@@ -31,6 +31,25 @@ static int load_proc_crypto(struct cp_inventory *inv)
 	return cp_proc_crypto_parse(f, inv);
 }
 
+int cp_inventory_load_file(const char *path, struct cp_inventory *inv)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	int r;
+
+	memset(inv, 0, sizeof(*inv));
+	inv->source = CP_SOURCE_FILE;
+	if (!f)
+		return negative_errno();
+	r = cp_proc_crypto_parse(f, inv);
+	if (r < 0) {
+		cp_inventory_free(inv);
+		return r;
+	}
+	cp_classify(inv, NULL);
+	cp_inventory_sort(inv);
+	return 0;
+}
+
 int cp_inventory_load(struct cp_inventory *inv)
 {
 	int r = cp_inventory_load_memo(inv, NULL);

@@ -17,3 +17,11 @@ struct cp_module_memo;
  * 1 when @memo changed and is worth saving, 0 when not, or a negative errno.
  */
 int cp_inventory_load_memo(struct cp_inventory *inv, struct cp_module_memo *memo);
+
+/*
+ * The implementations another machine's /proc/crypto listed, saved in
+ * @path ('#' lines are comments), classified by their names and flags
+ * alone (this machine's module index says nothing of them). Returns 0,
+ * -EBADMSG (not /proc/crypto's format) or another negative errno.
+ */
+int cp_inventory_load_file(const char *path, struct cp_inventory *inv);

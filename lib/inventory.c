@@ -21,6 +21,8 @@ const char *cp_source_to_string(enum cp_source source)
 		return "crypto_user";
 	case CP_SOURCE_PROC_CRYPTO:
 		return "/proc/crypto";
+	case CP_SOURCE_FILE:
+		return "file";
 	}
 	return "unknown";
 }

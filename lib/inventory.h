@@ -22,6 +22,7 @@
 enum cp_source {
 	CP_SOURCE_CRYPTO_USER,
 	CP_SOURCE_PROC_CRYPTO,
+	CP_SOURCE_FILE, /* /proc/crypto's text from a file (cryptoprioctl --inventory) */
 };
 
 enum cp_class {

@@ -164,7 +164,7 @@ static int parse_budget(const char *v, uint64_t *ret, char *why, size_t len)
 	if (r == -ERANGE)
 		snprintf(why, len, "duration '%s' out of range, expected 1ms to 60s", v);
 	else if (r < 0)
-		snprintf(why, len, "invalid duration '%s', expected e.g. 500ms or 2s", v);
+		snprintf(why, len, "invalid duration '%s', expected e.g. 500ms, 2s or 1s 500ms", v);
 	return r;
 }
 

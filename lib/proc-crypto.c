@@ -101,6 +101,8 @@ int cp_proc_crypto_parse(FILE *f, struct cp_inventory *inv)
 	while (getline(&line, &size, f) >= 0) {
 		char *colon, *key;
 
+		if (line[0] == '#')
+			continue; /* a comment of a saved listing; /proc/crypto has none */
 		if (*strip(line) == '\0') {
 			r = finish_block(inv, &alg, &in_block);
 			if (r < 0)

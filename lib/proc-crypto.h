@@ -6,5 +6,8 @@
 
 #include "inventory.h"
 
-/* Appends what @f lists to @inv; 0, or -EBADMSG (malformed) or -ENOMEM. */
+/*
+ * Appends what @f lists to @inv ('#' lines, which /proc/crypto never has,
+ * are comments); 0, or -EBADMSG (malformed) or -ENOMEM.
+ */
 int cp_proc_crypto_parse(FILE *f, struct cp_inventory *inv);

@@ -99,10 +99,11 @@ static int scale_decimal(uint64_t whole, const char *frac, size_t n_frac, uint64
 {
 	uint64_t usec, div = 1, f = 0;
 
-	if (whole > CP_DURATION_MAX_USEC)
+	if (whole > CP_TIMESPAN_MAX_USEC / unit_usec)
 		return -ERANGE;
 	usec = whole * unit_usec;
-	for (size_t i = 0; i < n_frac && div < unit_usec; i++) {
+	/* Six digits at most: f * unit_usec stays within 64 bits up to weeks. */
+	for (size_t i = 0; i < n_frac && div < unit_usec && div < CP_USEC_PER_SEC; i++) {
 		f = f * 10 + (uint64_t) (frac[i] - '0');
 		div *= 10;
 	}
@@ -110,14 +111,64 @@ static int scale_decimal(uint64_t whole, const char *frac, size_t n_frac, uint64
 	return 0;
 }
 
-int cp_parse_duration(const char *s, uint64_t *ret_usec)
+/* systemd's time units (systemd.time(7)), in microseconds; 0 for an unknown unit. */
+static uint64_t time_unit(const char *unit, size_t len)
 {
-	const char *end, *frac = NULL, *unit;
-	uint64_t whole, usec, unit_usec;
-	size_t n_frac = 0;
+	static const struct {
+		const char *name;
+		uint64_t usec;
+	} units[] = {
+	    {"us", 1},
+	    {"usec", 1},
+	    {"\u00b5s", 1},
+	    {"\u03bcs", 1},
+	    {"ms", CP_USEC_PER_MSEC},
+	    {"msec", CP_USEC_PER_MSEC},
+	    {"s", CP_USEC_PER_SEC},
+	    {"sec", CP_USEC_PER_SEC},
+	    {"second", CP_USEC_PER_SEC},
+	    {"seconds", CP_USEC_PER_SEC},
+	    {"m", 60 * CP_USEC_PER_SEC},
+	    {"min", 60 * CP_USEC_PER_SEC},
+	    {"minute", 60 * CP_USEC_PER_SEC},
+	    {"minutes", 60 * CP_USEC_PER_SEC},
+	    {"h", 3600 * CP_USEC_PER_SEC},
+	    {"hr", 3600 * CP_USEC_PER_SEC},
+	    {"hour", 3600 * CP_USEC_PER_SEC},
+	    {"hours", 3600 * CP_USEC_PER_SEC},
+	    {"d", 86400 * CP_USEC_PER_SEC},
+	    {"day", 86400 * CP_USEC_PER_SEC},
+	    {"days", 86400 * CP_USEC_PER_SEC},
+	    {"w", 604800 * CP_USEC_PER_SEC},
+	    {"week", 604800 * CP_USEC_PER_SEC},
+	    {"weeks", 604800 * CP_USEC_PER_SEC},
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strlen(units[i].name) == len && strncmp(unit, units[i].name, len) == 0)
+			return units[i].usec;
+	return 0;
+}
+
+/* The unit's letters at @p: ASCII letters and the bytes of a UTF-8 'µ'. */
+static size_t unit_length(const char *p)
+{
+	size_t n = 0;
+
+	while (isalpha((unsigned char) p[n]) || (unsigned char) p[n] >= 0x80)
+		n++;
+	return n;
+}
+
+/* One "1.5s" of a time span at *@p, moved past it; its microseconds added to *@sum. */
+static int parse_span_part(const char **p, uint64_t default_unit, uint64_t *sum)
+{
+	const char *end, *frac = NULL;
+	uint64_t whole, usec, unit;
+	size_t n_frac = 0, n_unit;
 	int r;
 
-	r = parse_digits(s, &end, &whole);
+	r = parse_digits(*p, &end, &whole);
 	if (r < 0)
 		return r;
 	if (*end == '.') {
@@ -128,14 +179,43 @@ int cp_parse_duration(const char *s, uint64_t *ret_usec)
 			return -EINVAL;
 		end = frac + n_frac;
 	}
-	unit = skip_blanks(end);
-	if (strcmp(unit, "ms") == 0 || strcmp(unit, "msec") == 0)
-		unit_usec = CP_USEC_PER_MSEC;
-	else if (strcmp(unit, "") == 0 || strcmp(unit, "s") == 0 || strcmp(unit, "sec") == 0)
-		unit_usec = CP_USEC_PER_SEC;
-	else
+	end = skip_blanks(end);
+	n_unit = unit_length(end);
+	unit = n_unit ? time_unit(end, n_unit) : default_unit;
+	if (unit == 0)
 		return -EINVAL;
-	r = scale_decimal(whole, frac, n_frac, unit_usec, &usec);
+	if (whole > CP_TIMESPAN_MAX_USEC / unit)
+		return -ERANGE;
+	r = scale_decimal(whole, frac, n_frac, unit, &usec);
+	if (r < 0 || usec > CP_TIMESPAN_MAX_USEC - *sum)
+		return -ERANGE;
+	*sum += usec;
+	*p = skip_blanks(end + n_unit);
+	return 0;
+}
+
+int cp_parse_timespan(const char *s, uint64_t default_unit_usec, uint64_t *ret_usec)
+{
+	const char *p = skip_blanks(s);
+	uint64_t sum = 0;
+	int r;
+
+	if (*p == '\0')
+		return -EINVAL;
+	while (*p) {
+		r = parse_span_part(&p, default_unit_usec, &sum);
+		if (r < 0)
+			return r;
+	}
+	*ret_usec = sum;
+	return 0;
+}
+
+int cp_parse_duration(const char *s, uint64_t *ret_usec)
+{
+	uint64_t usec;
+	int r = cp_parse_timespan(s, CP_USEC_PER_SEC, &usec);
+
 	if (r < 0)
 		return r;
 	if (usec < CP_DURATION_MIN_USEC || usec > CP_DURATION_MAX_USEC)

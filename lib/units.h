@@ -12,6 +12,7 @@
 #define CP_IN_FLIGHT_MAX     64u		/* the companion module's limit */
 #define CP_DURATION_MIN_USEC UINT64_C(1000)	/* 1 ms */
 #define CP_DURATION_MAX_USEC UINT64_C(60000000) /* 60 s */
+#define CP_TIMESPAN_MAX_USEC (UINT64_MAX / 2)	/* no span means more */
 #define CP_USEC_PER_MSEC     UINT64_C(1000)
 #define CP_USEC_PER_SEC	     UINT64_C(1000000)
 
@@ -25,8 +26,18 @@ int cp_parse_size(const char *s, uint32_t *ret_bytes);
 int cp_parse_size_range(const char *s, uint64_t min, uint64_t max, uint32_t *ret_bytes);
 
 /*
- * "500ms", "2s", "2" (seconds, as systemd), "1.5s". Returns 0, -EINVAL or
- * -ERANGE (outside CP_DURATION_MIN_USEC..CP_DURATION_MAX_USEC).
+ * A time span as systemd.time(7) writes them: "500ms", "2s", "1min",
+ * "1s 500ms", "1.5s", "100us", "2h", each part with one of systemd's units
+ * (us, ms, s, min, h, d, w and their long forms); a part without a unit is
+ * in @default_unit_usec. Rounds down to whole microseconds. Returns 0,
+ * -EINVAL or -ERANGE (beyond CP_TIMESPAN_MAX_USEC).
+ */
+int cp_parse_timespan(const char *s, uint64_t default_unit_usec, uint64_t *ret_usec);
+
+/*
+ * A time span whose bare number is seconds, as systemd's, within
+ * CP_DURATION_MIN_USEC..CP_DURATION_MAX_USEC: "500ms", "2", "1min".
+ * Returns 0, -EINVAL or -ERANGE (outside that range).
  */
 int cp_parse_duration(const char *s, uint64_t *ret_usec);
 

@@ -42,7 +42,7 @@ static void test_errors(void)
 	    {8, "InFlight=: invalid number of requests in flight '0', expected 1 to 64"},
 	    {9, "Verify=: invalid boolean 'maybe'"},
 	    {10, "Calibrate=: invalid value 'sometimes'"},
-	    {11, "CalibrationBudget=: invalid duration '2min'"},
+	    {11, "CalibrationBudget=: invalid duration '2 fortnights'"},
 	    {12, "Pin= is not valid in [Policy]"},
 	    {13, "unknown key 'Colour' in [Policy]"},
 	    {14, "Gears= set again to a different value (first set at line 4)"},

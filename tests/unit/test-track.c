@@ -264,21 +264,25 @@ static void test_failure_text(void)
 	cp_track_failure_text(&r, -EPROTONOSUPPORT, "start", buf, sizeof(buf));
 	ok(strstr(buf, "The kernel has no crypto_user (NETLINK_CRYPTO: Protocol not supported; "
 		       "CONFIG_CRYPTO_USER, module crypto_user)") == buf &&
-	       strstr(buf, "nothing to do (start)"),
+	       strstr(buf, "nothing to do at start") && !strchr(buf + strlen(buf) - 1, ')'),
 	   "no crypto_user in the kernel: said as such: %s", buf);
 	r.inventory.crypto_user_error = -EACCES;
 	cp_track_failure_text(&r, -EACCES, "start", buf, sizeof(buf));
 	ok(strstr(buf, "crypto_user unavailable (Permission denied): read-only inventory "
 		       "from /proc/crypto (3 implementations)") == buf &&
-	       strstr(buf, "nothing applied (start)"),
+	       strstr(buf, "nothing applied at start"),
 	   "crypto_user refused: said as such: %s", buf);
 	r.inventory = (struct cp_inventory){.source = CP_SOURCE_CRYPTO_USER};
 	cp_track_failure_text(&r, -EPERM, "reload", buf, sizeof(buf));
-	ok(strstr(buf, "CAP_NET_ADMIN") && strstr(buf, "(reload)"), "EPERM: %s", buf);
+	ok(strstr(buf, "CAP_NET_ADMIN") && strstr(buf, "nothing applied at reload"), "EPERM: %s",
+	   buf);
 	cp_track_failure_text(&r, -ENOSPC, "module", buf, sizeof(buf));
-	ok(strcmp(buf, "Failed to apply the policy (module): No space left on device; nothing "
-		       "changed") == 0,
+	ok(strcmp(buf, "Failed to apply the policy after a module came or went: No space left "
+		       "on device; nothing changed") == 0,
 	   "other errors: %s", buf);
+	cp_track_failure_text(&r, -ENOSPC, "background", buf, sizeof(buf));
+	ok(strstr(buf, "policy after measuring what READY left: ") && !strstr(buf, "(background)"),
+	   "no trigger name in parentheses: %s", buf);
 }
 
 /* What the budget cut short is not cached: measured again as a whole. */

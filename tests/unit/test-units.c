@@ -60,10 +60,39 @@ static void test_durations(void)
 		int r;
 		uint64_t usec;
 	} cases[] = {
-	    {"500ms", 0, 500000}, {"2s", 0, 2000000},	 {"2", 0, 2000000},    {"1.5s", 0, 1500000},
-	    {"60s", 0, 60000000}, {"1ms", 0, 1000},	 {"2 s", 0, 2000000},  {"61s", -ERANGE, 0},
-	    {"0", -ERANGE, 0},	  {"0.5ms", -ERANGE, 0}, {"2min", -EINVAL, 0}, {"s", -EINVAL, 0},
-	    {"1.s", -EINVAL, 0},  {"-1s", -EINVAL, 0},
+	    {"500ms", 0, 500000},
+	    {"2s", 0, 2000000},
+	    {"2", 0, 2000000},
+	    {"1.5s", 0, 1500000},
+	    {"60s", 0, 60000000},
+	    {"1ms", 0, 1000},
+	    {"2 s", 0, 2000000},
+	    {"61s", -ERANGE, 0},
+	    {"0", -ERANGE, 0},
+	    {"0.5ms", -ERANGE, 0},
+	    {"2min", -ERANGE, 0},
+	    {"s", -EINVAL, 0},
+	    {"1.s", -EINVAL, 0},
+	    {"-1s", -EINVAL, 0},
+	    /* systemd's time spans (systemd.time(7)), within the same range */
+	    {"1min", 0, 60000000},
+	    {"1s 500ms", 0, 1500000},
+	    {"1s500ms", 0, 1500000},
+	    {"0.5min", 0, 30000000},
+	    {"100ms 1s", 0, 1100000},
+	    {"1000us", 0, 1000},
+	    {"1500usec", 0, 1500},
+	    {"2 sec", 0, 2000000},
+	    {"3seconds", 0, 3000000},
+	    {"1 minute", 0, 60000000},
+	    {"1 500ms", 0, 1500000},
+	    {"2h", -ERANGE, 0},
+	    {"1min 1ms", -ERANGE, 0},
+	    {"999us", -ERANGE, 0},
+	    {"1x", -EINVAL, 0},
+	    {"1s x", -EINVAL, 0},
+	    {"1s,2s", -EINVAL, 0},
+	    {" ", -EINVAL, 0},
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -73,6 +102,44 @@ static void test_durations(void)
 		is_int(r, cases[i].r, "duration '%s' -> %d", cases[i].text, cases[i].r);
 		if (cases[i].r == 0)
 			is_int(usec, cases[i].usec, "duration '%s' = %llu us", cases[i].text,
+			       (unsigned long long) cases[i].usec);
+	}
+}
+
+/* The span alone: every unit of systemd, no range, a bare number in the caller's unit. */
+static void test_timespans(void)
+{
+	static const struct {
+		const char *text;
+		uint64_t default_unit;
+		int r;
+		uint64_t usec;
+	} cases[] = {
+	    {"100us", 1000, 0, 100},
+	    {"5\u00b5s", 1000, 0, 5},
+	    {"2h", 1000, 0, UINT64_C(7200000000)},
+	    {"1hr 30min", 1000, 0, UINT64_C(5400000000)},
+	    {"1d", 1000, 0, UINT64_C(86400000000)},
+	    {"1.5w", 1000, 0, UINT64_C(907200000000)},
+	    {"2days 1h", 1000, 0, UINT64_C(176400000000)},
+	    {"250", 1000, 0, 250000}, /* calibrate --raw --budget: milliseconds */
+	    {"250", 1000000, 0, 250000000},
+	    {"0", 1000, 0, 0},
+	    {"1.25", 1000, 0, 1250},
+	    {"2s", 1000, 0, 2000000},
+	    {"1y", 1000, -EINVAL, 0},
+	    {"", 1000, -EINVAL, 0},
+	    {"99999999999999w", 1000, -ERANGE, 0},
+	    {"9223372036854775807s", 1000, -ERANGE, 0},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t usec = 0;
+		int r = cp_parse_timespan(cases[i].text, cases[i].default_unit, &usec);
+
+		is_int(r, cases[i].r, "timespan '%s' -> %d", cases[i].text, cases[i].r);
+		if (cases[i].r == 0)
+			is_int(usec, cases[i].usec, "timespan '%s' = %llu us", cases[i].text,
 			       (unsigned long long) cases[i].usec);
 	}
 }
@@ -111,6 +178,7 @@ int main(void)
 	test_sizes();
 	test_size_range();
 	test_durations();
+	test_timespans();
 	test_booleans_and_numbers();
 	return done_testing();
 }

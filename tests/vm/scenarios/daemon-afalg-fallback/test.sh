@@ -73,8 +73,11 @@ PY
 # calibrate: each engine's verdict and backend, at every point.
 "$ctl" --json calibrate 'cbc(aes)' --force --budget 20s >"$r/calibrate.json" 2>"$r/calibrate.err"
 cat "$r/calibrate.err"
-check "calibrate: says it measures through AF_ALG because the module is not usable" \
-	grep -q '^cryptoprioctl: cryptoprio module not usable (.*): measuring through AF_ALG' "$r/calibrate.err"
+check "calibrate: says it measures through AF_ALG because the module is not loaded" \
+	grep -q '^cryptoprioctl: the cryptoprio module is not loaded (modprobe cryptoprio): measuring through AF_ALG' "$r/calibrate.err"
+check "calibrate --backend module: the module is not loaded, said in words" \
+	expect_fail '^cryptoprioctl: calibrate: --backend module: the cryptoprio module is not loaded \(modprobe cryptoprio\)$' \
+	"$ctl" calibrate 'cbc(aes)' --backend module --force
 check "calibrate ($CP_KVER_ALIAS): verdicts through af_alg" python3 - "$r/calibrate.json" "$CP_KVER_ALIAS" <<'PY'
 import json, os, sys
 doc, kver = json.load(open(sys.argv[1])), sys.argv[2]

@@ -9,7 +9,7 @@ wait_for_driver "$cpu_cbc"
 wait_before_measuring "$cpu_aes_module" virtio_crypto
 
 check "without the module: calibrate says it is not loaded" \
-	expect_fail 'cryptoprio kernel module not loaded \(modprobe cryptoprio\)' \
+	expect_fail 'cryptoprio kernel module is not loaded \(modprobe cryptoprio\)' \
 	"$ctl" calibrate --raw "$cpu_cbc"
 base=$(dmesg | wc -l)
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
