@@ -6,6 +6,8 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 #include <linux/capability.h>
 
 #include "fileio-internal.h"
@@ -154,8 +156,42 @@ int cp_lock_acquire(const char *path)
 
 int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path))
 {
-	_cleanup_close_ int fd = -1;
-	int r;
+	return cp_lock_acquire_timeout(path, waiting, 0);
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* Blocks on @fd's lock until it is free, or @timeout_usec (0: no limit) has passed. */
+static int wait_for_lock(int fd, uint64_t timeout_usec)
+{
+	const struct timespec pause = {.tv_nsec = 20 * 1000 * 1000};
+	uint64_t deadline = now_usec() + timeout_usec;
+
+	if (timeout_usec == 0) {
+		while (flock(fd, LOCK_EX) < 0)
+			if (errno != EINTR)
+				return negative_errno();
+		return 0;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return negative_errno();
+		if (now_usec() >= deadline)
+			return -ETIMEDOUT;
+		(void) nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
+static int open_lock_file(const char *path)
+{
+	int fd, r;
 
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 && errno == ENOENT) { /* the directories made only when missing */
@@ -164,16 +200,41 @@ int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path))
 			return r;
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	}
+	return fd < 0 ? negative_errno() : fd;
+}
+
+int cp_lock_acquire_timeout(const char *path, void (*waiting)(const char *path),
+			    uint64_t timeout_usec)
+{
+	_cleanup_close_ int fd = open_lock_file(path);
+	int r;
+
 	if (fd < 0)
-		return negative_errno();
+		return fd;
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return take_fd(fd);
 	if (errno == EWOULDBLOCK && waiting)
 		waiting(path); /* then block: another writer finishes its plan first */
-	while (flock(fd, LOCK_EX) < 0)
-		if (errno != EINTR)
-			return negative_errno();
-	return take_fd(fd);
+	r = wait_for_lock(fd, timeout_usec);
+	return r < 0 ? r : take_fd(fd);
+}
+
+int cp_check_dir_writable(const char *path)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	char *slash;
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return access(".", W_OK) < 0 ? negative_errno() : 0;
+	r = cp_mkdir_parents(path);
+	if (r < 0)
+		return r;
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	return access(dir, W_OK) < 0 ? negative_errno() : 0;
 }
 
 bool cp_have_net_admin(void)
