@@ -12,6 +12,7 @@
 #include "config.h"
 #include "cpmod.h"
 #include "cryptoprioctl.h"
+#include "units.h"
 
 static const struct ctl_verb verbs[] = {
     {"list", "list [PATTERN...]", verb_list},
@@ -30,8 +31,18 @@ static const struct ctl_verb verbs[] = {
     {"status", "status", verb_status},
 };
 
+/* For --json: the verb of the documents, whether one was printed, the last error said. */
+static const char *doc_verb = "";
+static bool doc_printed;
+static char last_error[1024];
+
 static void vprint_error(const char *fmt, va_list ap)
 {
+	va_list copy;
+
+	va_copy(copy, ap);
+	vsnprintf(last_error, sizeof(last_error), fmt, copy);
+	va_end(copy);
 	fputs("cryptoprioctl: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -68,19 +79,39 @@ int ctl_usage_error(const char *fmt, ...)
 
 int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...)
 {
+	char what[768];
 	va_list ap;
 
-	fputs("cryptoprioctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, ": %s", strerror(-negative_errno));
-	if (extack && *extack)
-		fprintf(stderr, " (kernel: %s)", extack);
-	if (negative_errno == -EPERM || negative_errno == -EACCES)
-		fputs(" (CAP_NET_ADMIN is required; run as root)", stderr);
-	fputc('\n', stderr);
-	return EXIT_FAILURE;
+	return ctl_error("%s: %s%s%s%s%s", what, strerror(-negative_errno),
+			 extack && *extack ? " (kernel: " : "", extack && *extack ? extack : "",
+			 extack && *extack ? ")" : "",
+			 negative_errno == -EPERM || negative_errno == -EACCES
+			     ? " (CAP_NET_ADMIN is required; run as root)"
+			     : "");
+}
+
+int ctl_parse_wait(const char *verb, const char *arg, uint64_t *ret_usec)
+{
+	if (strcmp(arg, "infinity") == 0) {
+		*ret_usec = 0;
+		return 0;
+	}
+	if (cp_parse_duration(arg, ret_usec) < 0)
+		return ctl_usage_error("%s: bad --wait '%s' (a time span of 1ms..60s, or infinity)",
+				       verb, arg);
+	return 0;
+}
+
+int ctl_lock_timeout(const char *verb, const char *path, uint64_t wait_usec)
+{
+	char span[32];
+
+	return ctl_error("%s: %s still held after %s (--wait): another apply, set or reset, or "
+			 "the daemon, is changing priorities; nothing changed",
+			 verb, path, cp_format_duration(span, sizeof(span), wait_usec));
 }
 
 int ctl_open_module(const char *verb, struct cp_nl *nl, uint16_t *family)
@@ -100,8 +131,28 @@ int ctl_open_module(const char *verb, struct cp_nl *nl, uint16_t *family)
 	return r < 0 ? EXIT_FAILURE : 0;
 }
 
+void ctl_json_set_verb(const char *verb)
+{
+	doc_verb = verb;
+}
+
+/* @doc after "version" and "verb" (a new object; @doc released). */
+static json_object *versioned(json_object *doc)
+{
+	json_object *out = json_object_new_object();
+
+	json_object_object_add(out, "version", json_object_new_int(CTL_JSON_VERSION));
+	json_object_object_add(out, "verb", json_object_new_string(doc_verb));
+	json_object_object_foreach(doc, key, value)
+	    json_object_object_add(out, key, json_object_get(value));
+	json_object_put(doc);
+	doc_printed = true;
+	return out;
+}
+
 void ctl_json_print(json_object *doc)
 {
+	doc = versioned(doc);
 	puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 						     JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(doc);
@@ -159,6 +210,29 @@ static bool verb_wants_help(int argc, char **argv)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return true;
 	return false;
+}
+
+/* --json or -j (or --json=FORMAT but off) among a verb's arguments before any "--". */
+static bool verb_wants_json(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "--json") == 0 ||
+		    (strncmp(argv[i], "--json=", 7) == 0 && strcmp(argv[i], "--json=off") != 0))
+			return true;
+	return false;
+}
+
+/* A verb asked for JSON that failed before its document: the error as one (schema "error"). */
+static void print_error_document(int status)
+{
+	json_object *doc = json_object_new_object(), *error = json_object_new_object();
+
+	json_object_object_add(
+	    error, "message",
+	    json_object_new_string(last_error[0] ? last_error : "malformed command line"));
+	json_object_object_add(error, "exit_status", json_object_new_int(status));
+	json_object_object_add(doc, "error", error);
+	ctl_json_print(doc);
 }
 
 static int parse_global_options(struct ctl *ctl, int argc, char **argv)
@@ -222,7 +296,11 @@ int main(int argc, char **argv)
 			return EXIT_SUCCESS;
 		}
 		optind = 0; /* reset getopt for the verb's own options */
-		return verbs[i].run(&ctl, argc, argv);
+		doc_verb = verbs[i].name;
+		r = verbs[i].run(&ctl, argc, argv);
+		if (r != EXIT_SUCCESS && !doc_printed && (ctl.json || verb_wants_json(argc, argv)))
+			print_error_document(r);
+		return r;
 	}
 	return ctl_usage_error("unknown verb '%s'", argv[optind]);
 }
