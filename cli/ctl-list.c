@@ -164,7 +164,7 @@ int verb_list(struct ctl *ctl, int argc, char **argv)
 	if (ctl->json) {
 		json_object *doc = json_object_new_object();
 
-		json_object_object_add(doc, "source",
+		json_object_object_add(doc, "inventory_source",
 				       json_object_new_string(cp_source_to_string(inv.source)));
 		json_object_object_add(doc, "algorithms", groups);
 		ctl_json_print(doc);

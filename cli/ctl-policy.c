@@ -116,7 +116,7 @@ static json_object *origin_json(struct cp_origin o)
 	json_object *obj = json_object_new_object();
 
 	json_object_object_add(obj, "file", o.file ? json_object_new_string(o.file) : NULL);
-	json_object_object_add(obj, "line", json_object_new_int((int) o.line));
+	json_object_object_add(obj, "line", o.line ? json_object_new_int64(o.line) : NULL);
 	return obj;
 }
 
@@ -162,7 +162,7 @@ static json_object *sections_json(const struct cp_policy *p)
 	return array;
 }
 
-static json_object *result_json(const char *source, const struct cp_policy *p)
+static json_object *result_json(const char *file, const struct cp_policy *p)
 {
 	json_object *obj = json_object_new_object(), *errors = json_object_new_array();
 	json_object *files = json_object_new_array(), *global = json_object_new_array();
@@ -172,7 +172,8 @@ static json_object *result_json(const char *source, const struct cp_policy *p)
 		json_object *e = json_object_new_object();
 
 		json_object_object_add(e, "file", json_object_new_string(p->errors[i].file));
-		json_object_object_add(e, "line", json_object_new_int((int) p->errors[i].line));
+		json_object_object_add(
+		    e, "line", p->errors[i].line ? json_object_new_int64(p->errors[i].line) : NULL);
 		json_object_object_add(e, "reason", json_object_new_string(p->errors[i].reason));
 		json_object_array_add(errors, e);
 	}
@@ -183,7 +184,7 @@ static json_object *result_json(const char *source, const struct cp_policy *p)
 		json_object_array_add(global, setting_json((enum cp_key) k,
 							   settings_value(&s, (enum cp_key) k),
 							   s.origin[k]));
-	json_object_object_add(obj, "source", json_object_new_string(source));
+	json_object_object_add(obj, "file", file ? json_object_new_string(file) : NULL);
 	json_object_object_add(obj, "valid", json_object_new_boolean(cp_policy_is_valid(p)));
 	json_object_object_add(obj, "files", files);
 	json_object_object_add(obj, "errors", errors);
@@ -205,7 +206,7 @@ static int check_one(struct ctl *ctl, const struct check_opts *opts, const char 
 		return ctl_errno(r, NULL, "Failed to read the policy");
 	print_errors(p);
 	if (results) {
-		json_object_array_add(results, result_json(source, p));
+		json_object_array_add(results, result_json(file, p));
 	} else if (opts->verbose && r == 0) {
 		if (!file)
 			print_search_path(opts->root);

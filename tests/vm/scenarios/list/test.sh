@@ -21,7 +21,7 @@ check "only the matching group is shown" \
 check "--json carries the same facts" python3 - "$CP_RESULTS/list.json" "$cpu_cbc" "$cpu_prio" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["source"] == "crypto_user", doc["source"]
+assert doc["inventory_source"] == "crypto_user", doc["inventory_source"]
 [group] = [g for g in doc["algorithms"] if g["name"] == "cbc(aes)"]
 impl = {i["driver"]: i for i in group["implementations"]}
 a, v = impl[sys.argv[2]], impl["virtio_crypto_aes_cbc"]
