@@ -44,16 +44,23 @@ static bool last_done_step(const struct cp_state_apply *a, size_t i)
 	return true;
 }
 
-/* The drivers the last plan set that are registered at another priority now: how many. */
-static size_t find_drift(const struct cp_state_apply *a, const struct cp_inventory *inv,
+/*
+ * The drivers the last plan set that are registered at another priority
+ * now: how many. Those reset gave back (no original, not created any
+ * more) are cryptoprio's no longer.
+ */
+static size_t find_drift(const struct cp_state *state, const struct cp_inventory *inv,
 			 struct drift *drift)
 {
+	const struct cp_state_apply *a = state->last_apply;
 	size_t n = 0;
 
 	for (size_t i = 0; a && i < a->n_steps; i++) {
-		const struct cp_alg *alg = cp_inventory_find_driver(inv, a->steps[i].driver);
+		const char *driver = a->steps[i].driver;
+		const struct cp_alg *alg = cp_inventory_find_driver(inv, driver);
 
-		if (!last_done_step(a, i) || !alg || alg->priority == a->steps[i].new_priority)
+		if (!last_done_step(a, i) || !alg || alg->priority == a->steps[i].new_priority ||
+		    (!cp_state_find(state, driver) && !cp_state_find_created(state, driver)))
 			continue;
 		drift[n++] = (struct drift){&a->steps[i], alg->priority};
 	}
@@ -261,7 +268,7 @@ static int report(const struct ctl *ctl, const struct cp_state *state)
 	drift = calloc(state->last_apply ? state->last_apply->n_steps + 1 : 1, sizeof(*drift));
 	if (!drift)
 		return ctl_errno(-ENOMEM, NULL, "status");
-	n_drift = find_drift(state->last_apply, &inv, drift);
+	n_drift = find_drift(state, &inv, drift);
 	v = verdict_of(state, n_drift);
 	if (ctl->json) {
 		print_json(state, v, drift, n_drift);
