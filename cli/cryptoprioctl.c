@@ -16,8 +16,8 @@
 
 static const struct ctl_verb verbs[] = {
     {"list", "list [PATTERN...]", verb_list},
-    {"set", "set DRIVER PRIORITY", verb_set},
-    {"reset", "reset [DRIVER...]", verb_reset},
+    {"set", "set [--wait TIME] DRIVER PRIORITY", verb_set},
+    {"reset", "reset [--wait TIME] [DRIVER...]", verb_reset},
     {"calibrate",
      "calibrate [PATTERN...] [--size N[,N...]] [--depth N] [--budget TIME] [--force]\n"
      "          [--backend module|af_alg]\n"
@@ -26,8 +26,8 @@ static const struct ctl_verb verbs[] = {
      verb_calibrate},
     {"resolve", "resolve NAME [--type skcipher|aead|hash]", verb_resolve},
     {"check-policy", "check-policy [--verbose] [FILE...]", verb_check_policy},
-    {"plan", "plan [--all] [--force]", verb_plan},
-    {"apply", "apply [--dry-run] [--force] [--all]", verb_apply},
+    {"plan", "plan [--all] [--force] [--exit-code]", verb_plan},
+    {"apply", "apply [--dry-run] [--force] [--all] [--wait TIME]", verb_apply},
     {"status", "status", verb_status},
 };
 
