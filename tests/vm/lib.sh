@@ -492,7 +492,7 @@ module_users() {
 # At the end: failed checks make the scenario fail.
 _cp_on_exit() {
 	local rc=$?
-	"$ctl" --flush-all # the documents of --json written to files, kept
+	"${CP_SRC:-.}/tests/vm/ctl-keep-json" --flush-all # the --json documents written to files
 	if [[ $rc -eq 0 && $CP_CHECKS_FAILED -gt 0 ]]; then
 		printf 'FAIL: %d of %d checks failed\n' "$CP_CHECKS_FAILED" \
 			"$((CP_CHECKS_FAILED + CP_CHECKS_PASSED))"
