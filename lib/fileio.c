@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -167,26 +169,46 @@ static uint64_t now_usec(void)
 	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
-/* Blocks on @fd's lock until it is free, or @timeout_usec (0: no limit) has passed. */
+static void on_alarm(int sig)
+{
+	(void) sig; /* only to interrupt flock() */
+}
+
+/*
+ * Blocks in flock(LOCK_EX) on @fd (a waiter the kernel lists in
+ * /proc/locks) until the lock is free, or until SIGALRM interrupts it at
+ * @timeout_usec; the timer fires again every 10 ms after, so that a signal
+ * that came before the call is not lost. 0: no limit, no timer.
+ */
 static int wait_for_lock(int fd, uint64_t timeout_usec)
 {
-	const struct timespec pause = {.tv_nsec = 20 * 1000 * 1000};
+	struct sigaction action = {.sa_handler = on_alarm}, old_action;
+	struct itimerval timer = {.it_interval.tv_usec = 10000}, old_timer;
 	uint64_t deadline = now_usec() + timeout_usec;
+	sigset_t alarm, old_mask;
+	int r = 0;
 
-	if (timeout_usec == 0) {
-		while (flock(fd, LOCK_EX) < 0)
-			if (errno != EINTR)
-				return negative_errno();
-		return 0;
+	timer.it_value.tv_sec = (time_t) (timeout_usec / 1000000);
+	timer.it_value.tv_usec = (suseconds_t) (timeout_usec % 1000000);
+	sigemptyset(&alarm);
+	sigaddset(&alarm, SIGALRM);
+	if (timeout_usec) {
+		(void) sigaction(SIGALRM, &action, &old_action); /* no SA_RESTART */
+		(void) sigprocmask(SIG_UNBLOCK, &alarm, &old_mask);
+		(void) setitimer(ITIMER_REAL, &timer, &old_timer);
 	}
-	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return negative_errno();
-		if (now_usec() >= deadline)
-			return -ETIMEDOUT;
-		(void) nanosleep(&pause, NULL);
+	while (r == 0 && flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR)
+			r = negative_errno();
+		else if (timeout_usec && now_usec() >= deadline)
+			r = -ETIMEDOUT;
 	}
-	return 0;
+	if (timeout_usec) {
+		(void) setitimer(ITIMER_REAL, &old_timer, NULL);
+		(void) sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		(void) sigaction(SIGALRM, &old_action, NULL);
+	}
+	return r;
 }
 
 static int open_lock_file(const char *path)

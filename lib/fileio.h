@@ -28,7 +28,9 @@ int cp_lock_acquire(const char *path);
 int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path));
 /*
  * The same, waiting at most @timeout_usec (0: as long as it takes):
- * -ETIMEDOUT if another process still holds the lock then.
+ * -ETIMEDOUT if another process still holds the lock then. With a limit,
+ * SIGALRM and the ITIMER_REAL timer are borrowed while it waits (restored
+ * after): not for a program that uses them.
  */
 int cp_lock_acquire_timeout(const char *path, void (*waiting)(const char *path),
 			    uint64_t timeout_usec);
