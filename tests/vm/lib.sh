@@ -14,6 +14,10 @@ CP_CHECKS_PASSED=0
 # document it prints with --json in $CP_RESULTS/json/VERB.PID.json for the
 # host to check against the schema (tests/vm/run).
 ctl=${CP_SRC:-.}/tests/vm/ctl-keep-json
+# Writable by all: the documents of $ctl run as nobody are kept too.
+if [[ -n ${CP_RESULTS:-} ]] && mkdir -p "$CP_RESULTS/json" 2>/dev/null; then
+	chmod 1777 "$CP_RESULTS/json" 2>/dev/null || true
+fi
 daemon=${CP_BUILD:-}/daemon/cryptoprio-daemon
 state=/run/cryptoprio/state.json
 lock=/run/cryptoprio/lock
