@@ -49,4 +49,4 @@ check "fallback says it reads /proc/crypto" grep -q "read-only inventory from /p
 check "fallback still lists virtio-crypto as offload at 150" \
 	bash -c '"$1" list "cbc(aes)" 2>/dev/null | grep -qE "virtio_crypto_aes_cbc +offload +150"' _ "$ctl"
 check "fallback --json names its source" \
-	bash -c '"$1" --json list 2>/dev/null | grep -q "\"source\": \"/proc/crypto\""' _ "$ctl"
+	bash -c '"$1" --json list 2>/dev/null | grep -q "\"inventory_source\": \"/proc/crypto\""' _ "$ctl"
