@@ -76,7 +76,7 @@ static bool last_run_failed(const struct cp_state *state)
 	for (size_t i = 0; a && i < a->n_steps; i++)
 		failed |= a->steps[i].result == CP_STEP_FAILED;
 	if (cp_daemon_record_from_state(state, &rec) >= 0) {
-		failed |= rec.last_failed > 0;
+		failed |= rec.last_failed > 0 || rec.last_run_failed;
 		cp_daemon_record_free(&rec);
 	}
 	return failed;
