@@ -33,7 +33,7 @@ struct drift {
 	uint32_t priority;
 };
 
-/* The step that last set the driver of steps[i] (a remove leaves nothing to compare). */
+/* Whether steps[i] is done and its driver's last step (a remove leaves nothing to compare). */
 static bool last_done_step(const struct cp_state_apply *a, size_t i)
 {
 	if (a->steps[i].result != CP_STEP_DONE || a->steps[i].action == CP_STEP_REMOVE)
@@ -90,7 +90,8 @@ static enum verdict verdict_of(const struct cp_state *state, size_t n_drift)
 static void print_verdict(enum verdict v, const struct drift *drift, size_t n_drift)
 {
 	if (v == FAILED)
-		printf("Last run: failed (a step failed, or the run was interrupted)\n");
+		printf("Last run: failed (a step failed, the run was interrupted, or the daemon's "
+		       "last run stopped on an error)\n");
 	printf("Kernel: %s\n", n_drift ? "priorities changed since the last plan applied:"
 				       : "as the last plan applied left it");
 	for (size_t i = 0; i < n_drift; i++)
