@@ -90,10 +90,13 @@ static enum verdict verdict_of(const struct cp_state *state, size_t n_drift)
 static void print_verdict(enum verdict v, const struct drift *drift, size_t n_drift)
 {
 	if (v == FAILED)
-		printf("Last run: failed (a step failed, the run was interrupted, or the daemon's "
+		printf("Verdict: failed (a step failed, the run was interrupted, or the daemon's "
 		       "last run stopped on an error)\n");
-	printf("Kernel: %s\n", n_drift ? "priorities changed since the last plan applied:"
-				       : "as the last plan applied left it");
+	else if (v == AS_PLANNED)
+		printf("Verdict: as planned (the kernel is as the last plan applied left it)\n");
+	if (n_drift)
+		printf("%s changed since the last plan applied:\n",
+		       v == DRIFTED ? "Verdict: drifted, priorities" : "Priorities");
 	for (size_t i = 0; i < n_drift; i++)
 		printf("  %s (%s): %" PRIu32 " planned, %" PRIu32 " now\n", drift[i].step->driver,
 		       drift[i].step->name, drift[i].step->new_priority, drift[i].priority);
