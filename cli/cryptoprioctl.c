@@ -12,11 +12,12 @@
 #include "config.h"
 #include "cpmod.h"
 #include "cryptoprioctl.h"
+#include "units.h"
 
 static const struct ctl_verb verbs[] = {
     {"list", "list [--inventory FILE] [PATTERN...]", verb_list},
-    {"set", "set DRIVER PRIORITY", verb_set},
-    {"reset", "reset [DRIVER...]", verb_reset},
+    {"set", "set [--wait TIME] DRIVER PRIORITY", verb_set},
+    {"reset", "reset [--wait TIME] [DRIVER...]", verb_reset},
     {"calibrate",
      "calibrate [PATTERN...] [--size N[,N...]] [--depth N] [--budget TIME] [--force]\n"
      "          [--backend module|af_alg]\n"
@@ -26,13 +27,23 @@ static const struct ctl_verb verbs[] = {
     {"resolve", "resolve NAME [--type skcipher|aead|hash]", verb_resolve},
     {"check-policy", "check-policy [--verbose] [--inventory FILE] [--root DIR] [FILE...]",
      verb_check_policy},
-    {"plan", "plan [--all] [--force]", verb_plan},
-    {"apply", "apply [--dry-run] [--force] [--all]", verb_apply},
+    {"plan", "plan [--all] [--force] [--exit-code]", verb_plan},
+    {"apply", "apply [--dry-run] [--force] [--all] [--wait TIME]", verb_apply},
     {"status", "status", verb_status},
 };
 
+/* For --json: the verb of the documents, whether one was printed, the last error said. */
+static const char *doc_verb = "";
+static bool doc_printed;
+static char last_error[1024];
+
 static void vprint_error(const char *fmt, va_list ap)
 {
+	va_list copy;
+
+	va_copy(copy, ap);
+	vsnprintf(last_error, sizeof(last_error), fmt, copy);
+	va_end(copy);
 	fputs("cryptoprioctl: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -87,23 +98,42 @@ int ctl_option_error(const char *verb, int c)
 
 int ctl_errno(int negative_errno, const char *extack, const char *fmt, ...)
 {
+	char what[768];
 	va_list ap;
 
-	fputs("cryptoprioctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	/* The kernel refuses netlink requests without the capability with EPERM. */
 	if (negative_errno == -EPERM)
-		fputs(": needs CAP_NET_ADMIN (run as root)", stderr);
-	else
-		fprintf(stderr, ": %s", strerror(-negative_errno));
-	if (extack && *extack)
-		fprintf(stderr, " (kernel: %s)", extack);
-	if (negative_errno == -EACCES)
-		fputs(" (needs CAP_NET_ADMIN; run as root)", stderr);
-	fputc('\n', stderr);
-	return EXIT_FAILURE;
+		return ctl_error("%s: needs CAP_NET_ADMIN (run as root)%s%s%s", what,
+				 extack && *extack ? " (kernel: " : "",
+				 extack && *extack ? extack : "", extack && *extack ? ")" : "");
+	return ctl_error("%s: %s%s%s%s%s", what, strerror(-negative_errno),
+			 extack && *extack ? " (kernel: " : "", extack && *extack ? extack : "",
+			 extack && *extack ? ")" : "",
+			 negative_errno == -EACCES ? " (needs CAP_NET_ADMIN; run as root)" : "");
+}
+
+int ctl_parse_wait(const char *verb, const char *arg, uint64_t *ret_usec)
+{
+	if (strcmp(arg, "infinity") == 0) {
+		*ret_usec = 0;
+		return 0;
+	}
+	if (cp_parse_duration(arg, ret_usec) < 0)
+		return ctl_usage_error("%s: bad --wait '%s' (a time span of 1ms..60s, or infinity)",
+				       verb, arg);
+	return 0;
+}
+
+int ctl_lock_timeout(const char *verb, const char *path, uint64_t wait_usec)
+{
+	char span[32];
+
+	return ctl_error("%s: %s still held after %s (--wait): another apply, set or reset, or "
+			 "the daemon, is changing priorities; nothing changed",
+			 verb, path, cp_format_duration(span, sizeof(span), wait_usec));
 }
 
 const char *ctl_module_reason(int negative_errno)
@@ -143,6 +173,25 @@ int ctl_open_module(const char *verb, struct cp_nl *nl, uint16_t *family)
 	return r < 0 ? EXIT_FAILURE : 0;
 }
 
+void ctl_json_set_verb(const char *verb)
+{
+	doc_verb = verb;
+}
+
+/* @doc after "version" and "verb" (a new object; @doc released). */
+static json_object *versioned(json_object *doc)
+{
+	json_object *out = json_object_new_object();
+
+	json_object_object_add(out, "version", json_object_new_int(CTL_JSON_VERSION));
+	json_object_object_add(out, "verb", json_object_new_string(doc_verb));
+	json_object_object_foreach(doc, key, value)
+	    json_object_object_add(out, key, json_object_get(value));
+	json_object_put(doc);
+	doc_printed = true;
+	return out;
+}
+
 /* The options of the command running, for what prints its output. */
 static const struct ctl *the_ctl;
 
@@ -150,6 +199,7 @@ void ctl_json_print(json_object *doc)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
 
+	doc = versioned(doc);
 	if (!the_ctl || the_ctl->json != CTL_JSON_SHORT)
 		flags |= JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
 	puts(json_object_to_json_string_ext(doc, flags));
@@ -211,6 +261,19 @@ static bool verb_wants_help(int argc, char **argv)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
 			return true;
 	return false;
+}
+
+/* A verb asked for JSON that failed before its document: the error as one (schema "error"). */
+static void print_error_document(int status)
+{
+	json_object *doc = json_object_new_object(), *error = json_object_new_object();
+
+	json_object_object_add(
+	    error, "message",
+	    json_object_new_string(last_error[0] ? last_error : "malformed command line"));
+	json_object_object_add(error, "exit_status", json_object_new_int(status));
+	json_object_object_add(doc, "error", error);
+	ctl_json_print(doc);
 }
 
 static int set_json(struct ctl *ctl, const char *mode)
@@ -334,7 +397,11 @@ int main(int argc, char **argv)
 		}
 		optind = 0; /* reset getopt for the verb's own options */
 		verb_argv = args;
-		return verbs[i].run(&ctl, n, args);
+		doc_verb = verbs[i].name;
+		r = verbs[i].run(&ctl, n, args);
+		if (r != EXIT_SUCCESS && !doc_printed && ctl.json != CTL_JSON_OFF)
+			print_error_document(r);
+		return r;
 	}
 	return ctl_usage_error("unknown verb '%s'", args[0]);
 }

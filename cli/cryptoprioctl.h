@@ -8,8 +8,19 @@
 
 #include "macro.h"
 
-/* Exit codes (cryptoprioctl(8)): 0 success, 1 failure at run time, 2 malformed command line. */
-#define EXIT_USAGE 2
+/*
+ * Exit codes (cryptoprioctl(8), EXIT STATUS): 0 success, 1 failure at run
+ * time, 2 malformed command line, 3 a difference the script asked about
+ * (plan --exit-code: changes pending; status: a priority changed since).
+ */
+#define EXIT_USAGE   2
+#define EXIT_CHANGES 3
+
+/* The "version" of every JSON document (data/cryptoprioctl.schema.json). */
+#define CTL_JSON_VERSION 1
+
+/* How long apply, set and reset wait for the lock without --wait. */
+#define CTL_WAIT_DEFAULT_USEC UINT64_C(60000000)
 
 /* --json=MODE; a verb's own -j sets CTL_JSON_PRETTY (true). */
 enum ctl_json {
@@ -71,8 +82,20 @@ struct cp_inventory;
  */
 int ctl_inventory_load(const char *verb, const char *file, struct cp_inventory *inv);
 
-/* Print a JSON document to stdout (one per command, as --json says) and release it. */
+/*
+ * Print a JSON document to stdout (one per command, as --json says) and
+ * release it; "version" and "verb" come first.
+ */
 void ctl_json_print(json_object *doc);
+/* The "verb" of the documents when it is not the verb's name ("calibrate --raw"). */
+void ctl_json_set_verb(const char *verb);
+/*
+ * --wait=TIMESPAN of @verb: "infinity" (0: no limit) or a time span of
+ * cp_parse_duration in @ret_usec; 0, or the exit code after saying why not.
+ */
+int ctl_parse_wait(const char *verb, const char *arg, uint64_t *ret_usec);
+/* Said when the lock was still held after --wait (the exit code). */
+int ctl_lock_timeout(const char *verb, const char *path, uint64_t wait_usec);
 
 /* Seconds since the epoch as local "YYYY-MM-DD HH:MM:SS +ZZZZ"; "never" for 0. */
 const char *ctl_format_time(char *buf, size_t len, int64_t t);

@@ -12,6 +12,7 @@
 
 #include "cpmod.h"
 #include "cryptoprioctl.h"
+#include "fileio.h"
 #include "inventory-load.h"
 #include "pattern.h"
 #include "units.h"
@@ -254,7 +255,6 @@ static json_object *error_json(const char *driver, uint32_t size, int r, const c
 	json_object_object_add(e, "driver", json_object_new_string(driver));
 	json_object_object_add(e, "size", json_object_new_int64(size));
 	json_object_object_add(e, "error", json_object_new_string(strerror(-r)));
-	json_object_object_add(e, "errno", json_object_new_int(-r));
 	json_object_object_add(e, "message", extack[0] ? json_object_new_string(extack) : NULL);
 	return e;
 }
@@ -323,7 +323,12 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 	uint16_t family;
 	int r, failed = 0;
 
+	ctl_json_set_verb("calibrate --raw");
 	r = parse_options(ctl, argc, argv, &o);
+	if (r == 0 && !cp_have_net_admin())
+		r = ctl_error(
+		    "calibrate: the module measures only for CAP_NET_ADMIN (run as root); "
+		    "nothing measured");
 	if (r == 0)
 		r = ctl_open_module("calibrate", &nl, &family);
 	if (r == 0)

@@ -13,6 +13,7 @@
 #include "calibrate.h"
 #include "cryptoprioctl.h"
 #include "ctl-table.h"
+#include "fileio.h"
 #include "inventory-load.h"
 #include "paths.h"
 #include "policy.h"
@@ -262,9 +263,8 @@ static json_object *summary_json(const struct cp_calibration *cal, const struct 
 	json_object_object_add(workload, "size", json_object_new_int64(a->workload_size));
 	json_object_object_add(workload, "depth", json_object_new_int64(a->depth));
 	json_object_object_add(o, "workload", workload);
-	json_object_object_add(o, "budget_ms",
-			       json_object_new_int64((int64_t) (a->budget_ns / 1000000)));
-	json_object_object_add(o, "elapsed_ms", json_object_new_double(cal->elapsed_ns / 1e6));
+	json_object_object_add(o, "budget_ns", json_object_new_uint64(a->budget_ns));
+	json_object_object_add(o, "elapsed_ns", json_object_new_uint64(cal->elapsed_ns));
 	json_object_object_add(o, "points_measured", json_object_new_int64((int64_t) cal->n_run));
 	json_object_object_add(o, "points_from_cache",
 			       json_object_new_int64((int64_t) cal->n_from_cache));
@@ -301,8 +301,9 @@ static void print_json(const struct cp_calibration *cal, const struct cp_invento
 	for (size_t i = 0; i < cal->n_skipped; i++) {
 		json_object *s = json_object_new_object();
 
-		json_object_object_add(s, "name", json_object_new_string(cal->skipped[i].name));
 		json_object_object_add(s, "driver", json_object_new_string(cal->skipped[i].driver));
+		json_object_object_add(s, "algorithm",
+				       json_object_new_string(cal->skipped[i].name));
 		json_object_object_add(s, "reason", json_object_new_string(cal->skipped[i].reason));
 		json_object_array_add(skipped, s);
 	}
@@ -448,6 +449,9 @@ int verb_calibrate(struct ctl *ctl, int argc, char **argv)
 		r = apply_policy_defaults(ctl, &a);
 	if (r != 0)
 		return r;
+	if (!cp_have_net_admin())
+		return ctl_error("calibrate: measuring needs CAP_NET_ADMIN (run as root); nothing "
+				 "measured, the cache left alone");
 	r = cp_inventory_load(&inv);
 	if (r < 0)
 		return ctl_errno(r, NULL, "calibrate: cannot read the kernel's implementations");

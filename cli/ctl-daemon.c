@@ -89,6 +89,21 @@ static json_object *unit_json(const struct unit_info *u)
 	return o;
 }
 
+/* A time or text the record keeps as 0 or "" when there is none: null, as elsewhere. */
+static void nulls_for_none(json_object *o)
+{
+	static const char *const keys[] = {"started_at",   "ready_at", "stopped_at", "last_run_at",
+					   "last_trigger", "backend",  "last_error"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		json_object *v = json_object_object_get(o, keys[i]);
+
+		if (v && (json_object_is_type(v, json_type_string) ? !json_object_get_string_len(v)
+								   : !json_object_get_int64(v)))
+			json_object_object_add(o, keys[i], NULL);
+	}
+}
+
 json_object *ctl_daemon_json(const struct cp_state *state)
 {
 	const struct cp_state_apply *a = state->last_apply;
@@ -106,6 +121,7 @@ json_object *ctl_daemon_json(const struct cp_state *state)
 	json_object_object_add(o, "unit", unit_json(&u));
 	if (!have_rec)
 		json_object_object_add(o, "pid", NULL);
+	nulls_for_none(o);
 	cp_daemon_record_free(&rec);
 	return o;
 }

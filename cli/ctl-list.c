@@ -175,7 +175,7 @@ static void print_json(const struct cp_inventory *inv, char **patterns, int n_pa
 		if (group_matches(inv, first, end, patterns, n_patterns))
 			json_object_array_add(groups, group_to_json(inv, first, end));
 	}
-	json_object_object_add(doc, "source",
+	json_object_object_add(doc, "inventory_source",
 			       json_object_new_string(cp_source_to_string(inv->source)));
 	json_object_object_add(doc, "algorithms", groups);
 	ctl_json_print(doc);

@@ -20,7 +20,9 @@
 
 struct plan_opts {
 	bool dry_run, force, all;
+	bool exit_code; /* plan --exit-code: 3 when there are steps */
 	const char *root;
+	uint64_t wait_usec; /* --wait: 0 for no limit */
 };
 
 /* ---- progress on a terminal ---- */
@@ -280,7 +282,7 @@ static json_object *calibration_json(const struct cp_apply_result *r)
 	json_object_object_add(o, "points_measured", json_object_new_int64((int64_t) c->n_run));
 	json_object_object_add(o, "points_from_cache",
 			       json_object_new_int64((int64_t) c->n_from_cache));
-	json_object_object_add(o, "points_left_out",
+	json_object_object_add(o, "points_unmeasured",
 			       json_object_new_int64((int64_t) c->n_unmeasured));
 	json_object_object_add(o, "elapsed_ns", json_object_new_uint64(c->elapsed_ns));
 	json_object_object_add(o, "cache_warning", str_or_null(c->cache_warning));
@@ -292,7 +294,7 @@ static json_object *calibration_json(const struct cp_apply_result *r)
 		json_object_object_add(s, "reason", json_object_new_string(c->skipped[i].reason));
 		json_object_array_add(skipped, s);
 	}
-	json_object_object_add(o, "not_measured", skipped);
+	json_object_object_add(o, "not_calibrated", skipped);
 	return o;
 }
 
@@ -422,12 +424,18 @@ static void print_policy_errors(const struct cp_policy *p)
 	}
 }
 
-static int report_failure(const char *verb, int r, const struct cp_apply_result *res)
+static int report_failure(const char *verb, int r, const struct cp_apply_result *res,
+			  const struct plan_opts *o)
 {
 	/* plan changes nothing, ever: only apply says it did not. */
 	const char *unchanged = strcmp(verb, "apply") == 0 ? "; nothing changed" : "";
 	size_t n_errors = res->policy ? res->policy->n_errors : 0;
 
+	if (r == -ETIMEDOUT && res->unusable_path)
+		return ctl_lock_timeout(verb, res->unusable_path, o->wait_usec);
+	if (res->unusable_path)
+		return ctl_errno(r, NULL, "%s: cannot use %s%s", verb, res->unusable_path,
+				 unchanged);
 	if (r == -EBADMSG) {
 		print_policy_errors(res->policy);
 		return ctl_error("%s: the policy is invalid (%zu error%s)%s", verb, n_errors,
@@ -471,6 +479,8 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	    .progress = tty ? progress_cb : NULL,
 	    .agent = "cryptoprioctl",
 	    .lock_waiting = ctl_lock_waiting,
+	    .lock_timeout_usec = o->wait_usec,
+	    .check_needs = apply, /* apply --dry-run fails where apply would */
 	};
 	const char *verb = apply ? "apply" : "plan";
 	int r;
@@ -479,7 +489,7 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	progress_end(tty);
 	report_file_warnings(verb, &res);
 	if (r < 0 && r != -EIO)
-		return report_failure(verb, r, &res);
+		return report_failure(verb, r, &res, o);
 	if (ctl->json)
 		ctl_json_print(result_json(&res, o, apply));
 	else
@@ -492,22 +502,26 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	if (r == -EIO)
 		return ctl_error("%s: %zu of %zu step%s failed", verb, res.n_failed, res.n_steps,
 				 ctl_plural(res.n_steps));
-	return res.state_error ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (res.state_error)
+		return EXIT_FAILURE;
+	return o->exit_code && res.n_steps > 0 ? EXIT_CHANGES : EXIT_SUCCESS;
 }
 
 static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct plan_opts *o,
 			      bool apply)
 {
-	enum { OPT_ROOT = 0x100 };
+	enum { OPT_ROOT = 0x100, OPT_EXIT_CODE, OPT_WAIT };
 	static const struct option options[] = {
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"force", no_argument, NULL, 'f'},
 	    {"all", no_argument, NULL, 'a'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"root", required_argument, NULL, OPT_ROOT},
+	    {"exit-code", no_argument, NULL, OPT_EXIT_CODE},
+	    {"wait", required_argument, NULL, OPT_WAIT},
 	    {},
 	};
-	int c;
+	int c, r;
 
 	while ((c = getopt_long(argc, argv, apply ? ":nfaj" : ":faj", options, NULL)) >= 0) {
 		switch (c) {
@@ -528,6 +542,19 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 		case OPT_ROOT:
 			o->root = optarg;
 			break;
+		case OPT_EXIT_CODE:
+			if (apply)
+				return ctl_usage_error("apply: --exit-code is plan's");
+			o->exit_code = true;
+			break;
+		case OPT_WAIT:
+			if (!apply)
+				return ctl_usage_error(
+				    "plan: --wait is apply's (plan takes no lock)");
+			r = ctl_parse_wait(argv[0], optarg, &o->wait_usec);
+			if (r != 0)
+				return r;
+			break;
 		default:
 			return ctl_option_error(argv[0], c);
 		}
@@ -539,7 +566,7 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 
 int verb_plan(struct ctl *ctl, int argc, char **argv)
 {
-	struct plan_opts o = {};
+	struct plan_opts o = {.wait_usec = CTL_WAIT_DEFAULT_USEC};
 	int r = parse_plan_options(ctl, argc, argv, &o, false);
 
 	return r != 0 ? r : run(ctl, &o, false);
@@ -547,7 +574,7 @@ int verb_plan(struct ctl *ctl, int argc, char **argv)
 
 int verb_apply(struct ctl *ctl, int argc, char **argv)
 {
-	struct plan_opts o = {};
+	struct plan_opts o = {.wait_usec = CTL_WAIT_DEFAULT_USEC};
 	int r = parse_plan_options(ctl, argc, argv, &o, true);
 
 	if (r != 0)

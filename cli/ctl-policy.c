@@ -37,7 +37,7 @@ static json_object *error_json(const char *file, unsigned line, const char *reas
 	json_object *e = json_object_new_object();
 
 	json_object_object_add(e, "file", json_object_new_string(file));
-	json_object_object_add(e, "line", json_object_new_int((int) line));
+	json_object_object_add(e, "line", line ? json_object_new_int64(line) : NULL);
 	json_object_object_add(e, "reason", json_object_new_string(reason));
 	return e;
 }
@@ -173,7 +173,7 @@ static json_object *origin_json(struct cp_origin o)
 	json_object *obj = json_object_new_object();
 
 	json_object_object_add(obj, "file", o.file ? json_object_new_string(o.file) : NULL);
-	json_object_object_add(obj, "line", json_object_new_int((int) o.line));
+	json_object_object_add(obj, "line", o.line ? json_object_new_int64(o.line) : NULL);
 	return obj;
 }
 
@@ -219,8 +219,7 @@ static json_object *sections_json(const struct cp_policy *p)
 	return array;
 }
 
-static json_object *result_json(const char *source, const struct cp_policy *p,
-				json_object *warnings)
+static json_object *result_json(const char *file, const struct cp_policy *p, json_object *warnings)
 {
 	json_object *obj = json_object_new_object(), *errors = json_object_new_array();
 	json_object *files = json_object_new_array(), *global = json_object_new_array();
@@ -236,7 +235,7 @@ static json_object *result_json(const char *source, const struct cp_policy *p,
 		json_object_array_add(global, setting_json((enum cp_key) k,
 							   settings_value(&s, (enum cp_key) k),
 							   s.origin[k]));
-	json_object_object_add(obj, "source", json_object_new_string(source));
+	json_object_object_add(obj, "file", file ? json_object_new_string(file) : NULL);
 	json_object_object_add(obj, "valid", json_object_new_boolean(cp_policy_is_valid(p)));
 	json_object_object_add(obj, "files", files);
 	json_object_object_add(obj, "errors", errors);
@@ -274,7 +273,7 @@ static int check_one(const struct check_opts *opts, const char *file, json_objec
 	print_errors(p);
 	n_warnings = warn_unmatched(opts, p, warnings);
 	if (results) {
-		json_object_array_add(results, result_json(source, p, warnings));
+		json_object_array_add(results, result_json(file, p, warnings));
 	} else if (opts->verbose && r == 0) {
 		if (!file)
 			print_search_path(opts->root);

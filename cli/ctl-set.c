@@ -12,18 +12,43 @@
 #include "planner.h"
 #include "set-reset.h"
 
+/* --wait: how long set and reset wait for the lock (0: no limit). */
+static uint64_t wait_usec = CTL_WAIT_DEFAULT_USEC;
+
+/* --wait=TIMESPAN or --wait TIMESPAN at argv[*i] (then past it): 1, 0 if not --wait, or -exit code.
+ */
+static int take_wait(int argc, char **argv, int *i)
+{
+	const char *arg = NULL;
+	int r;
+
+	if (strncmp(argv[*i], "--wait=", 7) == 0)
+		arg = argv[*i] + 7;
+	else if (strcmp(argv[*i], "--wait") == 0 && *i + 1 < argc)
+		arg = argv[++*i];
+	else if (strcmp(argv[*i], "--wait") == 0)
+		return -ctl_usage_error("%s: --wait needs a time span", argv[0]);
+	if (!arg)
+		return 0;
+	r = ctl_parse_wait(argv[0], arg, &wait_usec);
+	return r != 0 ? -r : 1;
+}
+
 /*
- * Positional arguments and --json in any order; "-1" is a (bad) priority,
- * not an option. Returns 0 with the count in @ret_n, or an exit code.
+ * Positional arguments, --json and --wait in any order; "-1" is a (bad)
+ * priority, not an option. Returns 0 with the count in @ret_n, or an exit code.
  */
 static int split_arguments(struct ctl *ctl, int argc, char **argv, char **args, int max_args,
 			   int *ret_n)
 {
-	int n = 0;
+	int n = 0, r;
 	bool options_done = false;
 
 	for (int i = 1; i < argc; i++) {
-		if (!options_done && strcmp(argv[i], "--") == 0) {
+		if (!options_done && (r = take_wait(argc, argv, &i)) != 0) {
+			if (r < 0)
+				return -r;
+		} else if (!options_done && strcmp(argv[i], "--") == 0) {
 			options_done = true;
 		} else if (!options_done &&
 			   (strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "--json") == 0)) {
@@ -89,6 +114,8 @@ static int print_failure(const char *verb, enum cp_sr_failure failure, int error
 				 "nothing changed",
 				 verb);
 	case CP_SR_LOCK:
+		if (error == -ETIMEDOUT)
+			return ctl_lock_timeout(verb, f->lock_path, wait_usec);
 		return ctl_errno(error, NULL, "%s: cannot take %s", verb, f->lock_path);
 	case CP_SR_STATE_READ:
 		return ctl_errno(error, NULL, "%s: cannot read %s", verb, f->state_path);
@@ -156,6 +183,7 @@ int verb_set(struct ctl *ctl, int argc, char **argv)
 	r = split_arguments(ctl, argc, argv, args, 2, &n_args);
 	if (r != 0)
 		return r;
+	opts.env.lock_timeout_usec = wait_usec;
 	if (n_args != 2)
 		return ctl_usage_error("set: expected DRIVER PRIORITY");
 	r = check_driver_name("set", args[0]);
@@ -326,6 +354,7 @@ int verb_reset(struct ctl *ctl, int argc, char **argv)
 	r = split_arguments(ctl, argc, argv, drivers, argc, &n_drivers);
 	if (r != 0)
 		return r;
+	opts.env.lock_timeout_usec = wait_usec;
 	for (int i = 0; i < n_drivers; i++) {
 		r = check_driver_name("reset", drivers[i]);
 		if (r != 0)

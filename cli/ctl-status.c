@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include "cryptoprioctl.h"
 #include "ctl-daemon.h"
 #include "ctl-table.h"
+#include "daemon-state.h"
+#include "inventory-load.h"
 #include "macro.h"
 #include "paths.h"
 #include "state.h"
@@ -47,6 +50,107 @@ static void print_steps(const struct ctl *ctl, const struct cp_state_apply *a)
 		(void) ctl_table_print(t);
 	else
 		ctl_table_free(t);
+}
+
+/* Whether the kernel is as the last plan applied left it (the exit code of status). */
+enum verdict {
+	AS_PLANNED,
+	FAILED,	 /* a step failed, the apply was interrupted, or the daemon's last run failed */
+	DRIFTED, /* a priority the plan set is not the kernel's now */
+};
+
+static const char *const verdict_names[] = {"as-planned", "failed", "drifted"};
+
+/* A step's driver whose priority changed since: planned, and now. */
+struct drift {
+	const struct cp_state_step *step;
+	uint32_t priority;
+};
+
+/* Whether steps[i] is done and its driver's last step (a remove leaves nothing to compare). */
+static bool last_done_step(const struct cp_state_apply *a, size_t i)
+{
+	if (a->steps[i].result != CP_STEP_DONE || a->steps[i].action == CP_STEP_REMOVE)
+		return false;
+	for (size_t k = i + 1; k < a->n_steps; k++)
+		if (strcmp(a->steps[k].driver, a->steps[i].driver) == 0)
+			return false;
+	return true;
+}
+
+/*
+ * The drivers the last plan set that are registered at another priority
+ * now: how many. Those reset gave back (no original, not created any
+ * more) are cryptoprio's no longer.
+ */
+static size_t find_drift(const struct cp_state *state, const struct cp_inventory *inv,
+			 struct drift *drift)
+{
+	const struct cp_state_apply *a = state->last_apply;
+	size_t n = 0;
+
+	for (size_t i = 0; a && i < a->n_steps; i++) {
+		const char *driver = a->steps[i].driver;
+		const struct cp_alg *alg = cp_inventory_find_driver(inv, driver);
+
+		if (!last_done_step(a, i) || !alg || alg->priority == a->steps[i].new_priority ||
+		    (!cp_state_find(state, driver) && !cp_state_find_created(state, driver)))
+			continue;
+		drift[n++] = (struct drift){&a->steps[i], alg->priority};
+	}
+	return n;
+}
+
+static bool last_run_failed(const struct cp_state *state)
+{
+	const struct cp_state_apply *a = state->last_apply;
+	struct cp_daemon_record rec;
+	bool failed = a && !a->finished_at;
+
+	for (size_t i = 0; a && i < a->n_steps; i++)
+		failed |= a->steps[i].result == CP_STEP_FAILED;
+	if (cp_daemon_record_from_state(state, &rec) >= 0) {
+		failed |= rec.last_failed > 0 || rec.last_run_failed;
+		cp_daemon_record_free(&rec);
+	}
+	return failed;
+}
+
+static enum verdict verdict_of(const struct cp_state *state, size_t n_drift)
+{
+	return last_run_failed(state) ? FAILED : n_drift ? DRIFTED : AS_PLANNED;
+}
+
+static void print_verdict(enum verdict v, const struct drift *drift, size_t n_drift)
+{
+	if (v == FAILED)
+		printf("Verdict: failed (a step failed, the run was interrupted, or the daemon's "
+		       "last run stopped on an error)\n");
+	else if (v == AS_PLANNED)
+		printf("Verdict: as planned (the kernel is as the last plan applied left it)\n");
+	if (n_drift)
+		printf("%s changed since the last plan applied:\n",
+		       v == DRIFTED ? "Verdict: drifted, priorities" : "Priorities");
+	for (size_t i = 0; i < n_drift; i++)
+		printf("  %s (%s): %" PRIu32 " planned, %" PRIu32 " now\n", drift[i].step->driver,
+		       drift[i].step->name, drift[i].step->new_priority, drift[i].priority);
+}
+
+static json_object *drift_json(const struct drift *drift, size_t n_drift)
+{
+	json_object *array = json_object_new_array();
+
+	for (size_t i = 0; i < n_drift; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "driver", json_object_new_string(drift[i].step->driver));
+		json_object_object_add(o, "algorithm", json_object_new_string(drift[i].step->name));
+		json_object_object_add(o, "planned_priority",
+				       json_object_new_int64(drift[i].step->new_priority));
+		json_object_object_add(o, "priority", json_object_new_int64(drift[i].priority));
+		json_object_array_add(array, o);
+	}
+	return array;
 }
 
 static void print_last_apply(const struct ctl *ctl, const struct cp_state_apply *a)
@@ -120,6 +224,30 @@ static void print_status(const struct ctl *ctl, const struct cp_state *state)
 	ctl_daemon_print(state); /* cli/ctl-daemon.c */
 }
 
+/*
+ * The state file's record of a plan in the vocabulary of apply --json:
+ * "error" the errno's text or null (not "errno": 0), "message" null when
+ * empty, "finished_at" null while interrupted.
+ */
+static void last_apply_vocabulary(json_object *last)
+{
+	json_object *steps = json_object_object_get(last, "steps"), *v;
+
+	if (json_object_get_int64(json_object_object_get(last, "finished_at")) == 0)
+		json_object_object_add(last, "finished_at", NULL);
+	for (size_t i = 0; i < json_object_array_length(steps); i++) {
+		json_object *step = json_object_array_get_idx(steps, i);
+		int e = json_object_get_int(json_object_object_get(step, "errno"));
+
+		json_object_object_del(step, "errno");
+		json_object_object_add(step, "error",
+				       e ? json_object_new_string(strerror(e)) : NULL);
+		v = json_object_object_get(step, "message");
+		if (!json_object_get_string_len(v))
+			json_object_object_add(step, "message", NULL);
+	}
+}
+
 static json_object *status_json(const struct cp_state *state)
 {
 	json_object *doc = json_object_new_object(), *originals = json_object_new_array();
@@ -130,8 +258,10 @@ static json_object *status_json(const struct cp_state *state)
 	if (state->last_apply && cp_state_format(state, &text) >= 0) {
 		json_object *full = json_tokener_parse(text);
 
-		if (full && json_object_object_get_ex(full, "last_apply", &last))
+		if (full && json_object_object_get_ex(full, "last_apply", &last)) {
 			last = json_object_get(last);
+			last_apply_vocabulary(last);
+		}
 		json_object_put(full);
 	}
 	for (size_t i = 0; i < state->n_originals; i++) {
@@ -153,6 +283,46 @@ static json_object *status_json(const struct cp_state *state)
 	json_object_object_add(doc, "created", cp_state_created_json(state));
 	json_object_object_add(doc, "daemon", ctl_daemon_json(state));
 	return doc;
+}
+
+/* The document of status --json, the verdict and the drift first. */
+static void print_json(const struct cp_state *state, enum verdict v, const struct drift *drift,
+		       size_t n_drift)
+{
+	json_object *doc = json_object_new_object(), *rest = status_json(state);
+
+	json_object_object_add(doc, "verdict", json_object_new_string(verdict_names[v]));
+	json_object_object_add(doc, "drift", drift_json(drift, n_drift));
+	json_object_object_foreach(rest, key, value)
+	    json_object_object_add(doc, key, json_object_get(value));
+	json_object_put(rest);
+	ctl_json_print(doc);
+}
+
+static int report(const struct ctl *ctl, const struct cp_state *state)
+{
+	_cleanup_(cp_inventory_free) struct cp_inventory inv = {0};
+	_cleanup_free_ struct drift *drift = NULL;
+	size_t n_drift = 0;
+	enum verdict v;
+	int r;
+
+	r = cp_inventory_load(&inv);
+	if (r < 0)
+		return ctl_errno(r, NULL,
+				 "status: cannot read the kernel's crypto implementations");
+	drift = calloc(state->last_apply ? state->last_apply->n_steps + 1 : 1, sizeof(*drift));
+	if (!drift)
+		return ctl_errno(-ENOMEM, NULL, "status");
+	n_drift = find_drift(state, &inv, drift);
+	v = verdict_of(state, n_drift);
+	if (ctl->json) {
+		print_json(state, v, drift, n_drift);
+	} else {
+		print_status(ctl, state);
+		print_verdict(v, drift, n_drift);
+	}
+	return v == FAILED ? EXIT_FAILURE : v == DRIFTED ? EXIT_CHANGES : EXIT_SUCCESS;
 }
 
 int verb_status(struct ctl *ctl, int argc, char **argv)
@@ -178,9 +348,5 @@ int verb_status(struct ctl *ctl, int argc, char **argv)
 				 CP_STATE_PATH, CP_STATE_PATH);
 	if (r < 0)
 		return ctl_errno(r, NULL, "status: cannot read %s", CP_STATE_PATH);
-	if (ctl->json)
-		ctl_json_print(status_json(&state));
-	else
-		print_status(ctl, &state);
-	return EXIT_SUCCESS;
+	return report(ctl, &state);
 }

@@ -426,6 +426,7 @@ static void note_run(struct cp_daemon *d, const struct cp_apply_result *res, con
 	cp_strscpy(d->rec.last_trigger, sizeof(d->rec.last_trigger), trigger);
 	d->rec.last_changed = res->n_changed;
 	d->rec.last_failed = res->n_failed;
+	d->rec.last_run_failed = res->n_failed > 0;
 	d->rec.last_from_cache = res->calibration.n_from_cache;
 	d->rec.last_measured = res->calibration.n_run;
 	snprintf(d->rec.backend, sizeof(d->rec.backend), "%s",
@@ -520,6 +521,7 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 		(void) sd_notifyf(false, "STATUS=%s", status);
 		cp_apply_result_free(&res);
 		d->rec.runs += !ctx.noted;
+		d->rec.last_run_failed = true;
 		save_record(d);
 		return r;
 	}

@@ -4,7 +4,9 @@
  * `cryptoprioctl plan|apply` and cryptoprio-daemon (cryptoprioctl(8), "plan").
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "apply-internal.h"
@@ -630,12 +632,20 @@ static int apply(struct cp_run *run)
 	return apply_steps(run);
 }
 
-static int open_lock(const struct cp_apply_options *opts, int *ret_fd)
+static const char *lock_path(const struct cp_apply_options *opts)
+{
+	return opts->lock_path ? opts->lock_path : CP_LOCK_PATH;
+}
+
+static int open_lock(const struct cp_apply_options *opts, struct cp_apply_result *result,
+		     int *ret_fd)
 {
 	if (!cp_have_net_admin())
 		return -EPERM;
-	*ret_fd = cp_lock_acquire_or_wait(opts->lock_path ? opts->lock_path : CP_LOCK_PATH,
-					  opts->lock_waiting);
+	*ret_fd =
+	    cp_lock_acquire_timeout(lock_path(opts), opts->lock_waiting, opts->lock_timeout_usec);
+	if (*ret_fd < 0)
+		result->unusable_path = lock_path(opts);
 	return *ret_fd < 0 ? *ret_fd : 0;
 }
 
@@ -655,9 +665,36 @@ static int load_inventory(struct cp_run *run)
 	if (r < 0)
 		return r;
 	run->modules_changed = r > 0;
-	if (!opts->dry_run && result->inventory.source != CP_SOURCE_CRYPTO_USER)
+	if ((!opts->dry_run || opts->check_needs) &&
+	    result->inventory.source != CP_SOURCE_CRYPTO_USER)
 		return result->inventory.crypto_user_error ?: -EOPNOTSUPP;
 	return 0;
+}
+
+/*
+ * A dry run's check of what apply needs, after the inventory: the lock can
+ * be opened (not taken: nothing waits) and the state written beside it.
+ */
+static int check_files(const struct cp_apply_options *opts, struct cp_apply_result *result)
+{
+	const char *state_path = opts->state_path ? opts->state_path : CP_STATE_PATH;
+	int fd, r;
+
+	r = cp_check_dir_writable(lock_path(opts));
+	if (r >= 0) {
+		fd = open(lock_path(opts), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		r = fd < 0 ? negative_errno() : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (r < 0) {
+		result->unusable_path = lock_path(opts);
+		return r;
+	}
+	r = cp_check_dir_writable(state_path);
+	if (r < 0)
+		result->unusable_path = state_path;
+	return r;
 }
 
 int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *result)
@@ -673,13 +710,17 @@ int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *re
 	if (r < 0)
 		return r;
 	result->unprivileged = !cp_have_net_admin();
+	if (opts->dry_run && opts->check_needs && result->unprivileged)
+		return -EPERM;
 	if (!opts->dry_run) {
-		r = open_lock(opts, &lock_fd);
+		r = open_lock(opts, result, &lock_fd);
 		if (r < 0)
 			return r;
 	}
 	cp_run_load(&run, opts, policy, result);
 	r = load_inventory(&run);
+	if (r >= 0 && opts->dry_run && opts->check_needs)
+		r = check_files(opts, result);
 	if (r < 0)
 		return r;
 	cp_run_load_state(&run);

@@ -44,6 +44,13 @@ struct cp_apply_options {
 	void *userdata;
 	const char *agent; /* recorded in the state file; default "cryptoprioctl" */
 	void (*lock_waiting)(const char *path); /* called once before waiting for another holder */
+	uint64_t lock_timeout_usec; /* then at most this long (-ETIMEDOUT); 0: no limit */
+	/*
+	 * With dry_run: fail where apply would, changing nothing: without
+	 * CAP_NET_ADMIN (-EPERM), without crypto_user, where the lock cannot
+	 * be opened or the state file's directory is not writable.
+	 */
+	bool check_needs;
 	/*
 	 * Called (with @userdata) just before the run's last write of the
 	 * state file, after the cache's: what it adds to @state (the daemon
@@ -90,6 +97,8 @@ struct cp_apply_result {
 	int defaults_error;
 	/* The state file did not parse: moved aside to *.corrupt, originals from the defaults. */
 	bool state_salvaged;
+	/* The lock or the state file's directory, when it stopped the run (its error returned). */
+	const char *unusable_path;
 };
 
 /*

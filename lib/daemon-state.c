@@ -94,6 +94,7 @@ json_object *cp_daemon_record_to_json(const struct cp_daemon_record *rec)
 	json_object_object_add(o, "waiting", strv_to_json(rec->waiting, rec->n_waiting));
 	json_object_object_add(o, "cache_unsaved", json_object_new_boolean(rec->cache_unsaved));
 	json_object_object_add(o, "pending", strv_to_json(rec->pending, rec->n_pending));
+	json_object_object_add(o, "last_run_failed", json_object_new_boolean(rec->last_run_failed));
 	return o;
 }
 
@@ -166,6 +167,11 @@ int cp_daemon_record_from_json(json_object *o, struct cp_daemon_record *rec)
 	    !json_object_is_type(v, json_type_boolean))
 		return -EBADMSG;
 	rec->cache_unsaved = json_object_get_boolean(v);
+	if (json_object_object_get_ex(o, "last_run_failed", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return -EBADMSG;
+		rec->last_run_failed = json_object_get_boolean(v);
+	}
 	r = get_strv(o, "policy_files", &rec->policy_files, &rec->n_policy_files);
 	if (r >= 0)
 		r = get_strv(o, "waiting", &rec->waiting, &rec->n_waiting);

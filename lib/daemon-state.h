@@ -29,6 +29,8 @@ struct cp_daemon_record {
 	char **waiting;	      /* drivers whose self-test has not finished yet */
 	size_t n_waiting;
 	bool cache_unsaved; /* measurements kept until /var/lib is writable */
+	/* The last run stopped on an error or failed a step (optional in the file: false). */
+	bool last_run_failed;
 	/* Algorithm names the boot's budget left to measure after READY (optional in the file). */
 	char **pending;
 	size_t n_pending;

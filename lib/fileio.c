@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 #include <linux/capability.h>
 
 #include "fileio-internal.h"
@@ -154,8 +158,62 @@ int cp_lock_acquire(const char *path)
 
 int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path))
 {
-	_cleanup_close_ int fd = -1;
-	int r;
+	return cp_lock_acquire_timeout(path, waiting, 0);
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static void on_alarm(int sig)
+{
+	(void) sig; /* only to interrupt flock() */
+}
+
+/*
+ * Blocks in flock(LOCK_EX) on @fd (a waiter the kernel lists in
+ * /proc/locks) until the lock is free, or until SIGALRM interrupts it at
+ * @timeout_usec; the timer fires again every 10 ms after, so that a signal
+ * that came before the call is not lost. 0: no limit, no timer.
+ */
+static int wait_for_lock(int fd, uint64_t timeout_usec)
+{
+	struct sigaction action = {.sa_handler = on_alarm}, old_action;
+	struct itimerval timer = {.it_interval.tv_usec = 10000}, old_timer;
+	uint64_t deadline = now_usec() + timeout_usec;
+	sigset_t alarm, old_mask;
+	int r = 0;
+
+	timer.it_value.tv_sec = (time_t) (timeout_usec / 1000000);
+	timer.it_value.tv_usec = (suseconds_t) (timeout_usec % 1000000);
+	sigemptyset(&alarm);
+	sigaddset(&alarm, SIGALRM);
+	if (timeout_usec) {
+		(void) sigaction(SIGALRM, &action, &old_action); /* no SA_RESTART */
+		(void) sigprocmask(SIG_UNBLOCK, &alarm, &old_mask);
+		(void) setitimer(ITIMER_REAL, &timer, &old_timer);
+	}
+	while (r == 0 && flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR)
+			r = negative_errno();
+		else if (timeout_usec && now_usec() >= deadline)
+			r = -ETIMEDOUT;
+	}
+	if (timeout_usec) {
+		(void) setitimer(ITIMER_REAL, &old_timer, NULL);
+		(void) sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		(void) sigaction(SIGALRM, &old_action, NULL);
+	}
+	return r;
+}
+
+static int open_lock_file(const char *path)
+{
+	int fd, r;
 
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 && errno == ENOENT) { /* the directories made only when missing */
@@ -164,16 +222,41 @@ int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path))
 			return r;
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	}
+	return fd < 0 ? negative_errno() : fd;
+}
+
+int cp_lock_acquire_timeout(const char *path, void (*waiting)(const char *path),
+			    uint64_t timeout_usec)
+{
+	_cleanup_close_ int fd = open_lock_file(path);
+	int r;
+
 	if (fd < 0)
-		return negative_errno();
+		return fd;
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return take_fd(fd);
 	if (errno == EWOULDBLOCK && waiting)
 		waiting(path); /* then block: another writer finishes its plan first */
-	while (flock(fd, LOCK_EX) < 0)
-		if (errno != EINTR)
-			return negative_errno();
-	return take_fd(fd);
+	r = wait_for_lock(fd, timeout_usec);
+	return r < 0 ? r : take_fd(fd);
+}
+
+int cp_check_dir_writable(const char *path)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	char *slash;
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		return access(".", W_OK) < 0 ? negative_errno() : 0;
+	r = cp_mkdir_parents(path);
+	if (r < 0)
+		return r;
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	return access(dir, W_OK) < 0 ? negative_errno() : 0;
 }
 
 bool cp_have_net_admin(void)

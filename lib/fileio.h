@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Create @path's parent directories as needed (mode 0755). */
@@ -25,6 +26,19 @@ int cp_lock_acquire(const char *path);
 /* The same, calling @waiting once first when another process holds the lock (a silent hang
  * otherwise). */
 int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path));
+/*
+ * The same, waiting at most @timeout_usec (0: as long as it takes):
+ * -ETIMEDOUT if another process still holds the lock then. With a limit,
+ * SIGALRM and the ITIMER_REAL timer are borrowed while it waits (restored
+ * after): not for a program that uses them.
+ */
+int cp_lock_acquire_timeout(const char *path, void (*waiting)(const char *path),
+			    uint64_t timeout_usec);
+/*
+ * Whether a file can be created beside @path: its directory made if missing
+ * and writable by the caller. 0 or a negative errno.
+ */
+int cp_check_dir_writable(const char *path);
 
 /* Whether the calling process has CAP_NET_ADMIN in its effective set. */
 bool cp_have_net_admin(void);

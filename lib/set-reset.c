@@ -94,7 +94,8 @@ static int session_open(struct session *s, const struct cp_sr_env *env, struct c
 	files_init(files, env);
 	if (!cp_have_net_admin())
 		return *failure = CP_SR_NO_PRIVILEGE, -EPERM;
-	s->lock_fd = cp_lock_acquire_or_wait(files->lock_path, env->lock_waiting);
+	s->lock_fd =
+	    cp_lock_acquire_timeout(files->lock_path, env->lock_waiting, env->lock_timeout_usec);
 	if (s->lock_fd < 0)
 		return *failure = CP_SR_LOCK, s->lock_fd;
 	r = cp_sr_load(&s->run, env, files);

@@ -36,6 +36,8 @@ struct cp_sr_env {
 	const char *cache_path;
 	const char *lock_path;
 	void (*lock_waiting)(const char *path); /* called once before waiting for another holder */
+	uint64_t
+	    lock_timeout_usec; /* then at most this long (CP_SR_LOCK, -ETIMEDOUT); 0: no limit */
 };
 
 /* What became of the files, whatever else happened. */

@@ -59,7 +59,7 @@ ok "--json=short: one line" test "$(wc -l <"$tmp/short.json")" -eq 1
 ok "--json=short: a JSON document of every algorithm, from the file" python3 -c '
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["source"] == "file", doc["source"]
+assert doc["inventory_source"] == "file", doc["inventory_source"]
 names = {g["name"] for g in doc["algorithms"]}
 assert "authenc(hmac(sha256),cbc(aes))" in names and "cbc(aes)" in names, names' "$tmp/short.json"
 "$ctl" list --inventory "$inv" --json=short 'cbc(aes)' 'gcm(aes)' >"$tmp/after.json"

@@ -25,6 +25,6 @@ for verb in $verbs; do
 		test "$in_help" = "$in_man"
 done
 out=$("$ctl" set -h)
-ok "-h after a verb is --help" grep -q "cryptoprioctl \[OPTIONS\] set DRIVER" <<<"$out"
+ok "-h after a verb is --help" grep -q "cryptoprioctl \[OPTIONS\] set \[--wait TIME\] DRIVER" <<<"$out"
 echo "1..$n"
 exit $failed

@@ -42,6 +42,8 @@ check_prefix() {
 	ok "$prefix: the policy in /etc" has "$list" "/etc/cryptoprio.conf"
 	ok "$prefix: the examples in $prefix/share/doc/cryptoprio/examples" \
 		has "$list" "$prefix/share/doc/cryptoprio/examples/example-lx2160a.conf"
+	ok "$prefix: the JSON schema in $prefix/share/cryptoprio" \
+		has "$list" "$prefix/share/cryptoprio/cryptoprioctl.schema.json"
 	ok "$prefix: bash completion" has "$list" "$prefix/share/bash-completion/completions/cryptoprioctl"
 	if command -v scdoc >/dev/null; then
 		ok "$prefix: cryptoprioctl(8)" has "$list" "$prefix/share/man/man8/cryptoprioctl.8"

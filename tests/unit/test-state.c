@@ -4,6 +4,7 @@
 #include <ftw.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -181,6 +182,50 @@ static void test_atomic_write(const char *dir)
 	ok(fd >= 0, "a lock taken in a directory not there: %d", fd);
 	if (fd >= 0)
 		close(fd);
+}
+
+static unsigned waiting_calls;
+
+static void count_waiting(const char *path)
+{
+	(void) path;
+	waiting_calls++;
+}
+
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+/* --wait: a lock another holder keeps is given up after the time span, said once. */
+static void test_lock_timeout(const char *dir)
+{
+	char path[256];
+	uint64_t start, waited;
+	int holder, fd;
+
+	snprintf(path, sizeof(path), "%s/timed/lock", dir);
+	holder = cp_lock_acquire(path);
+	ok(holder >= 0, "a first holder takes the lock: %d", holder);
+	start = monotonic_ms();
+	fd = cp_lock_acquire_timeout(path, count_waiting, 200 * 1000);
+	waited = monotonic_ms() - start;
+	is_int(fd, -ETIMEDOUT, "a second writer gives up while it is held");
+	ok(waited >= 200 && waited < 2000, "after the time span (%llu ms)",
+	   (unsigned long long) waited);
+	is_int((int) waiting_calls, 1, "having said once that it waits");
+	close(holder);
+	fd = cp_lock_acquire_timeout(path, count_waiting, 200 * 1000);
+	ok(fd >= 0, "taken once free: %d", fd);
+	is_int((int) waiting_calls, 1, "without saying it waits");
+	if (fd >= 0)
+		close(fd);
+	is_int(cp_check_dir_writable(path), 0, "the lock's directory is writable");
+	snprintf(path, sizeof(path), "/proc/self/cryptoprio/lock");
+	ok(cp_check_dir_writable(path) < 0, "a directory that cannot be made is not");
 }
 
 static struct cp_state_apply *make_apply(void)
@@ -381,6 +426,7 @@ int main(void)
 	test_comment_at_end();
 	test_number_not_json();
 	test_atomic_write(dir);
+	test_lock_timeout(dir);
 	test_last_apply(dir);
 	test_created(dir);
 	test_created_corrupt();

@@ -160,7 +160,11 @@ static void test_status(void)
 
 static void test_record(void)
 {
-	struct cp_daemon_record a = {.pid = 42, .started_at = 1000, .runs = 3}, b;
+	struct cp_daemon_record a = {.pid = 42,
+				     .started_at = 1000,
+				     .runs = 3,
+				     .last_run_failed = true},
+				b;
 	char *files[] = {"/etc/cryptoprio.conf"}, *wait[] = {"virtio_crypto_aes_ctr"},
 	     *pending[] = {"gcm(aes)", "xts(aes)"};
 	json_object *o;
@@ -177,10 +181,13 @@ static void test_record(void)
 	       strcmp(b.last_trigger, "module") == 0,
 	   "fields kept");
 	ok(b.n_pending == 2 && strcmp(b.pending[1], "xts(aes)") == 0, "the names still to measure");
+	ok(b.last_run_failed, "that the last run failed");
 	cp_daemon_record_free(&b);
 	json_object_object_del(o, "pending");
+	json_object_object_del(o, "last_run_failed");
 	is_int(cp_daemon_record_from_json(o, &b), 0, "a record without them (an older daemon's)");
 	is_int(b.n_pending, 0, "nothing pending");
+	ok(!b.last_run_failed, "no failure known");
 	json_object_object_add(o, "pid", json_object_new_string("x"));
 	cp_daemon_record_free(&b);
 	is_int(cp_daemon_record_from_json(o, &b), -EBADMSG, "a malformed record is refused");

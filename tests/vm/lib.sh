@@ -9,8 +9,15 @@ CP_CHECKS_FAILED=0
 CP_CHECKS_PASSED=0
 
 # What the scenarios run and look at: the programs of the build under test,
-# the state file, the appliers' lock and the calibration cache.
-ctl=${CP_BUILD:-}/cli/cryptoprioctl
+# the state file, the appliers' lock and the calibration cache. $ctl runs
+# the build's cryptoprioctl through tests/vm/ctl-keep-json, which keeps each
+# document it prints with --json in $CP_RESULTS/json/VERB.PID.json for the
+# host to check against the schema (tests/vm/run).
+ctl=${CP_SRC:-.}/tests/vm/ctl-keep-json
+# Writable by all: the documents of $ctl run as nobody are kept too.
+if [[ -n ${CP_RESULTS:-} ]] && mkdir -p "$CP_RESULTS/json" 2>/dev/null; then
+	chmod 1777 "$CP_RESULTS/json" 2>/dev/null || true
+fi
 daemon=${CP_BUILD:-}/daemon/cryptoprio-daemon
 state=/run/cryptoprio/state.json
 lock=/run/cryptoprio/lock
@@ -489,6 +496,7 @@ module_users() {
 # At the end: failed checks make the scenario fail.
 _cp_on_exit() {
 	local rc=$?
+	"${CP_SRC:-.}/tests/vm/ctl-keep-json" --flush-all # the --json documents written to files
 	if [[ $rc -eq 0 && $CP_CHECKS_FAILED -gt 0 ]]; then
 		printf 'FAIL: %d of %d checks failed\n' "$CP_CHECKS_FAILED" \
 			"$((CP_CHECKS_FAILED + CP_CHECKS_PASSED))"

@@ -7,7 +7,7 @@ insmod "$CP_KMOD/cryptoprio.ko"
 drivers="cbc-aes-aesni virtio_crypto_aes_cbc"
 sizes=16,4096,65536
 
-ms() { python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["elapsed_ms"]))' "$1"; }
+ms() { python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["elapsed_ns"] / 1e6))' "$1"; }
 {
 	echo "== $(uname -r)"
 	echo "-- (a) full calibration, default policy (2 s budget)"
@@ -19,7 +19,7 @@ import json, sys
 for label, path in (("cold", sys.argv[1]), ("warm", sys.argv[2])):
     d = json.load(open(path))
     n = sum(len(a["implementations"]) for a in d["algorithms"])
-    print(f"{label}: {d['elapsed_ms']:.0f} ms, {n} implementations of {len(d['algorithms'])} "
+    print(f"{label}: {d['elapsed_ns'] / 1e6:.0f} ms, {n} implementations of {len(d['algorithms'])} "
           f"names, {d['points_measured']} points measured, {d['points_from_cache']} from the "
           f"cache, {d['points_unmeasured']} unmeasured")
 PY

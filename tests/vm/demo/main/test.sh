@@ -8,6 +8,8 @@ wait_for_driver virtio_crypto_aes_cbc
 wait_for_driver "$cpu_cbc"
 [[ -f $CP_KMOD/cryptoprio.ko ]] && insmod "$CP_KMOD/cryptoprio.ko"
 
+# The build's cryptoprioctl itself, as the steps show it (no --json to keep here).
+ctl=$CP_BUILD/cli/cryptoprioctl
 step() { printf '\n$ %s\n' "$*"; "$@"; }
 sa_driver() { sed -n 's/^driver *: \(authenc(.*)\)$/\1/p' /proc/crypto | tail -n 1; }
 # new_sa SPI: an IPsec SA (lib.sh's add_sa), and what it is built on.

@@ -188,6 +188,21 @@ check "lock held: apply blocks on it (a waiter in /proc/locks)" wait_blocked "$(
 check "lock held: apply is still running" test ! -e /tmp/cp-end-held
 check "lock held: apply says what it waits for" \
 	grep -q "waiting for $lock: another apply, set or reset, or the daemon" "$CP_RESULTS/stderr-held.txt"
+# --wait: a writer gives up once the time span has passed, changing nothing.
+t0=$(now)
+rc=0
+"$ctl" set --wait=1s "$drv0" 1 2>"$CP_RESULTS/stderr-set-wait.txt" || rc=$?
+t1=$(now)
+cat "$CP_RESULTS/stderr-set-wait.txt"
+check "lock held: set --wait=1s exits 1" test "$rc" = 1
+check "lock held: set --wait=1s says the lock is still held" \
+	grep -q "$lock still held after 1s (--wait)" "$CP_RESULTS/stderr-set-wait.txt"
+check "lock held: set --wait=1s gave up after 1 s, not much later" \
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 1 && b - a < 20) }'
+rc=0
+"$ctl" -c /etc/cp-lock-b.conf --json apply --wait 500ms >"$CP_RESULTS/apply-wait.json" || rc=$?
+check "lock held: apply --wait 500ms exits 1, the error in its document" test \
+	"$rc $(jget "$CP_RESULTS/apply-wait.json" "'still held' in d['error']['message']")" = "1 True"
 check "lock held: nothing changed meanwhile ($drv0 at a's $prio0)" \
 	test "$(proc_crypto_prio "$drv0")" = "$prio0"
 t_release=$(now)
@@ -210,7 +225,7 @@ wait_file /tmp/cp-c.pid
 check "c's plan is running" wait_plan_running "$(cat /tmp/cp-c.pid)" cryptoprioctl
 kill -STOP "$(cat /tmp/cp-c.tracer)"
 t_start_d=$(now)
-waiter d "$CP_RESULTS/apply-d.json" "$ctl" -c /etc/cp-lock-d.conf --json apply
+waiter d "$CP_RESULTS/apply-d.json" "$ctl" -c /etc/cp-lock-d.conf --json apply --wait=infinity
 second=$!
 wait_file /tmp/cp-d.pid
 check "d blocks on the lock c holds" wait_blocked "$(cat /tmp/cp-d.pid)"
@@ -253,7 +268,8 @@ cp /etc/cp-lock-b.conf /etc/cryptoprio.conf
 kill -HUP $dpid
 check "the daemon re-applies (its plan running)" wait_plan_running $dpid cryptoprio-daemon
 kill -STOP $tracer
-waiter reload "$CP_RESULTS/apply-during-reload.json" "$ctl" -c /etc/cp-lock-d.conf --json apply
+waiter reload "$CP_RESULTS/apply-during-reload.json" "$ctl" -c /etc/cp-lock-d.conf --json apply \
+	--wait=infinity
 w=$!
 wait_file /tmp/cp-reload.pid
 check "apply blocks on the lock the daemon holds" wait_blocked "$(cat /tmp/cp-reload.pid)"

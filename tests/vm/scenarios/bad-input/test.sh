@@ -37,5 +37,5 @@ check "reset of a driver never changed: exit 1" \
 	expect_error 1 "no original priority recorded for '$cpu_cbc'" "$ctl" reset "$cpu_cbc"
 check "/proc/crypto: every priority unchanged" priorities_as "$CP_RESULTS/before.txt"
 check "no state was written" test ! -e /run/cryptoprio/state.json
-check "--help lists the verbs" bash -c '"$1" --help | grep -q "set DRIVER PRIORITY"' _ "$ctl"
+check "--help lists the verbs" bash -c '"$1" --help | grep -q "set \\[--wait TIME\\] DRIVER PRIORITY"' _ "$ctl"
 check "--version" bash -c '"$1" --version | grep -qE "^cryptoprioctl [0-9]"' _ "$ctl"

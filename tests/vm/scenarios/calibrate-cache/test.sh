@@ -28,7 +28,7 @@ check "warm: nothing measured" test "$(jget "$CP_RESULTS/warm.json" "d['points_m
 check "warm: every point from the cache" \
 	test "$(jget "$CP_RESULTS/warm.json" "d['points_from_cache']")" = "$(jget "$CP_RESULTS/cold.json" "d['points_measured']")"
 check "warm: the table says so" bash -c '"$1" calibrate "cbc(aes)" | grep -q "from the cache"' _ "$ctl"
-log "warm calibration took $(jget "$CP_RESULTS/warm.json" "d['elapsed_ms']") ms (cold: $(jget "$CP_RESULTS/cold.json" "d['elapsed_ms']") ms)"
+log "warm calibration took $(jget "$CP_RESULTS/warm.json" "d['elapsed_ns'] // 1000000") ms (cold: $(jget "$CP_RESULTS/cold.json" "d['elapsed_ns'] // 1000000") ms)"
 
 sed -i "s/\"kernel\":\"$(uname -r)\"/\"kernel\":\"0.0.0-other\"/g" "$cache"
 check "the edit took (entries now belong to another kernel)" grep -q '0.0.0-other' "$cache"

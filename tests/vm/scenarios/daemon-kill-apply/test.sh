@@ -157,6 +157,10 @@ pending=$(grep -cE '"result": ?"pending"' $state || true)
 "$ctl" status | tee "$CP_RESULTS/status-killed.txt"
 check "kill 1: status says the plan was interrupted ($pending pending)" \
 	grep -q "^Interrupted: $pending steps\? not recorded as done" "$CP_RESULTS/status-killed.txt"
+rc=0
+"$ctl" --json status >"$CP_RESULTS/status-killed.json" || rc=$?
+check "kill 1: status exits 1, the last run failed (--json: verdict failed)" \
+	test "$rc $(jget "$CP_RESULTS/status-killed.json" "d['verdict']")" = "1 failed"
 # flock, not a pid file: the dead holder's lock is gone with it.
 check "kill 1: the lock is free" flock -n -E 99 $lock true
 check "kill 1: the originals of every step are recorded" py '

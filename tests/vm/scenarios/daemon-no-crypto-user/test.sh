@@ -56,6 +56,10 @@ check "list: $cpu_cbc at its live priority" grep -qE "$cpu_cbc +cpu +$cpu_prio "
 "$ctl" status | tee "$r/status.txt"
 check "status: the daemon is not running and why it stopped is recorded" bash -c \
 	"grep -q '^Daemon: not running' '$r/status.txt' && grep -q 'Last error: .*no crypto_user.*Protocol not supported' '$r/status.txt'"
+rc=0
+"$ctl" --json status >"$r/status.json" || rc=$?
+check "status: exit 1, verdict failed: the daemon's last run could not apply the policy" \
+	test "$rc $(jget "$r/status.json" "d['verdict'], d['daemon']['last_run_failed']")" = "1 ('failed', True)"
 
 # Again, with the priorities compared before and after: a restart of the
 # unit and a --once run change nothing and end the same way.

@@ -21,7 +21,7 @@ check "only the matching group is shown" \
 check "--json carries the same facts" python3 - "$CP_RESULTS/list.json" "$cpu_cbc" "$cpu_prio" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-assert doc["source"] == "crypto_user", doc["source"]
+assert doc["inventory_source"] == "crypto_user", doc["inventory_source"]
 [group] = [g for g in doc["algorithms"] if g["name"] == "cbc(aes)"]
 impl = {i["driver"]: i for i in group["implementations"]}
 a, v = impl[sys.argv[2]], impl["virtio_crypto_aes_cbc"]
@@ -49,4 +49,4 @@ check "fallback says it reads /proc/crypto" grep -q "read-only inventory from /p
 check "fallback still lists virtio-crypto as offload at 150" \
 	bash -c '"$1" list "cbc(aes)" 2>/dev/null | grep -qE "virtio_crypto_aes_cbc +offload +150"' _ "$ctl"
 check "fallback --json names its source" \
-	bash -c '"$1" --json list 2>/dev/null | grep -q "\"source\": \"/proc/crypto\""' _ "$ctl"
+	bash -c '"$1" --json list 2>/dev/null | grep -q "\"inventory_source\": \"/proc/crypto\""' _ "$ctl"

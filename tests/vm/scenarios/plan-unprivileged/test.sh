@@ -53,3 +53,24 @@ nobody "$ctl" check-policy --verbose >"$CP_RESULTS/check-policy-nobody.txt" 2>&1
 cat "$CP_RESULTS/check-policy-nobody.txt"
 check "check-policy as nobody exits 0" test "$rc" = 0
 check "check-policy as nobody names the file it read" grep -q /etc/cryptoprio.conf "$CP_RESULTS/check-policy-nobody.txt"
+
+# apply --dry-run fails where apply would: without CAP_NET_ADMIN, and where
+# the lock and the state file's directory cannot be written.
+rc=0
+err=$(nobody "$ctl" apply --dry-run 2>&1) || rc=$?
+printf '%s\n' "$err"
+check "apply --dry-run as nobody: exit 1 naming CAP_NET_ADMIN, as apply" \
+	test "$rc $(grep -c CAP_NET_ADMIN <<<"$err")" = "1 1"
+mount -t tmpfs -o ro,size=1m cp-ro /run/cryptoprio
+rc=0
+err=$("$ctl" apply --dry-run 2>&1) || rc=$?
+printf '%s\n' "$err"
+check "apply --dry-run with /run/cryptoprio read-only: exit 1" test "$rc" = 1
+check "apply --dry-run names the lock it cannot create" \
+	grep -q "cannot use /run/cryptoprio/lock; nothing changed" <<<"$err"
+rc=0
+err=$("$ctl" apply 2>&1) || rc=$?
+printf '%s\n' "$err"
+check "apply there: exit 1, the same words" test "$rc $(grep -c 'cannot use /run/cryptoprio/lock' <<<"$err")" = "1 1"
+umount /run/cryptoprio
+check "still nothing changed after both" priorities_as "$CP_RESULTS/before.txt"

@@ -75,7 +75,7 @@ d = json.load(open(sys.argv[1]))
 for x in d["results"]:
     print(x["driver"], x["requests"], x["known_answer"])
 for e in d["errors"]:
-    print(e["driver"], "error", e["errno"])
+    print(e["driver"], "error", e["error"])
 PY
 cat "$r/ok.txt"
 while IFS='|' read -r drv name type; do
