@@ -42,6 +42,7 @@ expect_errors() {
 priority_snapshot >"$CP_RESULTS/before.txt"
 state_before=$(cat /run/cryptoprio/state.json)
 check "check-policy: every error with file:line, exit 1" expect_errors "$ctl" check-policy
+check "check-policy --json: every error too, exit 1" expect_errors "$ctl" --json check-policy
 check "apply: every error with file:line, exit 1" expect_errors "$ctl" apply
 check "apply --json: every error too, exit 1" expect_errors "$ctl" --json apply
 check "plan: refuses the policy the same way" expect_errors "$ctl" plan

@@ -18,7 +18,8 @@ check "no SA on virtio-crypto before set" test "$(authenc_on virtio_crypto_aes_c
 check "set virtio_crypto_aes_cbc 3000" "$ctl" set virtio_crypto_aes_cbc 3000
 check "/proc/crypto shows 3000" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 3000
 check "original 150 recorded" grep -qE '"priority": ?150' /run/cryptoprio/state.json
-check "set again to 2000" "$ctl" set virtio_crypto_aes_cbc 2000
+check "set again to 2000 (--json: the change)" bash -c \
+	'"$1" --json set virtio_crypto_aes_cbc 2000 | grep -q "\"new_priority\": 2000"' _ "$ctl"
 check "the first original is kept" python3 -c '
 import json
 s = json.load(open("/run/cryptoprio/state.json"))
