@@ -285,9 +285,10 @@ static void log_verdicts(struct cp_daemon *d, const struct cp_calibration *cal)
 
 	/* Once: no module for this kernel is how it is installed, not news at every run. */
 	if (cal->backend == CP_BACKEND_AFALG && cal->module_error && !d->said_afalg) {
-		cp_log(LOG_NOTICE,
-		       "Calibrating through AF_ALG: the cryptoprio module is not usable (%s)",
-		       strerror(-cal->module_error));
+		/* No generic netlink family of its name: not loaded, nor loadable by its alias. */
+		cp_log(LOG_NOTICE, "Calibrating through AF_ALG: the cryptoprio module is %s",
+		       cal->module_error == -ENOENT ? "not loaded (nor found by modprobe)"
+						    : strerror(-cal->module_error));
 		d->said_afalg = true;
 	}
 	for (size_t i = 0; i < cal->n_measured; i++)
