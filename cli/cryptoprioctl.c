@@ -121,8 +121,10 @@ int ctl_parse_wait(const char *verb, const char *arg, uint64_t *ret_usec)
 		*ret_usec = 0;
 		return 0;
 	}
-	if (cp_parse_duration(arg, ret_usec) < 0)
-		return ctl_usage_error("%s: bad --wait '%s' (a time span of 1ms..60s, or infinity)",
+	/* A bare number is seconds, as systemd's. */
+	if (cp_parse_timespan(arg, CP_USEC_PER_SEC, ret_usec) < 0 || *ret_usec < CP_USEC_PER_MSEC ||
+	    *ret_usec > CTL_WAIT_MAX_USEC)
+		return ctl_usage_error("%s: bad --wait '%s' (a time span of 1ms..1d, or infinity)",
 				       verb, arg);
 	return 0;
 }

@@ -19,8 +19,13 @@
 /* The "version" of every JSON document (data/cryptoprioctl.schema.json). */
 #define CTL_JSON_VERSION 1
 
-/* How long apply, set and reset wait for the lock without --wait. */
-#define CTL_WAIT_DEFAULT_USEC UINT64_C(60000000)
+/*
+ * How long apply, set and reset wait for the lock without --wait: longer
+ * than a daemon's run holds it (its calibration budget, at most 60 s, and
+ * the plan); and the longest --wait short of infinity (a day).
+ */
+#define CTL_WAIT_DEFAULT_USEC UINT64_C(120000000)
+#define CTL_WAIT_MAX_USEC     (UINT64_C(86400) * 1000000)
 
 /* --json=MODE; a verb's own -j sets CTL_JSON_PRETTY (true). */
 enum ctl_json {

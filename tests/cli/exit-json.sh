@@ -94,6 +94,10 @@ run wait-bad "$ctl" apply --wait=soon --json
 ok "apply --wait=soon: 2" test "$rc" -eq 2
 ok "apply --wait=soon: an error document, valid" valid wait-bad
 ok "with exit_status 2" test "$(jq_ wait-bad 'd["error"]["exit_status"]')" = 2
+run wait-long "$ctl" apply --dry-run --wait 5min
+ok "apply --wait 5min: taken (beyond a policy's 60 s)" test "$rc" -ne 2
+run wait-too-long "$ctl" apply --dry-run --wait 2d
+ok "apply --wait 2d: 2 (at most a day)" test "$rc" -eq 2
 run reset-wait-bad "$ctl" reset --wait soon
 ok "reset --wait soon: 2" test "$rc" -eq 2
 run option-bad "$ctl" list --bogus --json
