@@ -39,7 +39,8 @@ rm -f "$state"
 slow_sendto enter $delay_us "$r/strace.txt" "$ctl" apply >"$r/apply-killed.txt" 2>&1 &
 tracer=$!
 check "the state file lists a create before any NEWALG" wait_until 60 lists_created
-pid=$(pgrep -f "^$ctl apply" | head -n1)
+# $ctl execs the build's cryptoprioctl (tests/vm/ctl-keep-json): its pid is the one to kill.
+pid=$(pgrep -f "^$CP_BUILD/cli/cryptoprioctl apply" | head -n1)
 check "apply is still running" test -n "$pid"
 kill -KILL "$pid"
 wait "$tracer" 2>/dev/null || true
