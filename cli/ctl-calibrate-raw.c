@@ -326,9 +326,7 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 	ctl_json_set_verb("calibrate --raw");
 	r = parse_options(ctl, argc, argv, &o);
 	if (r == 0 && !cp_have_net_admin())
-		r = ctl_error(
-		    "calibrate: the module measures only for CAP_NET_ADMIN (run as root); "
-		    "nothing measured");
+		r = ctl_error("calibrate: needs CAP_NET_ADMIN (run as root); nothing measured");
 	if (r == 0)
 		r = ctl_open_module("calibrate", &nl, &family);
 	if (r == 0)
