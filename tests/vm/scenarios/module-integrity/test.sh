@@ -97,7 +97,10 @@ echo hang >"$param"
 "$ctl" calibrate --raw cp_test_engine_cbc_aes --size 4096 --depth 4 --budget 200 \
 	>/dev/null 2>"$r/hang.err" &
 pid=$!
-sleep 0.7
+# Tried once the run holds the module (its refcount, from the run's start):
+# how long $ctl takes to get there depends on the machine.
+check "the hung calibration started" \
+	wait_until 30 bash -c '[[ $(cat /sys/module/cryptoprio/refcnt) -gt 0 ]]'
 rc=0
 out=$(rmmod cryptoprio 2>&1) || rc=$?
 log "rmmod cryptoprio during the hung run: exit $rc: $out"
