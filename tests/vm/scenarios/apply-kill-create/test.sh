@@ -52,7 +52,10 @@ check "the kernel has no $cpu_e" lacks_driver "$cpu_e"
 check "the killed apply changed no priority" priorities_as "$r/prio-before.txt"
 
 # 2. status and the next apply
-check "status answers" sh -c "'$ctl' status >'$r/status.txt' 2>&1"
+rc=0
+"$ctl" status >"$r/status.txt" 2>&1 || rc=$?
+check "status answers: 1, the killed apply's run failed" test "$rc" = 1
+check "status: the verdict says so" grep -q '^Verdict: failed' "$r/status.txt"
 rc=0
 "$ctl" --json apply >"$r/apply.json" || rc=$?
 jget "$r/apply.json" "'\n'.join('%s %s %s %s' % (s['action'], s['driver'], s['result'], s['message']) for s in d['steps'])"
