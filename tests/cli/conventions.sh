@@ -8,13 +8,10 @@
 # usage: conventions.sh CRYPTOPRIOCTL LX2160A_PROC_CRYPTO
 set -u
 ctl=$1 inv=$2
-n=0 failed=0
+# shellcheck source=../tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() {
-	n=$((n + 1))
-	if "${@:2}"; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=1; fi
-}
 # fails CODE PATTERN ARGS...: exit CODE and exactly one line on stderr, matching PATTERN
 fails() {
 	local want=$1 pattern=$2 rc=0 err
@@ -180,5 +177,4 @@ ok "calibrate --raw --budget 1x: exit 2" \
 	fails 2 "bad --budget '1x' \(a time span: 200ms, 1s; a bare number is milliseconds\)" \
 	calibrate --raw --budget 1x
 
-echo "1..$n"
-exit $failed
+done_testing

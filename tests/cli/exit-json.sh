@@ -5,13 +5,10 @@
 # usage: exit-json.sh CRYPTOPRIOCTL SCHEMA CHECK-JSON-SCHEMA CONF_DIR
 set -u
 ctl=$1 schema=$2 validate=$3 confdir=$4
-n=0 failed=0
+# shellcheck source=../tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() {
-	n=$((n + 1))
-	if "${@:2}"; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=1; fi
-}
 # Without CAP_NET_ADMIN, whoever runs the test.
 unpriv=(setpriv --bounding-set=-net_admin --inh-caps=-net_admin --)
 if [[ $(id -u) -eq 0 ]] && "${unpriv[@]}" true; then
@@ -109,5 +106,4 @@ for f in "$tmp"/*.json; do
 	break
 done
 ok "the schema refuses another version" not_valid "$(basename "${f%.json}")"
-echo "1..$n"
-exit $failed
+done_testing

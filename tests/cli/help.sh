@@ -5,11 +5,8 @@
 # usage: help.sh CRYPTOPRIOCTL MANPAGE_SCD
 set -u
 ctl=$1 man=$2
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if "${@:2}"; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=1; fi
-}
+# shellcheck source=../tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 # options VERB: the --options of VERB's forms in TEXT on stdin, sorted
 options() { grep -oE -- '--[a-z-]+' | sort -u | tr '\n' ' '; }
 
@@ -26,5 +23,4 @@ for verb in $verbs; do
 done
 out=$("$ctl" set -h)
 ok "-h after a verb is --help" grep -q "cryptoprioctl \[OPTIONS\] set \[--wait TIME\] DRIVER" <<<"$out"
-echo "1..$n"
-exit $failed
+done_testing

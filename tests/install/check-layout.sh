@@ -12,8 +12,8 @@ set -uo pipefail
 src=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# shellcheck source=tap.sh
-. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck source=../tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 # installed DIR: "SOURCE DESTINATION" lines
 installed() {

@@ -12,8 +12,8 @@
 # usage: check-packaging.sh SOURCE_DIR MESON_PROJECT_VERSION
 set -uo pipefail
 src=$1 version=$2
-# shellcheck source=tap.sh
-. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+# shellcheck source=../tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 same() {
 	[[ $1 == "$2" ]] && return

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# TAP for the shell checks of tests/install (sourced): ok NAME CMD... runs
+# TAP for the shell checks of tests/ (sourced): ok NAME CMD... runs
 # CMD and reports it as test NAME; done_testing prints the plan and exits 1
 # if any failed.
 n=0 failed=0
