@@ -673,20 +673,21 @@ static int load_inventory(struct cp_run *run)
 
 /*
  * A dry run's check of what apply needs, after the inventory: the lock can
- * be opened (not taken: nothing waits) and the state written beside it.
+ * be opened (not taken: nothing waits; an existing one opened for writing,
+ * a missing one creatable) and the state written beside it. Nothing is
+ * created.
  */
 static int check_files(const struct cp_apply_options *opts, struct cp_apply_result *result)
 {
 	const char *state_path = opts->state_path ? opts->state_path : CP_STATE_PATH;
 	int fd, r;
 
-	r = cp_check_dir_writable(lock_path(opts));
-	if (r >= 0) {
-		fd = open(lock_path(opts), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		r = fd < 0 ? negative_errno() : 0;
-		if (fd >= 0)
-			close(fd);
-	}
+	fd = open(lock_path(opts), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	r = fd >= 0	      ? 0
+	    : errno == ENOENT ? cp_check_dir_writable(lock_path(opts))
+			      : negative_errno();
+	if (fd >= 0)
+		close(fd);
 	if (r < 0) {
 		result->unusable_path = lock_path(opts);
 		return r;

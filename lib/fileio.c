@@ -245,18 +245,16 @@ int cp_check_dir_writable(const char *path)
 {
 	_cleanup_free_ char *dir = strdup(path);
 	char *slash;
-	int r;
 
 	if (!dir)
 		return -ENOMEM;
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return access(".", W_OK) < 0 ? negative_errno() : 0;
-	r = cp_mkdir_parents(path);
-	if (r < 0)
-		return r;
-	*(slash == dir ? slash + 1 : slash) = '\0';
-	return access(dir, W_OK) < 0 ? negative_errno() : 0;
+	/* The nearest directory that exists: the missing ones would be made in it. */
+	while ((slash = strrchr(dir, '/'))) {
+		*(slash == dir ? slash + 1 : slash) = '\0';
+		if (slash == dir || access(dir, F_OK) == 0 || errno != ENOENT)
+			return access(dir, W_OK) < 0 ? negative_errno() : 0;
+	}
+	return access(".", W_OK) < 0 ? negative_errno() : 0;
 }
 
 bool cp_have_net_admin(void)

@@ -35,8 +35,9 @@ int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path))
 int cp_lock_acquire_timeout(const char *path, void (*waiting)(const char *path),
 			    uint64_t timeout_usec);
 /*
- * Whether a file can be created beside @path: its directory made if missing
- * and writable by the caller. 0 or a negative errno.
+ * Whether a file can be created at @path: the nearest of its directories
+ * that exists (the others would be made in it) is writable by the caller.
+ * Nothing is created. 0 or a negative errno.
  */
 int cp_check_dir_writable(const char *path);
 

@@ -226,6 +226,9 @@ static void test_lock_timeout(const char *dir)
 	is_int(cp_check_dir_writable(path), 0, "the lock's directory is writable");
 	snprintf(path, sizeof(path), "/proc/self/cryptoprio/lock");
 	ok(cp_check_dir_writable(path) < 0, "a directory that cannot be made is not");
+	snprintf(path, sizeof(path), "%s/not/yet/lock", dir);
+	is_int(cp_check_dir_writable(path), 0, "missing directories that can be made: writable");
+	ok(access(path, F_OK) < 0 && errno == ENOENT, "and not made by the check");
 }
 
 static struct cp_state_apply *make_apply(void)
