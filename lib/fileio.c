@@ -153,12 +153,7 @@ int cp_read_file(const char *path, size_t max, char **ret_data, size_t *ret_size
 
 int cp_lock_acquire(const char *path)
 {
-	return cp_lock_acquire_or_wait(path, NULL);
-}
-
-int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path))
-{
-	return cp_lock_acquire_timeout(path, waiting, 0);
+	return cp_lock_acquire_timeout(path, NULL, 0);
 }
 
 static uint64_t now_usec(void)

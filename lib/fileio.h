@@ -23,11 +23,10 @@ int cp_read_file(const char *path, size_t max, char **ret_data, size_t *ret_size
  * it is free. Returns the fd holding it (close to release) or a negative errno.
  */
 int cp_lock_acquire(const char *path);
-/* The same, calling @waiting once first when another process holds the lock (a silent hang
- * otherwise). */
-int cp_lock_acquire_or_wait(const char *path, void (*waiting)(const char *path));
 /*
- * The same, waiting at most @timeout_usec (0: as long as it takes):
+ * The same, calling @waiting (if not NULL) once first when another process
+ * holds the lock (a silent hang otherwise), waiting at most @timeout_usec
+ * (0: as long as it takes):
  * -ETIMEDOUT if another process still holds the lock then. With a limit,
  * SIGALRM and the ITIMER_REAL timer are borrowed while it waits (restored
  * after): not for a program that uses them.
