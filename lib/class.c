@@ -181,8 +181,7 @@ void cp_module_memo_free(struct cp_module_memo *memo)
 	*memo = (struct cp_module_memo){};
 }
 
-int cp_module_set_load_memo(const struct cp_inventory *inv, struct cp_module_memo *memo,
-			    struct cp_module_set *set)
+int cp_module_memo_update(const struct cp_inventory *inv, struct cp_module_memo *memo)
 {
 	struct cp_modindex_id id;
 	bool changed = false;
@@ -200,9 +199,6 @@ int cp_module_set_load_memo(const struct cp_inventory *inv, struct cp_module_mem
 	r = look_up_modules(inv, &memo->looked_up, &memo->offload);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < memo->offload.n_names; i++)
-		if (cp_module_set_add(set, memo->offload.names[i]) < 0)
-			return -ENOMEM;
 	return changed || r > 0;
 }
 

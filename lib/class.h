@@ -39,13 +39,13 @@ struct cp_module_memo {
 
 void cp_module_memo_free(struct cp_module_memo *memo);
 /*
- * cp_module_set_load_running() through @memo: the index is opened only
- * for modules @memo does not answer for, and @memo starts again when the
- * index is another file (a kernel, a depmod since). Returns 1 when @memo
+ * @memo brought up to date for @inv's modules, its offload set then what
+ * cp_module_set_load_running() would give: the index is opened only for
+ * modules @memo does not answer for, and @memo starts again when the index
+ * is another file (a kernel, a depmod since). Returns 1 when @memo
  * changed, 0 when not, or a negative errno.
  */
-int cp_module_set_load_memo(const struct cp_inventory *inv, struct cp_module_memo *memo,
-			    struct cp_module_set *set);
+int cp_module_memo_update(const struct cp_inventory *inv, struct cp_module_memo *memo);
 void cp_module_set_free(struct cp_module_set *set);
 bool cp_module_set_contains(const struct cp_module_set *set, const char *module);
 

@@ -74,10 +74,10 @@ int cp_inventory_load_memo(struct cp_inventory *inv, struct cp_module_memo *memo
 	}
 	/* Without the module index the other rules still classify. */
 	if (memo)
-		memo_changed = cp_module_set_load_memo(inv, memo, &offload_modules) > 0;
+		memo_changed = cp_module_memo_update(inv, memo) > 0;
 	else
 		(void) cp_module_set_load_running(inv, &offload_modules);
-	cp_classify(inv, &offload_modules);
+	cp_classify(inv, memo ? &memo->offload : &offload_modules);
 	cp_module_set_free(&offload_modules);
 	cp_inventory_sort(inv);
 	return memo_changed;

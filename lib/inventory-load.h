@@ -13,7 +13,7 @@ int cp_inventory_load(struct cp_inventory *inv);
 
 struct cp_module_memo;
 /*
- * The same, the modules classified through @memo (cp_module_set_load_memo()):
+ * The same, the modules classified through @memo (cp_module_memo_update()):
  * 1 when @memo changed and is worth saving, 0 when not, or a negative errno.
  */
 int cp_inventory_load_memo(struct cp_inventory *inv, struct cp_module_memo *memo);
