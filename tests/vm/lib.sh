@@ -7,6 +7,8 @@
 
 CP_CHECKS_FAILED=0
 CP_CHECKS_PASSED=0
+# When lib.sh was sourced, for the seconds each check line carries.
+CP_CHECKS_T0=${EPOCHREALTIME/./}
 
 # What the scenarios run and look at: the programs of the build under test,
 # the state file, the appliers' lock and the calibration cache. $ctl runs
@@ -74,19 +76,28 @@ modprobe_q() {
 	return "$rc"
 }
 
+# check_time VAR: VAR = "  [S s]", the seconds since lib.sh was sourced,
+# for the check lines: where a scenario spends its time, read off its log.
+check_time() {
+	local us=$((${EPOCHREALTIME/./} - CP_CHECKS_T0))
+	printf -v "$1" '  [%d.%d s]' $((us / 1000000)) $((us / 100000 % 10))
+}
+
 # check DESC CMD...: run CMD, record "PASS: DESC" or "FAIL: DESC" (also in
 # $CP_RESULTS/checks.txt). A failed check does not stop the scenario, but the
 # scenario fails at its end.
 check() {
-	local desc=$1 rc=0 out
+	local desc=$1 rc=0 out at
 	shift
 	out=$("$@" 2>&1) || rc=$?
+	check_time at
 	if [[ $rc -eq 0 ]]; then
 		CP_CHECKS_PASSED=$((CP_CHECKS_PASSED + 1))
-		printf 'PASS: %s\n' "$desc" | tee -a "${CP_RESULTS:-/tmp}/checks.txt"
+		printf 'PASS: %s%s\n' "$desc" "$at" | tee -a "${CP_RESULTS:-/tmp}/checks.txt"
 	else
 		CP_CHECKS_FAILED=$((CP_CHECKS_FAILED + 1))
-		printf 'FAIL: %s (exit %d)\n' "$desc" "$rc" | tee -a "${CP_RESULTS:-/tmp}/checks.txt"
+		printf 'FAIL: %s (exit %d)%s\n' "$desc" "$rc" "$at" |
+			tee -a "${CP_RESULTS:-/tmp}/checks.txt"
 		[[ -z $out ]] || printf '%s\n' "$out" | sed 's/^/    /'
 	fi
 	return 0
