@@ -71,11 +71,10 @@ int ctl_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("cryptoprioctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap); /* for the error document */
 	va_end(ap);
-	fputs("; see 'cryptoprioctl --help'\n", stderr);
+	fprintf(stderr, "cryptoprioctl: %s; see 'cryptoprioctl --help'\n", last_error);
 	return EXIT_USAGE;
 }
 
@@ -186,7 +185,8 @@ static json_object *versioned(json_object *doc)
 	json_object *out = json_object_new_object();
 
 	json_object_object_add(out, "version", json_object_new_int(CTL_JSON_VERSION));
-	json_object_object_add(out, "verb", json_object_new_string(doc_verb));
+	/* No verb known (none given, or one unknown): null. */
+	json_object_object_add(out, "verb", doc_verb ? json_object_new_string(doc_verb) : NULL);
 	json_object_object_foreach(doc, key, value)
 	    json_object_object_add(out, key, json_object_get(value));
 	json_object_put(doc);
@@ -276,6 +276,16 @@ static void print_error_document(int status)
 	json_object_object_add(error, "exit_status", json_object_new_int(status));
 	json_object_object_add(doc, "error", error);
 	ctl_json_print(doc);
+}
+
+/* No verb to run, @status its exit status: under --json, the error as a document too. */
+static int no_verb(const struct ctl *ctl, int status)
+{
+	if (ctl->json != CTL_JSON_OFF) {
+		doc_verb = NULL;
+		print_error_document(status);
+	}
+	return status;
 }
 
 static int set_json(struct ctl *ctl, const char *mode)
@@ -387,7 +397,7 @@ int main(int argc, char **argv)
 	if (r != 1)
 		return r;
 	if (n == 0)
-		return ctl_usage_error("missing verb");
+		return no_verb(&ctl, ctl_usage_error("missing verb"));
 	for (size_t i = 0; i < ARRAY_SIZE(verbs); i++) {
 		if (strcmp(args[0], verbs[i].name) != 0)
 			continue;
@@ -405,5 +415,5 @@ int main(int argc, char **argv)
 			print_error_document(r);
 		return r;
 	}
-	return ctl_usage_error("unknown verb '%s'", args[0]);
+	return no_verb(&ctl, ctl_usage_error("unknown verb '%s'", args[0]));
 }

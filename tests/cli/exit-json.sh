@@ -99,6 +99,12 @@ run reset-wait-bad "$ctl" reset --wait soon
 ok "reset --wait soon: 2" test "$rc" -eq 2
 run option-bad "$ctl" list --bogus --json
 ok "an unknown option with --json: 2 and a valid error document" valid option-bad
+run verb-bad "$ctl" --json frobnicate
+ok "an unknown verb with --json: 2" test "$rc" -eq 2
+ok "and a valid error document, verb null, naming it" \
+	test "$(jq_ verb-bad 'd["verb"] is None and "frobnicate" in d["error"]["message"]')" = True
+run verb-none "$ctl" --json
+ok "no verb with --json: 2 and a valid error document" valid verb-none
 
 for f in "$tmp"/*.json; do
 	[[ -s $f ]] || continue
