@@ -136,17 +136,32 @@ static json_object *result_json(const struct target *t, const struct cp_mod_cali
 	return o;
 }
 
-static void print_header(void)
+/*
+ * The rows are printed as each run ends, so the driver column is as wide
+ * as the longest name about to be measured, known before the first.
+ */
+static int driver_width(const struct target *targets, size_t n)
 {
-	printf("%-32s %8s %5s %9s %12s %10s %12s %9s %9s %-11s %s\n", "DRIVER", "SIZE", "DEPTH",
-	       "REQUESTS", "BYTES", "MB/S", "NS/REQ", "CPU-NS/B", "INFLIGHT", "KAT", "REFERENCE");
+	size_t w = strlen("DRIVER");
+
+	for (size_t i = 0; i < n; i++)
+		if (strlen(targets[i].driver) > w)
+			w = strlen(targets[i].driver);
+	return (int) w;
 }
 
-static void print_row(const struct cp_mod_calib_result *r)
+static void print_header(int width)
 {
-	printf("%-32s %8" PRIu32 " %5" PRIu32 " %9" PRIu64 " %12" PRIu64 " %10.2f %12.0f %9.3f "
+	printf("%-*s %8s %5s %9s %12s %10s %12s %9s %9s %-11s %s\n", width, "DRIVER", "SIZE",
+	       "DEPTH", "REQUESTS", "BYTES", "MB/S", "NS/REQ", "CPU-NS/B", "INFLIGHT", "KAT",
+	       "REFERENCE");
+}
+
+static void print_row(const struct cp_mod_calib_result *r, int width)
+{
+	printf("%-*s %8" PRIu32 " %5" PRIu32 " %9" PRIu64 " %12" PRIu64 " %10.2f %12.0f %9.3f "
 	       "%9" PRIu32 " %-11s %s\n",
-	       r->driver, r->req_size, r->depth, r->requests, r->bytes, cp_mod_mb_per_s(r),
+	       width, r->driver, r->req_size, r->depth, r->requests, r->bytes, cp_mod_mb_per_s(r),
 	       cp_mod_ns_per_request(r), cp_mod_cpu_ns_per_byte(r), r->max_in_flight,
 	       cp_mod_kat_to_string(r->kat), r->reference[0] ? r->reference : "-");
 }
@@ -262,12 +277,15 @@ static json_object *error_json(const char *driver, uint32_t size, int r, const c
 /* Where the figures go: a table on stdout, or arrays of a JSON document. */
 struct output {
 	json_object *doc, *results, *errors;
+	int driver_width; /* of the table */
 };
 
-static void output_start(const struct ctl *ctl, struct output *out)
+static void output_start(const struct ctl *ctl, const struct target *targets, size_t n,
+			 struct output *out)
 {
 	if (!ctl->json) {
-		print_header();
+		out->driver_width = driver_width(targets, n);
+		print_header(out->driver_width);
 		return;
 	}
 	out->doc = json_object_new_object();
@@ -298,7 +316,7 @@ static int measure(struct cp_nl *nl, const struct calib_opts *o, const struct ta
 		if (out->doc)
 			json_object_array_add(out->results, result_json(t, &res));
 		else
-			print_row(&res);
+			print_row(&res, out->driver_width);
 		return 0;
 	}
 	if (out->doc)
@@ -333,7 +351,7 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 		r = find_targets(argv + optind, argc - optind, o.type, &targets, &n_targets);
 	if (r != 0)
 		return r;
-	output_start(ctl, &out);
+	output_start(ctl, targets, n_targets, &out);
 	for (size_t i = 0; i < n_targets; i++)
 		for (size_t s = 0; s < o.n_sizes; s++) {
 			r = measure(&nl, &o, &targets[i], o.sizes[s], &out);
