@@ -211,13 +211,20 @@ static bool same_files(const struct cp_daemon_record *rec, const struct cp_polic
 	return true;
 }
 
-void ctl_daemon_after_apply(const struct cp_policy *applied)
+void ctl_daemon_keep_record(const struct cp_apply_result *result, struct cp_state *state,
+			    void *userdata)
 {
-	_cleanup_(cp_state_free) struct cp_state state = {};
-	struct cp_daemon_record rec;
+	json_object **record = userdata, *o;
 
-	if (!applied || cp_state_load(CP_STATE_PATH, &state) < 0 ||
-	    cp_daemon_record_from_state(&state, &rec) < 0)
+	if (state->doc && json_object_object_get_ex(state->doc, "daemon", &o))
+		*record = json_object_get(o);
+}
+
+void ctl_daemon_after_apply(const struct cp_policy *applied, json_object *record)
+{
+	_cleanup_(cp_daemon_record_free) struct cp_daemon_record rec = {};
+
+	if (!applied || !record || cp_daemon_record_from_json(record, &rec) < 0)
 		return;
 	if (rec.stopped_at != 0 || !is_daemon(rec.pid))
 		; /* no daemon: nothing to tell */

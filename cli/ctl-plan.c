@@ -15,6 +15,7 @@
 #include "ctl-daemon.h"
 #include "ctl-table.h"
 #include "fileio.h"
+#include "json-util.h"
 #include "paths.h"
 #include "units.h"
 
@@ -470,6 +471,7 @@ static void report_file_warnings(const char *verb, const struct cp_apply_result 
 static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 {
 	_cleanup_(cp_apply_result_free) struct cp_apply_result res = {};
+	_cleanup_(cp_json_putp) json_object *daemon_record = NULL;
 	bool tty = isatty(STDERR_FILENO) == 1;
 	struct cp_apply_options opts = {
 	    .root = o->root,
@@ -481,6 +483,8 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	    .lock_waiting = ctl_lock_waiting,
 	    .lock_timeout_usec = o->wait_usec,
 	    .check_needs = apply, /* apply --dry-run fails where apply would */
+	    .before_final_write = ctl_daemon_keep_record,
+	    .userdata = &daemon_record,
 	};
 	const char *verb = apply ? "apply" : "plan";
 	int r;
@@ -498,7 +502,7 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 		(void) ctl_errno(res.state_error, NULL, "%s: cannot record the results in %s", verb,
 				 CP_STATE_PATH);
 	if (apply && !o->dry_run && !o->root)
-		ctl_daemon_after_apply(res.policy);
+		ctl_daemon_after_apply(res.policy, daemon_record);
 	if (r == -EIO)
 		return ctl_error("%s: %zu of %zu step%s failed", verb, res.n_failed, res.n_steps,
 				 ctl_plural(res.n_steps));

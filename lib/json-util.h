@@ -16,6 +16,12 @@ int cp_json_parse_versioned(const char *text, int64_t version, json_object **ret
 /* The same for any integer "version", which is returned in @ret_version. */
 int cp_json_parse_any_version(const char *text, json_object **ret, int64_t *ret_version);
 
+/* For _cleanup_(): drops the reference *@p holds, if any. */
+static inline void cp_json_putp(json_object **p)
+{
+	json_object_put(*p);
+}
+
 /* A new object whose first member is "version": @version; NULL on ENOMEM. */
 json_object *cp_json_new_versioned(int64_t version);
 
