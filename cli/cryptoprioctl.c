@@ -32,6 +32,7 @@ static const struct ctl_verb verbs[] = {
     {"apply", "apply [--dry-run] [--force] [--all] [--wait TIME]", verb_apply},
     {"status", "status", verb_status},
     {"export", "export", verb_export},
+    {"metrics", "metrics", verb_metrics},
 };
 
 /* For --json: the verb of the documents, whether one was printed, the last error said. */

@@ -4,9 +4,10 @@
 # with this machine's policy, its figures keyed by its own kernel and
 # modules; a bad or mismatched file refused with what is wrong in it; this
 # machine's export planned as this machine is.
-# usage: plan-from.sh CRYPTOPRIOCTL SCHEMA CHECK-JSON-SCHEMA FIXTURE
+# usage: plan-from.sh CRYPTOPRIOCTL SCHEMA CHECK-JSON-SCHEMA FIXTURES_DIR
 set -u
-ctl=$1 schema=$2 validate=$3 fixture=$4
+ctl=$1 schema=$2 validate=$3 fixtures=$4
+fixture=$fixtures/export-two-cbc.json
 # shellcheck source=../tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 tmp=$(mktemp -d)
@@ -71,6 +72,15 @@ ok "a file that is not there: refused" refused absent "cannot read .*absent.json
 ok "plan --from --force: a usage error" \
 	bash -c '"$1" plan --from "$2" --force 2>/dev/null; test $? -eq 2' _ "$ctl" "$fixture"
 ok "apply --from: a usage error" bash -c '"$1" apply --from "$2" 2>/dev/null; test $? -eq 2' _ "$ctl" "$fixture"
+
+# Exported in tests/vm's 7.2 guest by apply-gears-any, with the policy it
+# planned there and the steps plan printed there: the same steps here.
+vm=$fixtures/export-7.2-gears-any
+"$ctl" -c "$vm.conf" plan --from "$vm.json" --no-legend >"$tmp/vm.plan"
+ok "plan --from the 7.2 guest's export: the steps plan printed in the guest" diff "$vm.plan" "$tmp/vm.plan"
+ok "the guest's steps are some" test -s "$vm.plan"
+cp "$vm.json" "$tmp/vm.json"
+ok "the guest's export: valid" valid vm
 
 # This machine (/proc/crypto where there is no crypto_user): its export, planned from here.
 "$ctl" export >"$tmp/export.json"
