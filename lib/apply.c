@@ -710,23 +710,6 @@ static int check_files(const struct cp_apply_options *opts, struct cp_apply_resu
 	return r;
 }
 
-static int run_pipeline(const struct cp_apply_options *opts, struct cp_apply_result *result);
-
-int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *result)
-{
-	int r;
-
-	if (!opts->from)
-		return run_pipeline(opts, result);
-	if (!opts->dry_run)
-		return -EINVAL;
-	/* The figures keyed as on the exported machine; this one's again after. */
-	cp_cache_keys_assume(&opts->from->machine, opts->from->modules, opts->from->n_modules);
-	r = run_pipeline(opts, result);
-	cp_cache_keys_assume(NULL, NULL, 0);
-	return r;
-}
-
 static int run_pipeline(const struct cp_apply_options *opts, struct cp_apply_result *result)
 {
 	_cleanup_close_ int lock_fd = -1;
@@ -761,6 +744,21 @@ static int run_pipeline(const struct cp_apply_options *opts, struct cp_apply_res
 		r = apply(&run);
 	cp_run_save_cache(&run); /* what the calibration measured is kept even if the rest failed */
 	cp_run_record_finish(&run);
+	return r;
+}
+
+int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *result)
+{
+	int r;
+
+	if (!opts->from)
+		return run_pipeline(opts, result);
+	if (!opts->dry_run)
+		return -EINVAL;
+	/* The figures keyed as on the exported machine; this one's again after. */
+	cp_cache_keys_assume(&opts->from->machine, opts->from->modules, opts->from->n_modules);
+	r = run_pipeline(opts, result);
+	cp_cache_keys_assume(NULL, NULL, 0);
 	return r;
 }
 

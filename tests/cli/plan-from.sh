@@ -25,6 +25,13 @@ refused() {
 	local rc=$?
 	[[ $rc -eq 1 && $err =~ $2 && $(wc -l <<<"$err") -eq 1 ]] || { echo "# $1: exit $rc: $err"; false; }
 }
+# exits CODE CMD...: CMD exits with CODE
+exits() {
+	local want=$1
+	shift
+	"$@" >/dev/null 2>&1
+	[[ $? -eq $want ]]
+}
 valid() { "$validate" "$schema" "$tmp/$1.json" >"$tmp/$1.check" || { sed 's/^/# /' "$tmp/$1.check"; false; }; }
 printf '[Policy]\nGears = any\n' >"$tmp/any.conf"
 
@@ -32,19 +39,19 @@ out=$("$ctl" -c "$tmp/any.conf" plan --from "$fixture" --no-legend)
 ok "plan --from: the export's figures rank its implementations" \
 	grep -qE '^cbc\(aes\) +cbc-aes-aesni +cpu +400 -> 149 +set' <<<"$out"
 ok "plan --from: exit 3 with --exit-code and steps" \
-	bash -c '"$1" -c "$2" plan --from "$3" --exit-code >/dev/null; test $? -eq 3' _ "$ctl" "$tmp/any.conf" "$fixture"
+	exits 3 "$ctl" -c "$tmp/any.conf" plan --from "$fixture" --exit-code
 "$ctl" -c "$tmp/any.conf" plan --from "$fixture" >"$tmp/summary.txt"
 ok "plan --from: the figures said to come from the file" \
 	grep -q "the figures of $fixture: 2 points, 0 not in it" "$tmp/summary.txt"
 edit slow 'd["calibration"]["machines"][0]["entries"][1]["mbps"] = [3, 300, 290, 310, 5]'
 ok "plan --from: slower offload figures, nothing to change" \
-	bash -c '"$1" -c "$2" plan --from "$3" --exit-code >/dev/null' _ "$ctl" "$tmp/any.conf" "$tmp/slow.json"
+	exits 0 "$ctl" -c "$tmp/any.conf" plan --from "$tmp/slow.json" --exit-code
 edit rebuilt 'd["kernel"]["modules"][2]["srcversion"] = "0000"'
 "$ctl" -c "$tmp/any.conf" plan --from "$tmp/rebuilt.json" >"$tmp/rebuilt.txt"
 ok "plan --from: a module of another build has no figures (keyed as on that machine)" \
 	grep -q "1 points, 1 not in it" "$tmp/rebuilt.txt"
 ok "plan --from: the default policy keeps the CPU first" \
-	bash -c '"$1" -c /dev/null plan --from "$2" --exit-code >/dev/null' _ "$ctl" "$fixture"
+	exits 0 "$ctl" -c /dev/null plan --from "$fixture" --exit-code
 
 "$ctl" -c "$tmp/any.conf" plan --from "$fixture" --json >"$tmp/plan.json"
 ok "plan --from --json: valid" valid plan
@@ -69,9 +76,8 @@ ok "a calibration that is no cache: refused" refused nocal "\"calibration\": not
 printf 'name : aes\n' >"$tmp/text.json"
 ok "not JSON: refused" refused text "text.json: not a JSON document of cryptoprioctl"
 ok "a file that is not there: refused" refused absent "cannot read .*absent.json: No such file"
-ok "plan --from --force: a usage error" \
-	bash -c '"$1" plan --from "$2" --force 2>/dev/null; test $? -eq 2' _ "$ctl" "$fixture"
-ok "apply --from: a usage error" bash -c '"$1" apply --from "$2" 2>/dev/null; test $? -eq 2' _ "$ctl" "$fixture"
+ok "plan --from --force: a usage error" exits 2 "$ctl" plan --from "$fixture" --force
+ok "apply --from: a usage error" exits 2 "$ctl" apply --from "$fixture"
 
 # Exported in tests/vm's 7.2 guest by apply-gears-any, with the policy it
 # planned there and the steps plan printed there: the same steps here.
@@ -90,6 +96,5 @@ printf '[Policy]\nCalibrate = never\n[Driver *]\nPriority = 7\n' >"$tmp/change.c
 "$ctl" -c "$tmp/change.conf" plan >"$tmp/here.txt"
 "$ctl" -c "$tmp/change.conf" plan --from "$tmp/export.json" >"$tmp/there.txt"
 ok "plan --from this machine's export: the plan of this machine" diff "$tmp/here.txt" "$tmp/there.txt"
-ok "export: unexpected argument refused" \
-	bash -c '"$1" export foo 2>/dev/null; test $? -eq 2' _ "$ctl"
+ok "export: unexpected argument refused" exits 2 "$ctl" export foo
 done_testing
