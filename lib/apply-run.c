@@ -50,7 +50,9 @@ static int copy_figures(struct cp_cache *to, const struct cp_cache *from)
 {
 	size_t size = from->n_entries * sizeof(*from->entries);
 
-	to->entries = malloc(size ? size : 1);
+	if (size == 0)
+		return 0;
+	to->entries = malloc(size);
 	if (!to->entries)
 		return -ENOMEM;
 	memcpy(to->entries, from->entries, size);
