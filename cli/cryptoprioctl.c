@@ -27,9 +27,12 @@ static const struct ctl_verb verbs[] = {
     {"resolve", "resolve NAME [--type skcipher|aead|hash]", verb_resolve},
     {"check-policy", "check-policy [--verbose] [--inventory FILE] [--root DIR] [FILE...]",
      verb_check_policy},
-    {"plan", "plan [--all] [--force] [--exit-code]", verb_plan},
+    {"plan", "plan [--all] [--force] [--exit-code]\nplan --from FILE [--all] [--exit-code]",
+     verb_plan},
     {"apply", "apply [--dry-run] [--force] [--all] [--wait TIME]", verb_apply},
     {"status", "status", verb_status},
+    {"export", "export", verb_export},
+    {"metrics", "metrics", verb_metrics},
 };
 
 /* For --json: the verb of the documents, whether one was printed, the last error said. */

@@ -125,3 +125,5 @@ int verb_check_policy(struct ctl *ctl, int argc, char **argv);
 int verb_plan(struct ctl *ctl, int argc, char **argv);
 int verb_apply(struct ctl *ctl, int argc, char **argv);
 int verb_status(struct ctl *ctl, int argc, char **argv);
+int verb_export(struct ctl *ctl, int argc, char **argv);
+int verb_metrics(struct ctl *ctl, int argc, char **argv);

@@ -23,6 +23,7 @@ struct plan_opts {
 	bool dry_run, force, all;
 	bool exit_code; /* plan --exit-code: 3 when there are steps */
 	const char *root;
+	const char *from;   /* plan --from FILE: another machine's export */
 	uint64_t wait_usec; /* --wait: 0 for no limit */
 };
 
@@ -58,15 +59,11 @@ static void print_policy_files(const struct cp_policy *p)
 	printf("\n");
 }
 
-static void print_calibration(const struct cp_apply_result *r, bool all)
+/* What was measured now, or taken from the cache, and through what. */
+static void print_measured(const struct cp_apply_result *r)
 {
 	const struct cp_calibration *c = &r->calibration;
 
-	printf("Calibration: Calibrate=%s", cp_calibrate_to_string(r->calibrate));
-	if (r->calibrate == CP_CALIBRATE_NEVER) {
-		printf(", nothing measured: ordered by class\n");
-		return;
-	}
 	printf(", backend %s, %zu points measured now, %zu from the cache, %zu left out "
 	       "(%.1f s)\n",
 	       cp_backend_to_string(c->backend), c->n_run, c->n_from_cache, c->n_unmeasured,
@@ -77,6 +74,23 @@ static void print_calibration(const struct cp_apply_result *r, bool all)
 	else if (c->module_error && c->backend == CP_BACKEND_AFALG)
 		printf("  the cryptoprio module %s: measured through AF_ALG\n",
 		       ctl_module_reason(c->module_error));
+}
+
+static void print_calibration(const struct cp_apply_result *r, const struct plan_opts *o)
+{
+	const struct cp_calibration *c = &r->calibration;
+	bool all = o->all;
+
+	printf("Calibration: Calibrate=%s", cp_calibrate_to_string(r->calibrate));
+	if (r->calibrate == CP_CALIBRATE_NEVER) {
+		printf(", nothing measured: ordered by class\n");
+		return;
+	}
+	if (o->from)
+		printf(", the figures of %s: %zu points, %zu not in it\n", o->from, c->n_from_cache,
+		       c->n_unmeasured);
+	else
+		print_measured(r);
 	if (c->cache_warning[0])
 		printf("  cache: %s\n", c->cache_warning);
 	if (!all && c->n_skipped)
@@ -233,7 +247,7 @@ static void print_text(const struct ctl *ctl, const struct cp_apply_result *r,
 
 	if (legend) {
 		print_policy_files(r->policy);
-		print_calibration(r, o->all);
+		print_calibration(r, o);
 		print_notes(r->plan);
 	}
 	if (o->all && r->plan)
@@ -468,10 +482,24 @@ static void report_file_warnings(const char *verb, const struct cp_apply_result 
 			CP_CACHE_PATH, strerror(-res->defaults_error));
 }
 
+/* plan --from FILE: the export read, or the exit code after saying what is wrong with it. */
+static int load_export(const char *path, struct cp_export *ex)
+{
+	char why[512];
+	int r = cp_export_load(path, ex, why, sizeof(why));
+
+	if (r == -EBADMSG)
+		return ctl_error("plan: %s: %s", path, why);
+	if (r < 0)
+		return ctl_errno(r, NULL, "plan: cannot read %s", path);
+	return 0;
+}
+
 static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 {
 	_cleanup_(cp_apply_result_free) struct cp_apply_result res = {};
 	_cleanup_(cp_json_putp) json_object *daemon_record = NULL;
+	_cleanup_(cp_export_free) struct cp_export from = {};
 	bool tty = isatty(STDERR_FILENO) == 1;
 	struct cp_apply_options opts = {
 	    .root = o->root,
@@ -485,10 +513,17 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	    .check_needs = apply, /* apply --dry-run fails where apply would */
 	    .before_final_write = ctl_daemon_keep_record,
 	    .userdata = &daemon_record,
+	    .from = o->from ? &from : NULL,
+	    .from_path = o->from,
 	};
 	const char *verb = apply ? "apply" : "plan";
 	int r;
 
+	if (o->from) {
+		r = load_export(o->from, &from);
+		if (r != 0)
+			return r;
+	}
 	r = cp_apply_run(&opts, &res);
 	progress_end(tty);
 	report_file_warnings(verb, &res);
@@ -514,7 +549,7 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct plan_opts *o,
 			      bool apply)
 {
-	enum { OPT_ROOT = 0x100, OPT_EXIT_CODE, OPT_WAIT };
+	enum { OPT_ROOT = 0x100, OPT_EXIT_CODE, OPT_WAIT, OPT_FROM };
 	static const struct option options[] = {
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"force", no_argument, NULL, 'f'},
@@ -523,6 +558,7 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 	    {"root", required_argument, NULL, OPT_ROOT},
 	    {"exit-code", no_argument, NULL, OPT_EXIT_CODE},
 	    {"wait", required_argument, NULL, OPT_WAIT},
+	    {"from", required_argument, NULL, OPT_FROM},
 	    {},
 	};
 	int c, r;
@@ -559,12 +595,21 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 			if (r != 0)
 				return r;
 			break;
+		case OPT_FROM:
+			if (apply)
+				return ctl_usage_error(
+				    "apply: --from is plan's (another machine is not changed "
+				    "from here)");
+			o->from = optarg;
+			break;
 		default:
 			return ctl_option_error(argv[0], c);
 		}
 	}
 	if (optind < argc)
 		return ctl_usage_error("%s: unexpected argument '%s'", argv[0], argv[optind]);
+	if (o->from && o->force)
+		return ctl_usage_error("plan: --force measures again; --from measures nothing");
 	return 0;
 }
 

@@ -100,6 +100,15 @@ static void print_key(enum cp_key k, uint64_t value, struct cp_origin o)
 	       origin_text(obuf, sizeof(obuf), o));
 }
 
+/* MetricsFile=, a path: not one of the keys of numbers and words. */
+static void print_metrics_file(const struct cp_policy *p)
+{
+	char obuf[4096];
+
+	printf("%-18s = %-12s ; %s\n", "MetricsFile", p->metrics_file ? p->metrics_file : "",
+	       origin_text(obuf, sizeof(obuf), p->metrics_file_origin));
+}
+
 static uint64_t settings_value(const struct cp_settings *s, enum cp_key k)
 {
 	switch (k) {
@@ -152,6 +161,7 @@ static int print_verbose(const struct cp_policy *p)
 	for (int k = CP_KEY_GEARS; k <= CP_KEY_CALIBRATION_BUDGET; k++)
 		print_key((enum cp_key) k, settings_value(&global, (enum cp_key) k),
 			  global.origin[k]);
+	print_metrics_file(p);
 	n = cp_policy_merged_sections(p, &sections);
 	if (n < 0)
 		return n;
@@ -187,6 +197,17 @@ static json_object *setting_json(enum cp_key k, uint64_t value, struct cp_origin
 	    obj, "value",
 	    json_object_new_string(cp_key_value_to_string(k, value, buf, sizeof(buf))));
 	json_object_object_add(obj, "set_by", origin_json(o));
+	return obj;
+}
+
+static json_object *metrics_file_json(const struct cp_policy *p)
+{
+	json_object *obj = json_object_new_object();
+
+	json_object_object_add(obj, "key", json_object_new_string("MetricsFile"));
+	json_object_object_add(obj, "value",
+			       json_object_new_string(p->metrics_file ? p->metrics_file : ""));
+	json_object_object_add(obj, "set_by", origin_json(p->metrics_file_origin));
 	return obj;
 }
 
@@ -235,6 +256,7 @@ static json_object *result_json(const char *file, const struct cp_policy *p, jso
 		json_object_array_add(global, setting_json((enum cp_key) k,
 							   settings_value(&s, (enum cp_key) k),
 							   s.origin[k]));
+	json_object_array_add(global, metrics_file_json(p));
 	json_object_object_add(obj, "file", file ? json_object_new_string(file) : NULL);
 	json_object_object_add(obj, "valid", json_object_new_boolean(cp_policy_is_valid(p)));
 	json_object_object_add(obj, "files", files);

@@ -67,17 +67,6 @@ struct drift {
 	uint32_t priority;
 };
 
-/* Whether steps[i] is done and its driver's last step (a remove leaves nothing to compare). */
-static bool last_done_step(const struct cp_state_apply *a, size_t i)
-{
-	if (a->steps[i].result != CP_STEP_DONE || a->steps[i].action == CP_STEP_REMOVE)
-		return false;
-	for (size_t k = i + 1; k < a->n_steps; k++)
-		if (strcmp(a->steps[k].driver, a->steps[i].driver) == 0)
-			return false;
-	return true;
-}
-
 /*
  * The drivers the last plan set that are registered at another priority
  * now: how many. Those reset gave back (no original, not created any
@@ -90,35 +79,17 @@ static size_t find_drift(const struct cp_state *state, const struct cp_inventory
 	size_t n = 0;
 
 	for (size_t i = 0; a && i < a->n_steps; i++) {
-		const char *driver = a->steps[i].driver;
-		const struct cp_alg *alg = cp_inventory_find_driver(inv, driver);
+		uint32_t now;
 
-		if (!last_done_step(a, i) || !alg || alg->priority == a->steps[i].new_priority ||
-		    (!cp_state_find(state, driver) && !cp_state_find_created(state, driver)))
-			continue;
-		drift[n++] = (struct drift){&a->steps[i], alg->priority};
+		if (cp_state_step_drifted(state, i, inv, &now))
+			drift[n++] = (struct drift){&a->steps[i], now};
 	}
 	return n;
 }
 
-static bool last_run_failed(const struct cp_state *state)
-{
-	const struct cp_state_apply *a = state->last_apply;
-	struct cp_daemon_record rec;
-	bool failed = a && !a->finished_at;
-
-	for (size_t i = 0; a && i < a->n_steps; i++)
-		failed |= a->steps[i].result == CP_STEP_FAILED;
-	if (cp_daemon_record_from_state(state, &rec) >= 0) {
-		failed |= rec.last_failed > 0 || rec.last_run_failed;
-		cp_daemon_record_free(&rec);
-	}
-	return failed;
-}
-
 static enum verdict verdict_of(const struct cp_state *state, size_t n_drift)
 {
-	return last_run_failed(state) ? FAILED : n_drift ? DRIFTED : AS_PLANNED;
+	return cp_state_last_run_failed(state) ? FAILED : n_drift ? DRIFTED : AS_PLANNED;
 }
 
 static void print_verdict(enum verdict v, const struct drift *drift, size_t n_drift)

@@ -13,8 +13,10 @@
 #include "daemon-state.h"
 #include "daemon.h"
 #include "inventory-load.h"
+#include "fileio.h"
 #include "log.h"
 #include "macro.h"
+#include "metrics.h"
 #include "paths.h"
 #include "track.h"
 #include "uevent.h"
@@ -42,6 +44,8 @@ struct cp_daemon {
 	bool steps_failed;   /* a run after the first had failed steps (--once's exit code) */
 	bool no_crypto_user; /* the kernel has no crypto_user: nothing to do on it */
 	bool said_afalg;     /* calibrating through AF_ALG, said once */
+	bool metrics_due;    /* MetricsFile= could not be written yet: tried with the cache */
+	int metrics_error;   /* the error said last about it (said once) */
 	bool ready_sent;
 	bool status_sent; /* the run's STATUS= went with its READY=1 */
 	int uevent_fd;	  /* subscribed before the first run, watched after READY */
@@ -266,11 +270,45 @@ static void flush_unsaved(struct cp_daemon *d)
 	       cache_path(d));
 }
 
+/*
+ * MetricsFile= after a run, whole (read after the run as `cryptoprioctl
+ * metrics` reads it); at boot /var may not be writable yet: tried again
+ * with the cache, the reason said once.
+ */
+static void write_metrics(struct cp_daemon *d)
+{
+	const char *path = d->policy ? d->policy->metrics_file : NULL;
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	d->metrics_due = false;
+	if (!path)
+		return;
+	r = cp_metrics_collect(d->policy, state_path(d), cache_path(d), &text);
+	if (r >= 0)
+		r = cp_write_file_atomic(path, text, strlen(text), 0644);
+	if (r >= 0) {
+		if (d->metrics_error)
+			cp_log(LOG_INFO, "Metrics written to %s", path);
+		d->metrics_error = 0;
+		return;
+	}
+	if (r != d->metrics_error)
+		cp_log_errno(r == -EROFS || r == -ENOENT ? LOG_INFO : LOG_WARNING, r,
+			     "Cannot write the metrics to %s yet; trying again every %" PRIu64 " s",
+			     path, d->opts.cache_retry_usec / 1000000);
+	d->metrics_error = r;
+	d->metrics_due = true;
+	(void) arm_timer(d, &d->cache_timer, d->opts.cache_retry_usec, on_cache_timer);
+}
+
 static int on_cache_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct cp_daemon *d = userdata;
 
 	flush_unsaved(d);
+	if (d->metrics_due)
+		write_metrics(d);
 	save_record(d);
 	return 0;
 }
@@ -524,6 +562,7 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 		d->rec.runs += !ctx.noted;
 		d->rec.last_run_failed = true;
 		save_record(d);
+		write_metrics(d);
 		return r;
 	}
 	log_result(d, &res, trigger);
@@ -535,6 +574,7 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 		(void) sd_notifyf(false, "STATUS=%s", status);
 	d->status_sent = false;
 	cp_apply_result_free(&res);
+	write_metrics(d);
 	return r;
 }
 

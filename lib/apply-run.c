@@ -16,9 +16,11 @@
 #include "macro.h"
 #include "paths.h"
 
-/* NULL: the default; "": no cache. */
+/* NULL: the default; "": no cache. An export's figures are its own cache. */
 static const char *cache_path_of(const struct cp_apply_options *opts)
 {
+	if (opts->from)
+		return opts->from_path ? opts->from_path : "the export";
 	if (!opts->cache_path)
 		return CP_CACHE_PATH;
 	return opts->cache_path[0] ? opts->cache_path : NULL;
@@ -43,6 +45,32 @@ static void load_state(struct cp_run *run)
 	run->result->state_salvaged = r > 0;
 }
 
+/* An export's figures, read only: the run's cache, never saved. */
+static int copy_figures(struct cp_cache *to, const struct cp_cache *from)
+{
+	size_t size = from->n_entries * sizeof(*from->entries);
+
+	if (size == 0)
+		return 0;
+	to->entries = malloc(size);
+	if (!to->entries)
+		return -ENOMEM;
+	memcpy(to->entries, from->entries, size);
+	to->n_entries = from->n_entries;
+	return 0;
+}
+
+/* The instances the exported machine's state lists as created. */
+static int load_exported_created(struct cp_run *run)
+{
+	const struct cp_export *from = run->opts->from;
+
+	for (size_t i = 0; i < from->n_created; i++)
+		if (cp_state_add_created(&run->state, &from->created[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 void cp_run_load(struct cp_run *run, const struct cp_apply_options *opts,
 		 const struct cp_policy *policy, struct cp_apply_result *result)
 {
@@ -57,6 +85,10 @@ void cp_run_load(struct cp_run *run, const struct cp_apply_options *opts,
 	};
 	if (!run->cache_path)
 		return;
+	if (opts->from) {
+		run->cache_error = copy_figures(&run->cache, &opts->from->calibration);
+		return;
+	}
 	/* Corrupt or absent: no figures nor defaults known (the calibration says why). */
 	r = cp_cache_load(run->cache_path, &run->cache);
 	if (r < 0) {
@@ -67,6 +99,11 @@ void cp_run_load(struct cp_run *run, const struct cp_apply_options *opts,
 
 void cp_run_load_state(struct cp_run *run)
 {
+	if (run->opts->from) {
+		if (load_exported_created(run) < 0)
+			cp_state_free(&run->state); /* ENOMEM: knows no created instance */
+		return;
+	}
 	load_state(run);
 }
 
@@ -248,7 +285,8 @@ void cp_run_save_cache(struct cp_run *run)
 	/* A plan writes for its figures only, not for the memo of the module index. */
 	bool memo = run->modules_changed && !run->opts->dry_run;
 
-	if (!run->cache_path || (!cal->cache_updated && run->n_defaults_new == 0 && !memo))
+	if (!run->cache_path || run->opts->from ||
+	    (!cal->cache_updated && run->n_defaults_new == 0 && !memo))
 		return;
 	r = cp_cache_save(run->cache_path, &run->cache);
 	if (r >= 0)

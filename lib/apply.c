@@ -432,7 +432,7 @@ static int calibrate_workloads(struct cp_run *run, const struct cp_settings *g,
 		    .policy = run->policy,
 		    .finish = run->opts->finish_calibration,
 		    .force = run->opts->force_calibration,
-		    .cache_only = g->calibrate == CP_CALIBRATE_CACHED,
+		    .cache_only = g->calibrate == CP_CALIBRATE_CACHED || run->opts->from,
 		    .without_candidates = !w[i].candidates,
 		    .cache_path = run->cache_path,
 		    /* Read once for every point, saved once at the end of the run. */
@@ -649,6 +649,16 @@ static int open_lock(const struct cp_apply_options *opts, struct cp_apply_result
 	return *ret_fd < 0 ? *ret_fd : 0;
 }
 
+/* An export's implementations, as classified where they were exported. */
+static int copy_inventory(struct cp_inventory *to, const struct cp_inventory *from)
+{
+	to->source = CP_SOURCE_FILE;
+	for (size_t i = 0; i < from->n_algs; i++)
+		if (cp_inventory_add(to, &from->algs[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 /*
  * After the lock: nobody changes a priority under us. The modules
  * classified through the cache's memo of the module index, where there is
@@ -660,6 +670,8 @@ static int load_inventory(struct cp_run *run)
 	struct cp_apply_result *result = run->result;
 	int r;
 
+	if (opts->from)
+		return copy_inventory(&result->inventory, &opts->from->inventory);
 	r = cp_inventory_load_memo(&result->inventory,
 				   run->cache_path ? &run->cache.modules : NULL);
 	if (r < 0)
@@ -698,7 +710,7 @@ static int check_files(const struct cp_apply_options *opts, struct cp_apply_resu
 	return r;
 }
 
-int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *result)
+static int run_pipeline(const struct cp_apply_options *opts, struct cp_apply_result *result)
 {
 	_cleanup_close_ int lock_fd = -1;
 	_cleanup_(cp_run_free) struct cp_run run = {};
@@ -710,7 +722,7 @@ int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *re
 	r = load_policy(opts, result, &policy);
 	if (r < 0)
 		return r;
-	result->unprivileged = !cp_have_net_admin();
+	result->unprivileged = !opts->from && !cp_have_net_admin();
 	if (opts->dry_run && opts->check_needs && result->unprivileged)
 		return -EPERM;
 	if (!opts->dry_run) {
@@ -732,6 +744,21 @@ int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *re
 		r = apply(&run);
 	cp_run_save_cache(&run); /* what the calibration measured is kept even if the rest failed */
 	cp_run_record_finish(&run);
+	return r;
+}
+
+int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *result)
+{
+	int r;
+
+	if (!opts->from)
+		return run_pipeline(opts, result);
+	if (!opts->dry_run)
+		return -EINVAL;
+	/* The figures keyed as on the exported machine; this one's again after. */
+	cp_cache_keys_assume(&opts->from->machine, opts->from->modules, opts->from->n_modules);
+	r = run_pipeline(opts, result);
+	cp_cache_keys_assume(NULL, NULL, 0);
 	return r;
 }
 

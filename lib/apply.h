@@ -14,6 +14,7 @@
 
 #include "calib-cache.h"
 #include "calibrate.h"
+#include "export.h"
 #include "inventory.h"
 #include "planner.h"
 #include "policy.h"
@@ -37,6 +38,14 @@ struct cp_apply_options {
 	const char *state_path; /* default CP_STATE_PATH */
 	const char *lock_path;	/* default CP_LOCK_PATH */
 	const char *cache_path; /* NULL: CP_CACHE_PATH; "": no cache */
+	/*
+	 * With dry_run, plan for another machine from its export (plan
+	 * --from): its implementations, created instances and figures instead
+	 * of this kernel's, the state's and the cache's; nothing measured,
+	 * nothing read from this kernel. from_path names it in messages.
+	 */
+	const struct cp_export *from;
+	const char *from_path;
 	/* Only drivers matching these (new implementations after a module load); none: all. */
 	char *const *only_drivers;
 	size_t n_only_drivers;

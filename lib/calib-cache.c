@@ -145,6 +145,19 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
+/* Another machine's identity (cp_cache_keys_assume()), or NULL: this one. */
+static const struct cp_cache_key *assumed_machine;
+static const struct cp_module_version *assumed_modules;
+static size_t n_assumed_modules;
+
+void cp_cache_keys_assume(const struct cp_cache_key *machine,
+			  const struct cp_module_version *modules, size_t n_modules)
+{
+	assumed_machine = machine;
+	assumed_modules = modules;
+	n_assumed_modules = n_modules;
+}
+
 /*
  * The kernel and CPU parts of every key, read once per process: /proc/cpuinfo
  * alone costs a millisecond a read under emulation, and a warm start looks
@@ -157,6 +170,12 @@ static int machine_key(struct cp_cache_key *key)
 	char version[512];
 	struct utsname uts;
 
+	if (assumed_machine) {
+		memcpy(key->kernel, assumed_machine->kernel, sizeof(key->kernel));
+		memcpy(key->build, assumed_machine->build, sizeof(key->build));
+		memcpy(key->cpu_model, assumed_machine->cpu_model, sizeof(key->cpu_model));
+		return 0;
+	}
 	if (!known) {
 		if (uname(&uts) < 0)
 			return negative_errno();
@@ -194,6 +213,13 @@ static void module_srcversion(const char *module, char *srcversion)
 	size_t size = sizeof(srcversions[0].srcversion);
 	char path[128 + CP_NAME_MAX];
 
+	if (assumed_machine) {
+		srcversion[0] = '\0';
+		for (size_t i = 0; i < n_assumed_modules; i++)
+			if (strcmp(assumed_modules[i].module, module) == 0)
+				memcpy(srcversion, assumed_modules[i].srcversion, size);
+		return;
+	}
 	for (size_t i = 0; i < n_srcversions; i++)
 		if (strcmp(srcversions[i].module, module) == 0) {
 			memcpy(srcversion, srcversions[i].srcversion, size);

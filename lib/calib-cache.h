@@ -75,6 +75,12 @@ const struct cp_cache_default *cp_cache_find_default(const struct cp_cache *cach
 /* Record @def unless a default is known for its key (the first sight wins): 1 if added. */
 int cp_cache_put_default(struct cp_cache *cache, const struct cp_cache_default *def);
 
+/* A module's build, as its key holds it. */
+struct cp_module_version {
+	char module[CP_NAME_MAX];
+	char srcversion[64]; /* "" for built-in code */
+};
+
 /*
  * The key of @alg on the running machine (reads uname, /proc, /sys). The
  * kernel's and the CPU's parts are read once per process, each module's
@@ -83,3 +89,12 @@ int cp_cache_put_default(struct cp_cache *cache, const struct cp_cache_default *
  */
 int cp_cache_key_for(const struct cp_alg *alg, struct cp_cache_key *key);
 void cp_cache_keys_forget(void);
+
+/*
+ * Key as another machine would, from then on in this process: its kernel,
+ * build and CPU in @machine, its modules' builds in @modules (a module not
+ * listed has none), nothing read from this one. For planning a machine
+ * from its export (plan --from); the arrays must outlive their use.
+ */
+void cp_cache_keys_assume(const struct cp_cache_key *machine,
+			  const struct cp_module_version *modules, size_t n_modules);

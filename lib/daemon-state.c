@@ -241,3 +241,18 @@ int cp_daemon_record_from_state(const struct cp_state *state, struct cp_daemon_r
 		return -ENOENT;
 	return cp_daemon_record_from_json(o, rec);
 }
+
+bool cp_state_last_run_failed(const struct cp_state *state)
+{
+	const struct cp_state_apply *a = state->last_apply;
+	struct cp_daemon_record rec;
+	bool failed = a && !a->finished_at;
+
+	for (size_t i = 0; a && i < a->n_steps; i++)
+		failed |= a->steps[i].result == CP_STEP_FAILED;
+	if (cp_daemon_record_from_state(state, &rec) >= 0) {
+		failed |= rec.last_failed > 0 || rec.last_run_failed;
+		cp_daemon_record_free(&rec);
+	}
+	return failed;
+}

@@ -63,3 +63,10 @@ int cp_daemon_record_put(struct cp_state *state, const struct cp_daemon_record *
 int cp_daemon_record_put_json(struct cp_state *state, json_object *record);
 /* The record held by an already loaded state: -ENOENT if there is none. */
 int cp_daemon_record_from_state(const struct cp_state *state, struct cp_daemon_record *rec);
+
+/*
+ * Whether the last run failed: a step of the last plan applied failed or is
+ * still pending (interrupted), or the daemon's record says its last run
+ * failed a step or stopped before its plan.
+ */
+bool cp_state_last_run_failed(const struct cp_state *state);

@@ -341,6 +341,7 @@ void cp_policy_free(struct cp_policy *policy)
 		free(policy->errors[i].reason);
 	}
 	free(policy->errors);
+	free(policy->metrics_file);
 	free(policy);
 }
 
@@ -570,12 +571,60 @@ static bool check_conflicts(struct parser *ps, const struct cp_section *sec, int
 	return true;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && streq(s + n - k, suffix);
+}
+
+/* An absolute path, normalised, not a directory's ("" resets). */
+static bool valid_metrics_path(const char *v)
+{
+	if (!*v)
+		return true;
+	return v[0] == '/' && strlen(v) < PATH_MAX && !ends_with(v, "/") && !strstr(v, "//") &&
+	       !strstr(v, "/./") && !strstr(v, "/../") && !ends_with(v, "/.") &&
+	       !ends_with(v, "/..");
+}
+
+static void set_metrics_file(struct parser *ps, const struct cp_section *sec, const char *value)
+{
+	struct cp_policy *policy = ps->policy;
+	struct cp_origin *origin = &policy->metrics_file_origin;
+	char *copy = NULL;
+
+	if (sec->kind != CP_SECTION_POLICY)
+		return parse_error(ps, "MetricsFile= is not valid in [%s]",
+				   section_names[sec->kind]);
+	if (!valid_metrics_path(value))
+		return parse_error(ps,
+				   "MetricsFile=: invalid path '%s', expected an absolute, "
+				   "normalised file name (or nothing, for none)",
+				   value);
+	if (origin->file == ps->file &&
+	    !streq(policy->metrics_file ? policy->metrics_file : "", value))
+		return parse_error(ps,
+				   "MetricsFile= set again to a different value (first set at "
+				   "line %u)",
+				   origin->line);
+	if (*value && !(copy = strdup(value))) {
+		ps->error = -ENOMEM;
+		return;
+	}
+	free(policy->metrics_file);
+	policy->metrics_file = copy;
+	*origin = (struct cp_origin){ps->file, ps->line};
+}
+
 static void set_key(struct parser *ps, struct cp_section *sec, const char *name, const char *value)
 {
 	char why[256];
 	uint64_t v = 0;
 	int k;
 
+	if (streq(name, "MetricsFile"))
+		return set_metrics_file(ps, sec, value);
 	k = key_from_string(name);
 	if (k < 0)
 		return parse_error(ps, "unknown key '%s' in [%s]", name, section_names[sec->kind]);

@@ -87,6 +87,13 @@ struct cp_policy {
 	size_t n_sections;
 	struct cp_policy_error *errors; /* any error: the whole policy is refused */
 	size_t n_errors;
+	/*
+	 * [Policy] MetricsFile=: where the daemon writes its metrics after
+	 * every run (an absolute path), or NULL: nowhere. A path, unlike the
+	 * other keys: the last file that sets it wins; empty resets it.
+	 */
+	char *metrics_file;
+	struct cp_origin metrics_file_origin;
 };
 
 /* What applies to one algorithm name ([Policy] keys from [Algorithm] sections or [Policy]). */

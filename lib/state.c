@@ -521,3 +521,28 @@ int cp_step_result_from_string(const char *s, enum cp_step_result *ret)
 		}
 	return -EINVAL;
 }
+
+/* Whether steps[i] is done and its driver's last step (a remove leaves nothing to compare). */
+static bool last_done_step(const struct cp_state_apply *a, size_t i)
+{
+	if (a->steps[i].result != CP_STEP_DONE || a->steps[i].action == CP_STEP_REMOVE)
+		return false;
+	for (size_t k = i + 1; k < a->n_steps; k++)
+		if (strcmp(a->steps[k].driver, a->steps[i].driver) == 0)
+			return false;
+	return true;
+}
+
+bool cp_state_step_drifted(const struct cp_state *state, size_t i, const struct cp_inventory *inv,
+			   uint32_t *ret_priority)
+{
+	const struct cp_state_apply *a = state->last_apply;
+	const char *driver = a->steps[i].driver;
+	const struct cp_alg *alg = cp_inventory_find_driver(inv, driver);
+
+	if (!last_done_step(a, i) || !alg || alg->priority == a->steps[i].new_priority ||
+	    (!cp_state_find(state, driver) && !cp_state_find_created(state, driver)))
+		return false;
+	*ret_priority = alg->priority;
+	return true;
+}

@@ -85,6 +85,15 @@ int cp_state_format(const struct cp_state *state, char **ret_text);
 /* The created instances as the state file lists them (status shows the same). */
 json_object *cp_state_created_json(const struct cp_state *state);
 
+/*
+ * Whether step @i of the last plan applied has drifted: done and its
+ * driver's last step (a remove leaves nothing to compare), the driver still
+ * cryptoprio's (an original or a created instance kept: reset gave back
+ * the others), registered in @inv at another priority (in @ret_priority).
+ */
+bool cp_state_step_drifted(const struct cp_state *state, size_t i, const struct cp_inventory *inv,
+			   uint32_t *ret_priority);
+
 /* Load @path; a missing file is an empty state, not an error. */
 int cp_state_load(const char *path, struct cp_state *state);
 /*

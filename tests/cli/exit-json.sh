@@ -61,6 +61,16 @@ run status "$ctl" status --json
 ok "status --json: valid" valid status
 ok "status --json: a verdict" test "$(jq_ status 'd["verdict"] in ("as-planned", "failed", "drifted")')" = True
 
+run export "$ctl" export --json=short
+ok "export: 0" test "$rc" -eq 0
+ok "export: valid" valid export
+run export-bad "$ctl" -c "$tmp/keep.conf" plan --json --from "$tmp/plan.json"
+ok "plan --from a document of another verb: 1" test "$rc" -eq 1
+ok "plan --from a document of another verb: an error document, valid" valid export-bad
+run metrics "$ctl" metrics --json
+ok "metrics --json: 2 (text only)" test "$rc" -eq 2
+ok "metrics --json: an error document, valid" valid metrics
+
 run calibrate "${unpriv[@]}" "$ctl" calibrate --json
 ok "calibrate without CAP_NET_ADMIN: 1" test "$rc" -eq 1
 ok "calibrate without CAP_NET_ADMIN: says so" says calibrate "needs CAP_NET_ADMIN"

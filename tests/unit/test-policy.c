@@ -215,9 +215,49 @@ static void test_files(void)
 	rmdir(dir);
 }
 
+/* MetricsFile=: a path, the last file's, "" for none; refused where not one. */
+static void test_metrics_file(void)
+{
+	static const char *const files[] = {
+	    "[Policy]\nMetricsFile = /var/lib/prometheus/node-exporter/cryptoprio.prom\n",
+	    "[Policy]\nMetricsFile = /srv/metrics/cp.prom\n",
+	    "[Policy]\nMetricsFile =\n",
+	};
+	static const char *const bad =
+	    "[Policy]\nMetricsFile = metrics.prom\nMetricsFile = /a/../b\nMetricsFile = /a/\n"
+	    "MetricsFile = /a/b\nMetricsFile = /a/c\n[Driver x]\nMetricsFile = /a/b\n";
+	_cleanup_(cp_policy_freep) struct cp_policy *one = from_strings(files, 1);
+	_cleanup_(cp_policy_freep) struct cp_policy *two = from_strings(files, 2);
+	_cleanup_(cp_policy_freep) struct cp_policy *three = from_strings(files, 3);
+	_cleanup_(cp_policy_freep) struct cp_policy *wrong = from_strings(&bad, 1);
+	_cleanup_(cp_policy_freep) struct cp_policy *none = cp_policy_new();
+
+	is_str(one->metrics_file, "/var/lib/prometheus/node-exporter/cryptoprio.prom",
+	       "MetricsFile= read");
+	is_int(one->metrics_file_origin.line, 2, "its line");
+	is_str(two->metrics_file, "/srv/metrics/cp.prom", "a later file's MetricsFile= wins");
+	ok(!three->metrics_file && cp_policy_is_valid(three), "an empty MetricsFile= resets it");
+	ok(!none->metrics_file, "none by default");
+	is_int(wrong->n_errors, 5, "five errors");
+	if (wrong->n_errors != 5)
+		return;
+	is_int(wrong->errors[0].line, 2, "a relative path: line 2");
+	ok(strstr(wrong->errors[0].reason, "invalid path 'metrics.prom'") != NULL,
+	   "a relative path refused");
+	ok(strstr(wrong->errors[1].reason, "invalid path '/a/../b'") != NULL,
+	   "a path with .. refused");
+	ok(strstr(wrong->errors[2].reason, "invalid path '/a/'") != NULL, "a directory refused");
+	is_str(wrong->errors[3].reason,
+	       "MetricsFile= set again to a different value (first set at line 5)",
+	       "set twice in one file");
+	is_str(wrong->errors[4].reason, "MetricsFile= is not valid in [Driver]",
+	       "only in [Policy]");
+}
+
 int main(void)
 {
 	test_errors();
+	test_metrics_file();
 	test_valid();
 	test_defaults_and_override();
 	test_files();

@@ -93,3 +93,46 @@ check "a new SA is built on $cpu_cbc, although SAs hold instances on virtio-cryp
 out=$("$ctl" apply)
 printf '%s\n' "$out"
 check "the same policy again: nothing to change" grep -q "Nothing to change" <<<"$out"
+
+# plan --from: this machine planned from its export, with nothing of this
+# kernel in reach (a mount namespace without /proc/crypto, /proc/version,
+# /proc/cpuinfo, /sys/module, the cache and the state; no netlink socket
+# opened), prints the steps plan prints here. The figures are the cache's
+# (Calibrate = cached), as the export's are. The build machine's half is
+# tests/cli/plan-from.sh, on an export, policy and steps recorded here
+# (tests/unit/fixtures/export-7.2-gears-any.*: export.json,
+# export-policy.conf and plan-here.txt of this scenario's results).
+cat >/etc/cryptoprio.conf <<CONF
+[Policy]
+Calibrate = cached
+[Algorithm cbc(aes)]
+Gears = any
+RequestSize = 64K
+InFlight = 8
+CONF
+"$ctl" plan --no-legend >"$CP_RESULTS/plan-here.txt"
+"$ctl" --json export >"$CP_RESULTS/export.json"
+cp /etc/cryptoprio.conf "$CP_RESULTS/export-policy.conf"
+log "plan here: $(wc -l <"$CP_RESULTS/plan-here.txt") steps"
+check "export: this kernel's release" \
+	test "$(jget "$CP_RESULTS/export.json" "d['kernel']['release']")" = "$(uname -r)"
+check "export: the cache's figures of this kernel and CPU, all of them" py '
+e, c = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+k = e["kernel"]
+here = [m["entries"] for m in c["machines"]
+        if (m["kernel"], m["build"], m["cpu_model"]) == (k["release"], k["build"], k["cpu_model"])]
+got = [m["entries"] for m in e["calibration"]["machines"]]
+print(sum(map(len, got)), "figures exported")
+assert got == here and got[0], (got, here)' "$CP_RESULTS/export.json" "$cache"
+needs_strace
+unshare -m bash -eu -c '
+	mount -t tmpfs none /sys/module
+	mount -t tmpfs none /var/lib/cryptoprio
+	mount -t tmpfs none /run/cryptoprio
+	for f in /proc/crypto /proc/version /proc/cpuinfo; do mount --bind /dev/null "$f"; done
+	exec strace -f -qq -e trace=socket -o "$CP_RESULTS/plan-from.strace" \
+		"$CP_BUILD/cli/cryptoprioctl" -c "$CP_RESULTS/export-policy.conf" \
+		plan --from "$CP_RESULTS/export.json" --no-legend' >"$CP_RESULTS/plan-there.txt"
+check "plan --from the export, out of the kernel's reach: the steps of plan" \
+	diff "$CP_RESULTS/plan-here.txt" "$CP_RESULTS/plan-there.txt"
+check "plan --from opened no netlink socket" not grep -q AF_NETLINK "$CP_RESULTS/plan-from.strace"

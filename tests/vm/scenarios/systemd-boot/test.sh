@@ -52,6 +52,13 @@ check "systemd-analyze verify of the installed unit is clean" bash -c \
 # it): the daemon sees the module event and applies the policy.
 modprobe_q virtio_crypto
 check "virtio_crypto_aes_cbc at the policy's 1234" wait_for_prio virtio_crypto_aes_cbc 1234 30
+# MetricsFile=, written after that run under ProtectSystem=strict: the
+# unit's ReadWritePaths= has node_exporter's directory.
+metrics_after_event() {
+	grep -qx 'cryptoprio_winner_priority{name="cbc(aes)",driver="virtio_crypto_aes_cbc",class="offload"} 1234' \
+		/var/lib/prometheus/node-exporter/cryptoprio.prom
+}
+check "the daemon wrote MetricsFile= after the module event's run" wait_until 10 metrics_after_event
 
 # Journal: one entry per changed driver, with every field. The daemon logs
 # a change after making it and journald stores it a little later: the
