@@ -20,7 +20,7 @@ echo 'man-db man-db/auto-update boolean false' | debconf-set-selections
 # maintainer scripts to start or stop services: not so on a machine.
 rm -f /usr/sbin/policy-rc.d
 start=$SECONDS
-if dpkg -i "$debs"/cryptoprio_*.deb "$debs"/cryptoprio-dkms_*.deb \
+if DEBIAN_FRONTEND=noninteractive dpkg -i "$debs"/cryptoprio_*.deb "$debs"/cryptoprio-dkms_*.deb \
 	>"$CP_RESULTS/dpkg-install.txt" 2>&1; then
 	echo "$((SECONDS - start))" >"$CP_RESULTS/dpkg-install.secs"
 else
