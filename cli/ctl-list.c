@@ -6,6 +6,7 @@
 
 #include "cryptoprioctl.h"
 #include "ctl-table.h"
+#include "export.h"
 #include "inventory-load.h"
 #include "pattern.h"
 
@@ -52,31 +53,10 @@ static void format_flags(const struct cp_alg *alg, char *buf, size_t size)
 		snprintf(buf, size, "-");
 }
 
-static json_object *flags_to_json(const struct cp_alg *alg)
-{
-	json_object *array = json_object_new_array();
-
-	for (size_t i = 0; i < cp_flag_names_count; i++)
-		if (alg->flags & cp_flag_names[i].bit)
-			json_object_array_add(array, json_object_new_string(cp_flag_names[i].name));
-	return array;
-}
-
 static json_object *alg_to_json(const struct cp_alg *alg, bool winner)
 {
-	json_object *obj = json_object_new_object();
+	json_object *obj = cp_alg_json(alg, false);
 
-	json_object_object_add(obj, "driver", json_object_new_string(alg->driver));
-	json_object_object_add(obj, "module", json_object_new_string(alg->module));
-	json_object_object_add(obj, "type", json_object_new_string(alg->type));
-	json_object_object_add(obj, "priority", json_object_new_int64(alg->priority));
-	json_object_object_add(obj, "refcnt", json_object_new_int64(alg->refcnt));
-	json_object_object_add(obj, "class",
-			       json_object_new_string(cp_class_to_string(alg->class)));
-	json_object_object_add(
-	    obj, "class_reason",
-	    json_object_new_string(cp_class_reason_to_string(alg->class_reason)));
-	json_object_object_add(obj, "flags", flags_to_json(alg));
 	json_object_object_add(obj, "winner", json_object_new_boolean(winner));
 	return obj;
 }

@@ -144,27 +144,21 @@ static json_object *kernel_json(const struct cp_export *ex)
 	return o;
 }
 
-static json_object *flags_json(uint32_t flags)
+json_object *cp_alg_json(const struct cp_alg *alg, bool with_name)
 {
-	json_object *a = json_object_new_array();
+	json_object *o = json_object_new_object(), *flags = json_object_new_array();
 
 	for (size_t i = 0; i < cp_flag_names_count; i++)
-		if (flags & cp_flag_names[i].bit)
-			json_object_array_add(a, json_object_new_string(cp_flag_names[i].name));
-	return a;
-}
-
-static json_object *implementation_json(const struct cp_alg *alg)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "name", json_object_new_string(alg->name));
+		if (alg->flags & cp_flag_names[i].bit)
+			json_object_array_add(flags, json_object_new_string(cp_flag_names[i].name));
+	if (with_name)
+		json_object_object_add(o, "name", json_object_new_string(alg->name));
 	json_object_object_add(o, "driver", json_object_new_string(alg->driver));
 	json_object_object_add(o, "module", json_object_new_string(alg->module));
 	json_object_object_add(o, "type", json_object_new_string(alg->type));
 	json_object_object_add(o, "priority", json_object_new_int64(alg->priority));
 	json_object_object_add(o, "refcnt", json_object_new_int64(alg->refcnt));
-	json_object_object_add(o, "flags", flags_json(alg->flags));
+	json_object_object_add(o, "flags", flags);
 	json_object_object_add(o, "class", json_object_new_string(cp_class_to_string(alg->class)));
 	json_object_object_add(
 	    o, "class_reason",
@@ -214,7 +208,7 @@ json_object *cp_export_to_json(const struct cp_export *ex)
 	json_object_object_add(doc, "inventory_source",
 			       json_object_new_string(cp_source_to_string(ex->inventory.source)));
 	for (size_t i = 0; i < ex->inventory.n_algs; i++)
-		json_object_array_add(algs, implementation_json(&ex->inventory.algs[i]));
+		json_object_array_add(algs, cp_alg_json(&ex->inventory.algs[i], true));
 	json_object_object_add(doc, "implementations", algs);
 	json_object_object_add(doc, "created", created_json(ex));
 	json_object_object_add(doc, "calibration", calibration);

@@ -14,6 +14,13 @@
 #include "inventory.h"
 #include "state.h"
 
+/*
+ * One implementation as `list` (without its name: listed under it) and
+ * `export` print it: driver, module, type, priority, refcnt, flags, class,
+ * class_reason.
+ */
+json_object *cp_alg_json(const struct cp_alg *alg, bool with_name);
+
 /* The "version" of the document (cryptoprioctl's JSON vocabulary). */
 #define CP_EXPORT_VERSION 1
 
