@@ -403,6 +403,17 @@ wait_before_measuring() {
 	done
 }
 
+# engine_ready [MODULE...]: what most scenarios measure on: virtio-crypto
+# (the engine), the CPU's AES module, crypto_user and MODULE... loaded,
+# both cbc(aes) drivers through their self-tests (60 s at most), and every
+# self-test of both modules ended (wait_before_measuring).
+engine_ready() {
+	modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user "$@"
+	wait_for_driver virtio_crypto_aes_cbc 60
+	wait_for_driver "$cpu_cbc"
+	wait_before_measuring "$cpu_aes_module" virtio_crypto
+}
+
 # coldplug: load the modules for the devices and the CPU present, as udev
 # would at boot (there is no udev in the VM). Slow under TCG: prefer
 # modprobe_q of the modules a scenario needs.

@@ -1,10 +1,7 @@
 # shellcheck shell=bash
 # Shared by the apply-* and plan-* scenarios: modules, the cryptoprio module
 # when it was built for this kernel, IPsec SAs and what they are built on.
-modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user xfrm_user esp4
-wait_for_driver virtio_crypto_aes_cbc 60
-wait_for_driver "$cpu_cbc"
-wait_before_measuring "$cpu_aes_module" virtio_crypto
+engine_ready xfrm_user esp4
 # What an SA is built from, loaded up front: autoloading these while the SA
 # is created races under TCG (see set-reset).
 modprobe_q authenc echainiv

@@ -7,10 +7,7 @@
 # 4 KiB and 64 KiB order depends on virtio-crypto's per-request latency,
 # which varies with the host under TCG (0.6 to 1.5 ms on 6.1): recorded,
 # not asserted.
-modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
-wait_for_driver virtio_crypto_aes_cbc
-wait_for_driver "$cpu_cbc"
-wait_before_measuring "$cpu_aes_module" virtio_crypto
+engine_ready
 
 # order FILE: which of the CPU ("cpu") and virtio-crypto ("virtio") is faster
 # at 16 B, 4 KiB and 64 KiB, from the JSON: "cpu cpu virtio"

@@ -7,10 +7,7 @@
 # leaves the names unmeasured and says so, and Calibrate = boot measures
 # them anew and says so.
 shared=$CP_RESULTS/shared-calibration.json
-modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
-wait_for_driver virtio_crypto_aes_cbc 60
-wait_for_driver "$cpu_cbc"
-wait_before_measuring "$cpu_aes_module" virtio_crypto
+engine_ready
 if [[ -f ${CP_KMOD:-}/cryptoprio.ko ]]; then
 	insmod "$CP_KMOD/cryptoprio.ko"
 fi

@@ -4,14 +4,11 @@
 # The state file is written twice by a run that changes something (before
 # the first change, then after the last with the daemon's record), once by
 # one that has nothing to change: counted with strace where it is found.
-modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
-wait_for_driver virtio_crypto_aes_cbc 60
-wait_for_driver "$cpu_cbc"
 # Every implementation tested before the first run: on >= 6.12 the
 # self-tests run in the background, and an implementation whose test ends
 # between the two runs is measured and placed by the second (seen on 7.2:
 # aesni's gcm), which then has something to change.
-wait_before_measuring "$cpu_aes_module" virtio_crypto
+engine_ready
 if [[ -f ${CP_KMOD:-}/cryptoprio.ko ]]; then
 	insmod "$CP_KMOD/cryptoprio.ko"
 elif [[ $CP_KVER_ALIAS == 7.2 ]]; then

@@ -3,10 +3,7 @@
 # 8 requests in flight, and RESOLVE names the driver each kind of caller
 # gets. On 7.2 AF_ALG cannot even bind the engine: only the module reaches it.
 py=/usr/bin/python3
-modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
-wait_for_driver virtio_crypto_aes_cbc 60
-wait_for_driver "$cpu_cbc"
-wait_before_measuring "$cpu_aes_module" virtio_crypto
+engine_ready
 
 check "without the module: calibrate says it is not loaded" \
 	expect_fail 'cryptoprio kernel module is not loaded \(modprobe cryptoprio\)' \

@@ -9,9 +9,7 @@
 ne=$CP_PACKAGES/prometheus-node-exporter/usr/bin/prometheus-node-exporter
 dir=/var/lib/prometheus/node-exporter
 [[ -x $ne ]] || fail "no node_exporter at $ne (tests/vm/fetch-packages)"
-modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
-wait_for_driver virtio_crypto_aes_cbc 60
-wait_for_driver "$cpu_cbc"
+engine_ready
 insmod "$CP_KMOD/cryptoprio.ko"
 
 # Figures for the metrics, measured once; the daemon takes them from the
