@@ -29,7 +29,7 @@ static const struct ctl_verb verbs[] = {
      verb_check_policy},
     {"plan", "plan [--all] [--force] [--exit-code]\nplan --from FILE [--all] [--exit-code]",
      verb_plan},
-    {"apply", "apply [--dry-run] [--force] [--all] [--wait TIME]", verb_apply},
+    {"apply", "apply [--dry-run] [--force | --cached-only] [--all] [--wait TIME]", verb_apply},
     {"status", "status", verb_status},
     {"export", "export", verb_export},
     {"metrics", "metrics", verb_metrics},

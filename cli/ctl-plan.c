@@ -21,7 +21,8 @@
 
 struct plan_opts {
 	bool dry_run, force, all;
-	bool exit_code; /* plan --exit-code: 3 when there are steps */
+	bool cached_only; /* apply --cached-only */
+	bool exit_code;	  /* plan --exit-code: 3 when there are steps */
 	const char *root;
 	const char *from;   /* plan --from FILE: another machine's export */
 	uint64_t wait_usec; /* --wait: 0 for no limit */
@@ -239,9 +240,13 @@ static void print_applied(const struct cp_apply_result *r)
 	printf(".\n");
 }
 
-/* The summary lines, the orders with --all, the steps: --no-legend leaves only rows. */
+/*
+ * The summary lines, the orders with --all, the steps: --no-legend leaves
+ * only rows. @applied: the steps were made (apply, not --dry-run, and not
+ * refused by --cached-only).
+ */
 static void print_text(const struct ctl *ctl, const struct cp_apply_result *r,
-		       const struct plan_opts *o, bool apply)
+		       const struct plan_opts *o, bool apply, bool applied)
 {
 	bool legend = !ctl->no_legend;
 
@@ -261,15 +266,18 @@ static void print_text(const struct ctl *ctl, const struct cp_apply_result *r,
 	}
 	if (o->all)
 		printf("\n");
-	(void) print_steps(ctl, r, apply && !o->dry_run);
+	(void) print_steps(ctl, r, applied);
 	if (!legend)
 		return;
-	if (!apply || o->dry_run)
+	if (!applied)
 		printf(
 		    "%zu step%s planned (%zu set, %zu touched, %zu to create, %zu to remove)%s.\n",
 		    r->n_steps, ctl_plural(r->n_steps), count_action(r, CP_STEP_SET),
 		    count_action(r, CP_STEP_TOUCH), count_action(r, CP_STEP_CREATE),
-		    count_action(r, CP_STEP_REMOVE), apply ? "; dry run: nothing changed" : "");
+		    count_action(r, CP_STEP_REMOVE),
+		    !apply	 ? ""
+		    : o->dry_run ? "; dry run: nothing changed"
+				 : "; nothing changed");
 	else
 		print_applied(r);
 }
@@ -390,13 +398,13 @@ static json_object *strings_json(char **v, size_t n)
 	return array;
 }
 
-static json_object *result_json(const struct cp_apply_result *r, const struct plan_opts *o,
-				bool apply)
+/* @applied as for print_text(): a refused apply --cached-only's is --dry-run's document. */
+static json_object *result_json(const struct cp_apply_result *r, bool apply, bool applied)
 {
 	json_object *doc = json_object_new_object(), *steps = json_object_new_array();
 
 	if (apply)
-		json_object_object_add(doc, "dry_run", json_object_new_boolean(o->dry_run));
+		json_object_object_add(doc, "dry_run", json_object_new_boolean(!applied));
 	json_object_object_add(
 	    doc, "policy_files",
 	    strings_json(r->policy ? r->policy->files : NULL, r->policy ? r->policy->n_files : 0));
@@ -410,7 +418,7 @@ static json_object *result_json(const struct cp_apply_result *r, const struct pl
 	json_object_object_add(
 	    doc, "notes",
 	    strings_json(r->plan ? r->plan->notes : NULL, r->plan ? r->plan->n_notes : 0));
-	if (apply && !o->dry_run) {
+	if (applied) {
 		json_object_object_add(doc, "applied_at", json_object_new_int64(r->applied_at));
 		json_object_object_add(doc, "changed",
 				       json_object_new_int64((int64_t) r->n_changed));
@@ -506,6 +514,7 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	    .config_file = ctl->config,
 	    .dry_run = !apply || o->dry_run,
 	    .force_calibration = o->force,
+	    .cached_only = o->cached_only,
 	    .progress = tty ? progress_cb : NULL,
 	    .agent = "cryptoprioctl",
 	    .lock_waiting = ctl_lock_waiting,
@@ -517,6 +526,7 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	    .from_path = o->from,
 	};
 	const char *verb = apply ? "apply" : "plan";
+	bool applied;
 	int r;
 
 	if (o->from) {
@@ -527,12 +537,21 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	r = cp_apply_run(&opts, &res);
 	progress_end(tty);
 	report_file_warnings(verb, &res);
-	if (r < 0 && r != -EIO)
+	if (r < 0 && r != -EIO && r != -ENODATA)
 		return report_failure(verb, r, &res, o);
+	applied = apply && !o->dry_run && r != -ENODATA;
 	if (ctl->json)
-		ctl_json_print(result_json(&res, o, apply));
+		ctl_json_print(result_json(&res, apply, applied));
 	else
-		print_text(ctl, &res, o, apply);
+		print_text(ctl, &res, o, apply, applied);
+	if (r == -ENODATA) {
+		fprintf(stderr,
+			"cryptoprioctl: apply: the calibration cache lacks %zu figure%s the plan "
+			"needs (none, or made for another kernel, module or CPU): nothing "
+			"changed\n",
+			res.calibration.n_unmeasured, ctl_plural(res.calibration.n_unmeasured));
+		return EXIT_CHANGES;
+	}
 	if (res.state_error)
 		(void) ctl_errno(res.state_error, NULL, "%s: cannot record the results in %s", verb,
 				 CP_STATE_PATH);
@@ -549,7 +568,7 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct plan_opts *o,
 			      bool apply)
 {
-	enum { OPT_ROOT = 0x100, OPT_EXIT_CODE, OPT_WAIT, OPT_FROM };
+	enum { OPT_ROOT = 0x100, OPT_EXIT_CODE, OPT_WAIT, OPT_FROM, OPT_CACHED_ONLY };
 	static const struct option options[] = {
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"force", no_argument, NULL, 'f'},
@@ -559,6 +578,7 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 	    {"exit-code", no_argument, NULL, OPT_EXIT_CODE},
 	    {"wait", required_argument, NULL, OPT_WAIT},
 	    {"from", required_argument, NULL, OPT_FROM},
+	    {"cached-only", no_argument, NULL, OPT_CACHED_ONLY},
 	    {},
 	};
 	int c, r;
@@ -602,6 +622,11 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 				    "from here)");
 			o->from = optarg;
 			break;
+		case OPT_CACHED_ONLY:
+			if (!apply)
+				return ctl_usage_error("plan: --cached-only is apply's");
+			o->cached_only = true;
+			break;
 		default:
 			return ctl_option_error(argv[0], c);
 		}
@@ -610,6 +635,9 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 		return ctl_usage_error("%s: unexpected argument '%s'", argv[0], argv[optind]);
 	if (o->from && o->force)
 		return ctl_usage_error("plan: --force measures again; --from measures nothing");
+	if (o->cached_only && o->force)
+		return ctl_usage_error(
+		    "apply: --force measures again; --cached-only measures nothing");
 	return 0;
 }
 

@@ -494,6 +494,8 @@ static int calibrate(struct cp_run *run)
 	int n, r;
 
 	cp_policy_global(run->policy, &g);
+	if (run->opts->cached_only && g.calibrate != CP_CALIBRATE_NEVER)
+		g.calibrate = CP_CALIBRATE_CACHED;
 	run->result->calibrate = g.calibrate;
 	if (g.calibrate == CP_CALIBRATE_NEVER)
 		return 0;
@@ -740,6 +742,8 @@ static int run_pipeline(const struct cp_apply_options *opts, struct cp_apply_res
 	r = calibrate(&run);
 	if (r >= 0)
 		r = cp_run_plan(&run);
+	if (r >= 0 && opts->cached_only && result->calibration.n_unmeasured > 0)
+		r = -ENODATA;
 	if (r >= 0 && !opts->dry_run)
 		r = apply(&run);
 	cp_run_save_cache(&run); /* what the calibration measured is kept even if the rest failed */

@@ -30,6 +30,12 @@ struct cp_apply_options {
 	bool dry_run;		/* plan only: no lock, no state, no UPDATEALG */
 	bool force_calibration; /* ignore the cache */
 	/*
+	 * Measure nothing (Calibrate = cached unless the policy says never),
+	 * and change nothing when the cache lacks a figure the plan needs:
+	 * -ENODATA after the plan (apply --cached-only, the initramfs).
+	 */
+	bool cached_only;
+	/*
 	 * Give each point its first runs whatever the budget, which bounds only
 	 * the further runs (cp_calibrate_options.finish): the daemon's
 	 * measurements after READY.
@@ -114,7 +120,9 @@ struct cp_apply_result {
  * Run the pipeline. Returns 0 when every step succeeded (or nothing needed
  * to change), -EBADMSG for an invalid policy (its errors in
  * result->policy->errors, nothing changed), -EIO when some steps failed
- * (see result->steps), another negative errno otherwise.
+ * (see result->steps), -ENODATA when opts->cached_only found figures
+ * missing (result->calibration.n_unmeasured, nothing changed), another
+ * negative errno otherwise.
  */
 int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *result);
 void cp_apply_result_free(struct cp_apply_result *result);

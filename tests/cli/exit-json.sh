@@ -105,6 +105,12 @@ run wait-long "$ctl" apply --dry-run --wait 5min
 ok "apply --wait 5min: taken (beyond a policy's 60 s)" test "$rc" -ne 2
 run wait-too-long "$ctl" apply --dry-run --wait 2d
 ok "apply --wait 2d: 2 (at most a day)" test "$rc" -eq 2
+run cached-force "$ctl" apply --cached-only --force --json
+ok "apply --cached-only --force: 2" test "$rc" -eq 2
+ok "and an error document saying why" \
+	test "$(jq_ cached-force '"measures nothing" in d["error"]["message"]')" = True
+run plan-cached "$ctl" plan --cached-only
+ok "plan --cached-only: 2 (apply's)" test "$rc" -eq 2
 run reset-wait-bad "$ctl" reset --wait soon
 ok "reset --wait soon: 2" test "$rc" -eq 2
 run option-bad "$ctl" list --bogus --json
