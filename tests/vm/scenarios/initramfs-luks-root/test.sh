@@ -25,10 +25,15 @@ cache_file=/var/lib/cryptoprio/calibration.json
 mkdir -p "$rb"
 deb=$(find "$CP_SRC/build/debs" -maxdepth 1 -name 'cryptoprio_*.deb' 2>/dev/null | head -n 1)
 [[ -n $deb ]] || fail "no cryptoprio_*.deb in $CP_SRC/build/debs (scripts/build-debs makes it)"
-[[ -d $tools ]] || fail "no $tools (host-setup makes it)"
 
-# initramfs-tools and cryptsetup (host-setup unpacked them).
-cp -a "$tools/etc" "$tools/usr" /
+# initramfs-tools and cryptsetup (host-setup unpacked them): the host's
+# root lacks them; the root of arm64's guests, which do not see the VM
+# cache, has cryptsetup, and its mkinitramfs runs on the host
+# (mkinitramfs-host).
+if [[ $(uname -m) == x86_64 ]]; then
+	[[ -d $tools ]] || fail "no $tools (host-setup makes it)"
+	cp -a "$tools/etc" "$tools/usr" /
+fi
 
 # 1. The LUKS2 root: from the cache, or made now (reboot-check stores it),
 # through the CPU's AES: before the engine is there.
@@ -43,7 +48,8 @@ else
 	check "make the LUKS2 root" bash "$CP_SCENARIO_DIR/make-root" /tmp/luks-root
 	cp --sparse=always /tmp/luks-root/disk.img /tmp/luks-root/disk.key "$rb/"
 	log "LUKS2 root made in $((SECONDS - start)) s"
-	echo "$key" >"$rb/made-key"
+	# (for reboot-check to store it there: x86_64's guests see the cache)
+	[[ $(uname -m) != x86_64 ]] || echo "$key" >"$rb/made-key"
 fi
 
 # 2. The drivers the initramfs will have, and the module to measure them.
@@ -56,6 +62,11 @@ wait_before_measuring cp_caam_engine "$cpu_aes_module"
 # 3. The package, installed as dpkg would.
 # (dpkg-deb -x would replace the links /lib and /sbin to usr/ by directories)
 dpkg-deb --fsys-tarfile "$deb" | tar -C / -x --keep-directory-symlink
+# Built for the host: an arm64 guest runs its own cryptoprioctl, the build's
+# (mkinitramfs-host puts the same one into its initramfs).
+if [[ $(dpkg-deb -f "$deb" Architecture) != "$(dpkg --print-architecture)" ]]; then
+	install -m 0755 "$CP_BUILD/cli/cryptoprioctl" $pctl
+fi
 log "$(basename "$deb"): $(dpkg-deb -c "$deb" | grep -c initramfs-tools/) files under initramfs-tools"
 check "the package ships the hook" test -x /usr/share/initramfs-tools/hooks/cryptoprio
 check "the package ships the boot script" \
