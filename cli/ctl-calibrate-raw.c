@@ -133,6 +133,12 @@ static json_object *result_json(const struct target *t, const struct cp_mod_cali
 			       json_object_new_string(cp_mod_kat_to_string(r->kat)));
 	json_object_object_add(o, "reference",
 			       r->reference[0] ? json_object_new_string(r->reference) : NULL);
+	if (r->type == CRYPTOPRIO_TYPE_ACOMP) {
+		json_object_object_add(o, "compressed_size",
+				       json_object_new_int64(r->compressed_size));
+		json_object_object_add(o, "ratio",
+				       json_object_new_double(cp_mod_compression_ratio(r)));
+	}
 	return o;
 }
 
@@ -152,17 +158,21 @@ static int driver_width(const struct target *targets, size_t n)
 
 static void print_header(int width)
 {
-	printf("%-*s %8s %5s %9s %12s %10s %12s %9s %9s %-11s %s\n", width, "DRIVER", "SIZE",
-	       "DEPTH", "REQUESTS", "BYTES", "MB/S", "NS/REQ", "CPU-NS/B", "INFLIGHT", "KAT",
-	       "REFERENCE");
+	printf("%-*s %8s %5s %9s %12s %10s %12s %9s %9s %6s %-11s %s\n", width, "DRIVER", "SIZE",
+	       "DEPTH", "REQUESTS", "BYTES", "MB/S", "NS/REQ", "CPU-NS/B", "INFLIGHT", "RATIO",
+	       "KAT", "REFERENCE");
 }
 
 static void print_row(const struct cp_mod_calib_result *r, int width)
 {
+	char ratio[16] = "-";
+
+	if (r->type == CRYPTOPRIO_TYPE_ACOMP)
+		snprintf(ratio, sizeof(ratio), "%.2f", cp_mod_compression_ratio(r));
 	printf("%-*s %8" PRIu32 " %5" PRIu32 " %9" PRIu64 " %12" PRIu64 " %10.2f %12.0f %9.3f "
-	       "%9" PRIu32 " %-11s %s\n",
+	       "%9" PRIu32 " %6s %-11s %s\n",
 	       width, r->driver, r->req_size, r->depth, r->requests, r->bytes, cp_mod_mb_per_s(r),
-	       cp_mod_ns_per_request(r), cp_mod_cpu_ns_per_byte(r), r->max_in_flight,
+	       cp_mod_ns_per_request(r), cp_mod_cpu_ns_per_byte(r), r->max_in_flight, ratio,
 	       cp_mod_kat_to_string(r->kat), r->reference[0] ? r->reference : "-");
 }
 
@@ -209,8 +219,8 @@ static int parse_option(struct ctl *ctl, int c, const char *arg, struct calib_op
 			   : 0;
 	case 't':
 		return cp_mod_type_from_string(arg, &o->type) < 0
-			   ? ctl_usage_error("calibrate: bad --type '%s' (skcipher, aead, hash)",
-					     arg)
+			   ? ctl_usage_error(
+				 "calibrate: bad --type '%s' (skcipher, aead, hash, acomp)", arg)
 			   : 0;
 	case 'j':
 		ctl->json = true;
@@ -259,7 +269,8 @@ static int find_targets(char **patterns, int n_patterns, enum cryptoprio_type ty
 	if (r < 0)
 		return ctl_errno(r, NULL, "calibrate");
 	if (*ret_n == 0)
-		return ctl_error("calibrate: no skcipher, aead or hash implementation matches");
+		return ctl_error(
+		    "calibrate: no skcipher, aead, hash or compression implementation matches");
 	return 0;
 }
 

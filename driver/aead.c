@@ -129,9 +129,10 @@ static void cp_aead_req_prepare(struct cp_tfm *t, struct cp_slot *slot,
 		aead_request_set_crypt(req, src, src, len, slot->iv);
 }
 
-static int cp_aead_submit(void *req, bool decrypt)
+static int cp_aead_submit(struct cp_slot *slot, bool decrypt)
 {
-	return decrypt ? crypto_aead_decrypt(req) : crypto_aead_encrypt(req);
+	return decrypt ? crypto_aead_decrypt(slot->req) :
+			 crypto_aead_encrypt(slot->req);
 }
 
 const struct cp_type_ops cp_aead_ops = {

@@ -33,6 +33,8 @@ const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type)
 		return &cp_aead_ops;
 	case CRYPTOPRIO_TYPE_HASH:
 		return &cp_hash_ops;
+	case CRYPTOPRIO_TYPE_ACOMP:
+		return &cp_acomp_ops;
 	case CRYPTOPRIO_TYPE_UNSPEC:
 	case __CRYPTOPRIO_TYPE_MAX:
 		break;
@@ -133,6 +135,10 @@ static int cp_check_geometry(const struct cp_params *p,
 {
 	size_t bytes;
 
+	if (g->acomp && p->req_size > CRYPTOPRIO_MAX_ACOMP_REQ_SIZE) {
+		NL_SET_ERR_MSG(extack, "compression requests are at most 65536 bytes (64 KiB)");
+		return -EINVAL;
+	}
 	if (g->blocksize > 1 && p->type != CRYPTOPRIO_TYPE_HASH &&
 	    p->req_size % g->blocksize) {
 		NL_SET_ERR_MSG(extack, "request size is not a multiple of the block size");

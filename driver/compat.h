@@ -23,6 +23,16 @@
 #define cp_completion_data() (cp_areq->data)
 #endif
 
+/*
+ * acomp (acomp.c) needs no shim: crypto_alloc_acomp(), acomp_request_alloc
+ * (tfm) (an exported function on 6.1 and 6.12, which also allocates scomp's
+ * per-request context; a macro with an optional gfp argument since 6.15),
+ * acomp_request_set_callback(), acomp_request_set_params(), crypto_acomp_
+ * compress()/decompress() and req->dlen have the same form on 6.1, 6.12
+ * and 7.2. What changed is what scomp accepts: one linear src and dst
+ * since 6.15, 128 KiB at most before; run.c gives compressors such buffers.
+ */
+
 /* NL_SET_ERR_MSG_FMT appeared in 6.2; older kernels get the plain message. */
 #ifdef NL_SET_ERR_MSG_FMT
 #define CP_ERR_FMT(extack, plain, fmt, ...) \

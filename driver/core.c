@@ -68,12 +68,12 @@ static int cp_get_type(struct genl_info *info, enum cryptoprio_type *type)
 	u32 v;
 
 	if (!a) {
-		NL_SET_ERR_MSG(info->extack, "missing attribute TYPE (skcipher, aead or hash)");
+		NL_SET_ERR_MSG(info->extack, "missing attribute TYPE (skcipher, aead, hash or acomp)");
 		return -EINVAL;
 	}
 	v = nla_get_u32(a);
 	if (v < CRYPTOPRIO_TYPE_SKCIPHER || v > CRYPTOPRIO_TYPE_MAX) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a, "TYPE must be skcipher (1), aead (2) or hash (3)");
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "TYPE must be skcipher (1), aead (2), hash (3) or acomp (4)");
 		return -EINVAL;
 	}
 	*type = v;
@@ -139,6 +139,11 @@ static int cp_parse_calibrate(struct genl_info *info, struct cp_params *p)
 	if (p->decrypt && p->type == CRYPTOPRIO_TYPE_HASH) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_DECRYPT],
 				    "DECRYPT is for ciphers, not hashes");
+		return -EINVAL;
+	}
+	if (p->key_size && p->type == CRYPTOPRIO_TYPE_ACOMP) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_KEY_SIZE],
+				    "KEY_SIZE is for ciphers and keyed hashes, not compressors");
 		return -EINVAL;
 	}
 	return 0;
@@ -210,6 +215,9 @@ static int cp_calibrate_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, CRYPTOPRIO_ATTR_MAX_IN_FLIGHT,
 			res->max_in_flight) ||
 	    (p.decrypt && nla_put_flag(msg, CRYPTOPRIO_ATTR_DECRYPT)) ||
+	    (p.type == CRYPTOPRIO_TYPE_ACOMP &&
+	     nla_put_u32(msg, CRYPTOPRIO_ATTR_COMPRESSED_SIZE,
+			 res->compressed_size)) ||
 	    (res->reference[0] &&
 	     nla_put_string(msg, CRYPTOPRIO_ATTR_REFERENCE, res->reference)))
 		goto free_msg;

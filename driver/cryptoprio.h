@@ -43,22 +43,31 @@
 struct crypto_skcipher;
 struct crypto_aead;
 struct crypto_ahash;
+struct crypto_acomp;
 
-/* A transform of one of the three types. */
+/* A transform of one of the four types. */
 struct cp_tfm {
 	enum cryptoprio_type type;
 	union {
 		struct crypto_skcipher *skcipher;
 		struct crypto_aead *aead;
 		struct crypto_ahash *ahash;
+		struct crypto_acomp *acomp;
 		void *any;
 	};
 };
 
-/* A data buffer made of order-0 pages, so sizes up to 1 MiB never need contiguous memory. */
+/*
+ * A data buffer made of order-0 pages, so sizes up to 1 MiB never need
+ * contiguous memory; or, for compression (@order > 0 or @linear), one
+ * entry over contiguous pages: the kernel's software compressors take
+ * nothing else since 6.15 (acomp.c).
+ */
 struct cp_buf {
 	struct sg_table sgt;
 	unsigned int len;
+	unsigned int order;
+	bool linear;
 };
 
 /* Sizes of one calibration's requests, filled by the type's geometry(). */
@@ -70,6 +79,7 @@ struct cp_geometry {
 	unsigned int digestsize;	/* hash */
 	unsigned int assoclen;		/* AEAD associated data */
 	unsigned int iv_in_data;	/* geniv: IV bytes between AD and text */
+	bool acomp;			/* linear src and dst, dst twice src */
 	struct cp_shape shape;
 };
 
@@ -80,7 +90,8 @@ struct cp_slot {
 	struct cp_run *run;
 	void *req;
 	struct cp_buf src;
-	struct cp_buf dst;		/* AEAD decrypt only; otherwise in place */
+	struct cp_buf dst;		/* AEAD decrypt, acomp; otherwise in place */
+	unsigned int clen;		/* acomp: compressed bytes in dst */
 	u8 *iv;
 	u8 *out;			/* hash digest */
 	/* continues submitting in process context (run.c) */
@@ -108,10 +119,11 @@ struct cp_result {
 	u32 max_in_flight;
 	u32 key_size;
 	enum cryptoprio_kat kat;
+	u32 compressed_size;		/* acomp: of one request */
 	char reference[CRYPTO_MAX_ALG_NAME];
 };
 
-/* Operations of one transform type (skcipher.c, aead.c, hash.c). */
+/* Operations of one transform type (skcipher.c, aead.c, hash.c, acomp.c). */
 struct cp_type_ops {
 	int (*alloc)(struct cp_tfm *t, const char *name, u32 type, u32 mask);
 	void (*free)(struct cp_tfm *t);
@@ -131,12 +143,14 @@ struct cp_type_ops {
 	void (*req_prepare)(struct cp_tfm *t, struct cp_slot *slot, u32 req_size,
 			    const struct cp_geometry *g, bool decrypt,
 			    crypto_completion_t cb, void *data);
-	int (*submit)(void *req, bool decrypt);
+	/* Send @slot's request (acomp sets its lengths anew each time). */
+	int (*submit)(struct cp_slot *slot, bool decrypt);
 };
 
 extern const struct cp_type_ops cp_skcipher_ops;
 extern const struct cp_type_ops cp_aead_ops;
 extern const struct cp_type_ops cp_hash_ops;
+extern const struct cp_type_ops cp_acomp_ops;
 const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type);
 
 /* A calibration run: @depth slots and the counters they share. */
@@ -212,6 +226,11 @@ void cp_cpu_busy_since(const struct cp_cpu_mark *m, struct cp_cpu_busy *b);
 
 /* ref.c */
 int cp_reference_driver(const char *name, char *out, size_t len);
+int cp_reference_acomp(const char *name, char *out, size_t len);
+
+/* acomp.c: the known-answer check of a compressor */
+int cp_acomp_known_answer(struct cp_run *run, u64 grace_ns,
+			  struct cp_result *res, struct netlink_ext_ack *extack);
 
 /* kat.c */
 int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,

@@ -71,9 +71,9 @@ static void cp_hash_req_prepare(struct cp_tfm *t, struct cp_slot *slot,
 	ahash_request_set_crypt(req, slot->src.sgt.sgl, slot->out, req_size);
 }
 
-static int cp_hash_submit(void *req, bool decrypt)
+static int cp_hash_submit(struct cp_slot *slot, bool decrypt)
 {
-	return crypto_ahash_digest(req);
+	return crypto_ahash_digest(slot->req);
 }
 
 const struct cp_type_ops cp_hash_ops = {

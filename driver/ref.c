@@ -51,11 +51,13 @@
 
 /*
  * The lowest-priority usable implementation registered under @name (@n
- * bytes); with @native, one no template built, at @max_prio at most. Its
- * driver name into @out, its priority into *@prio.
+ * bytes) whose type matches @type in the bits of @type_mask; with @native,
+ * one no template built, at @max_prio at most. Its driver name into @out,
+ * its priority into *@prio.
  */
-static int cp_lowest(const char *name, size_t n, bool native, unsigned int max_prio,
-		     char *out, size_t len, unsigned int *prio)
+static int cp_lowest_typed(const char *name, size_t n, u32 type, u32 type_mask,
+			   bool native, unsigned int max_prio, char *out,
+			   size_t len, unsigned int *prio)
 {
 	u32 exclude = CP_REF_EXCLUDE | (native ? CRYPTO_ALG_INSTANCE : 0);
 	struct crypto_alg *alg, *best = NULL;
@@ -66,6 +68,8 @@ static int cp_lowest(const char *name, size_t n, bool native, unsigned int max_p
 		if (strlen(alg->cra_name) != n || memcmp(alg->cra_name, name, n))
 			continue;
 		if (alg->cra_flags & exclude)
+			continue;
+		if ((alg->cra_flags ^ type) & type_mask)
 			continue;
 		if (!(alg->cra_flags & CRYPTO_ALG_TESTED))
 			continue;
@@ -83,6 +87,13 @@ static int cp_lowest(const char *name, size_t n, bool native, unsigned int max_p
 	}
 	up_read(&crypto_alg_sem);
 	return r;
+}
+
+/* Any type: a cipher or hash name is registered for one family of types. */
+static int cp_lowest(const char *name, size_t n, bool native, unsigned int max_prio,
+		     char *out, size_t len, unsigned int *prio)
+{
+	return cp_lowest_typed(name, n, 0, 0, native, max_prio, out, len, prio);
 }
 
 static int cp_leaf_reference(const char *leaf, char *out, size_t len, unsigned int *prio)
@@ -298,4 +309,22 @@ int cp_reference_driver(const char *name, char *out, size_t len)
 
 	out[0] = '\0';
 	return cp_rewrite(name, strlen(name), out, len, &pos, 0, &prio);
+}
+
+/*
+ * The reference of a compressor: the same rule, among implementations an
+ * acomp transform can use (acomp and scomp). A compression name is a leaf,
+ * and it needs the type: 6.1's deflate registers "deflate-generic" as the
+ * old compression type beside "deflate-scomp", both at priority 0.
+ */
+int cp_reference_acomp(const char *name, char *out, size_t len)
+{
+	unsigned int prio;
+
+	out[0] = '\0';
+	if (strchr(name, '('))
+		return -ENOENT;
+	return cp_lowest_typed(name, strlen(name), CRYPTO_ALG_TYPE_ACOMPRESS,
+			       CRYPTO_ALG_TYPE_ACOMPRESS_MASK, false, 0, out, len,
+			       &prio);
 }

@@ -44,6 +44,12 @@ static void cp_buf_free(struct cp_buf *b)
 
 	if (!b->sgt.sgl)
 		return;
+	if (b->linear) {
+		__free_pages(sg_page(b->sgt.sgl), b->order);
+		sg_free_table(&b->sgt);
+		b->sgt.sgl = NULL;
+		return;
+	}
 	/* every entry of every chained chunk; unfilled ones have no page */
 	for_each_sg(b->sgt.sgl, sg, b->sgt.orig_nents, i)
 		if (sg_page(sg))
@@ -52,12 +58,36 @@ static void cp_buf_free(struct cp_buf *b)
 	b->sgt.sgl = NULL;
 }
 
-static int cp_buf_alloc(struct cp_buf *b, unsigned int len)
+/* One entry over 2^order contiguous pages (order <= 5: 128 KiB). */
+static int cp_buf_alloc_linear(struct cp_buf *b, unsigned int len)
+{
+	struct page *page;
+	int r;
+
+	b->len = len;
+	b->order = get_order(len);
+	r = sg_alloc_table(&b->sgt, 1, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	if (r)
+		return r;
+	page = alloc_pages(CP_PAGE_GFP, b->order);
+	if (!page) {
+		sg_free_table(&b->sgt);
+		b->sgt.sgl = NULL;
+		return -ENOMEM;
+	}
+	b->linear = true;
+	sg_set_page(b->sgt.sgl, page, len, 0);
+	return 0;
+}
+
+static int cp_buf_alloc(struct cp_buf *b, unsigned int len, bool linear)
 {
 	unsigned int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
 	struct scatterlist *sg;
 	int r;
 
+	if (linear)
+		return cp_buf_alloc_linear(b, len);
 	b->len = len;
 	r = sg_alloc_table(&b->sgt, n, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 	if (r)
@@ -80,17 +110,35 @@ static unsigned int cp_buf_len(const struct cp_geometry *g, u32 req_size)
 	return g->assoclen + g->iv_in_data + req_size + g->out_extra;
 }
 
-static bool cp_needs_dst(enum cryptoprio_type type, bool decrypt)
+/*
+ * A compressor's output buffer: twice its input, as zswap gives, so that
+ * incompressible data fits whatever the algorithm's worst case.
+ */
+static unsigned int cp_dst_len(const struct cp_geometry *g, u32 req_size)
 {
-	return type == CRYPTOPRIO_TYPE_AEAD && decrypt;
+	return g->acomp ? 2 * req_size : cp_buf_len(g, req_size);
+}
+
+static bool cp_needs_dst(const struct cp_geometry *g, enum cryptoprio_type type,
+			 bool decrypt)
+{
+	return g->acomp || (type == CRYPTOPRIO_TYPE_AEAD && decrypt);
+}
+
+/* Memory of one buffer of @len: linear ones take a power of two of pages. */
+static size_t cp_buf_bytes(const struct cp_geometry *g, unsigned int len)
+{
+	return g->acomp ? PAGE_SIZE << get_order(len) : PAGE_ALIGN(len);
 }
 
 size_t cp_run_bytes(const struct cp_geometry *g, u32 req_size, u32 depth,
 		    bool decrypt, enum cryptoprio_type type)
 {
-	size_t per_buf = PAGE_ALIGN(cp_buf_len(g, req_size));
+	size_t per_slot = cp_buf_bytes(g, cp_buf_len(g, req_size));
 
-	return (size_t)depth * per_buf * (cp_needs_dst(type, decrypt) ? 2 : 1);
+	if (cp_needs_dst(g, type, decrypt))
+		per_slot += cp_buf_bytes(g, cp_dst_len(g, req_size));
+	return (size_t)depth * per_slot;
 }
 
 void cp_run_free(struct cp_run *run)
@@ -118,16 +166,17 @@ static void cp_complete(CP_COMPLETION_PARAMS);
 static void cp_slot_work(struct work_struct *work);
 
 static int cp_slot_alloc(struct cp_run *run, struct cp_tfm *t,
-			 struct cp_slot *s, unsigned int len, bool dst)
+			 struct cp_slot *s, bool dst)
 {
 	const struct cp_geometry *g = &run->geo;
 
 	s->run = run;
 	INIT_WORK(&s->work, cp_slot_work);
 	s->req = run->ops->req_alloc(t);
-	if (!s->req || cp_buf_alloc(&s->src, len))
+	if (!s->req ||
+	    cp_buf_alloc(&s->src, cp_buf_len(g, run->req_size), g->acomp))
 		return -ENOMEM;
-	if (dst && cp_buf_alloc(&s->dst, len))
+	if (dst && cp_buf_alloc(&s->dst, cp_dst_len(g, run->req_size), g->acomp))
 		return -ENOMEM;
 	s->iv = kzalloc(max(g->ivsize, 1U), GFP_KERNEL);
 	if (!s->iv)
@@ -143,7 +192,7 @@ static int cp_slot_alloc(struct cp_run *run, struct cp_tfm *t,
 struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
 			    u32 req_size, u32 depth, bool decrypt)
 {
-	bool dst = cp_needs_dst(t->type, decrypt);
+	bool dst = cp_needs_dst(g, t->type, decrypt);
 	struct cp_run *run;
 	u32 i;
 
@@ -160,8 +209,7 @@ struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
 	init_completion(&run->done);
 
 	for (i = 0; i < depth; i++) {
-		if (cp_slot_alloc(run, t, &run->slots[i], cp_buf_len(g, req_size),
-				  dst)) {
+		if (cp_slot_alloc(run, t, &run->slots[i], dst)) {
 			/* INIT_WORK on the remaining slots for cp_run_free */
 			for (; i < depth; i++)
 				INIT_WORK(&run->slots[i].work, cp_slot_work);
@@ -264,7 +312,7 @@ static int cp_slot_submit(struct cp_slot *slot)
 
 	cp_note_outstanding(run);
 	atomic_inc(&slot->in_submit);
-	r = run->ops->submit(slot->req, run->decrypt);
+	r = run->ops->submit(slot, run->decrypt);
 	atomic_dec(&slot->in_submit);
 	if (r != -EINPROGRESS && r != -EBUSY)
 		atomic_dec(&run->outstanding);

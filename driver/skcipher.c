@@ -73,10 +73,10 @@ static void cp_sk_req_prepare(struct cp_tfm *t, struct cp_slot *slot,
 				   req_size, slot->iv);
 }
 
-static int cp_sk_submit(void *req, bool decrypt)
+static int cp_sk_submit(struct cp_slot *slot, bool decrypt)
 {
-	return decrypt ? crypto_skcipher_decrypt(req) :
-			 crypto_skcipher_encrypt(req);
+	return decrypt ? crypto_skcipher_decrypt(slot->req) :
+			 crypto_skcipher_encrypt(slot->req);
 }
 
 const struct cp_type_ops cp_skcipher_ops = {

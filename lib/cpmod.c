@@ -181,6 +181,7 @@ int cp_mod_parse_calibrate(const struct nlmsghdr *nlh, struct cp_mod_calib_resul
 	    (r = get_u32(tb[CRYPTOPRIO_ATTR_USED_KEY_SIZE], &res->key_size)) < 0 ||
 	    (r = get_u32(tb[CRYPTOPRIO_ATTR_MAX_IN_FLIGHT], &res->max_in_flight)) < 0 ||
 	    (r = get_u32(tb[CRYPTOPRIO_ATTR_KAT], &kat)) < 0 ||
+	    (r = get_u32(tb[CRYPTOPRIO_ATTR_COMPRESSED_SIZE], &res->compressed_size)) < 0 ||
 	    (r = get_u64(tb[CRYPTOPRIO_ATTR_BUDGET_NS], &res->budget_ns)) < 0 ||
 	    (r = get_u64(tb[CRYPTOPRIO_ATTR_REQUESTS], &res->requests)) < 0 ||
 	    (r = get_u64(tb[CRYPTOPRIO_ATTR_BYTES], &res->bytes)) < 0 ||
@@ -318,6 +319,11 @@ double cp_mod_cpu_ns_per_byte(const struct cp_mod_calib_result *res)
 	return res->bytes ? (double) res->cpu_ns / (double) res->bytes : 0.0;
 }
 
+double cp_mod_compression_ratio(const struct cp_mod_calib_result *res)
+{
+	return res->compressed_size ? (double) res->req_size / (double) res->compressed_size : 0.0;
+}
+
 const char *cp_mod_type_to_string(enum cryptoprio_type type)
 {
 	switch (type) {
@@ -327,6 +333,8 @@ const char *cp_mod_type_to_string(enum cryptoprio_type type)
 		return "aead";
 	case CRYPTOPRIO_TYPE_HASH:
 		return "hash";
+	case CRYPTOPRIO_TYPE_ACOMP:
+		return "acomp";
 	case CRYPTOPRIO_TYPE_UNSPEC:
 	case __CRYPTOPRIO_TYPE_MAX:
 		break;
@@ -342,6 +350,9 @@ enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type)
 		return CRYPTOPRIO_TYPE_AEAD;
 	if (!strcmp(alg_type, "shash") || !strcmp(alg_type, "ahash"))
 		return CRYPTOPRIO_TYPE_HASH;
+	/* the kernel wraps every synchronous compressor as an acomp */
+	if (!strcmp(alg_type, "acomp") || !strcmp(alg_type, "scomp"))
+		return CRYPTOPRIO_TYPE_ACOMP;
 	return CRYPTOPRIO_TYPE_UNSPEC;
 }
 

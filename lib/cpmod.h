@@ -39,6 +39,7 @@ struct cp_mod_calib_result {
 	uint32_t key_size;
 	uint32_t max_in_flight;
 	enum cryptoprio_kat kat;
+	uint32_t compressed_size; /* acomp: bytes one request compressed to; 0 otherwise */
 	uint64_t budget_ns;
 	uint64_t requests;
 	uint64_t bytes;
@@ -87,12 +88,17 @@ int cp_mod_parse_resolve(const struct nlmsghdr *nlh, struct cp_mod_resolve_resul
 double cp_mod_mb_per_s(const struct cp_mod_calib_result *res);
 double cp_mod_ns_per_request(const struct cp_mod_calib_result *res);
 double cp_mod_cpu_ns_per_byte(const struct cp_mod_calib_result *res);
+/* Uncompressed bytes per compressed byte of a compressor's run. */
+double cp_mod_compression_ratio(const struct cp_mod_calib_result *res);
 
-/* "skcipher", "aead", "hash"; NULL for UNSPEC. */
+/* "skcipher", "aead", "hash", "acomp"; NULL for UNSPEC. */
 const char *cp_mod_type_to_string(enum cryptoprio_type type);
-/* From an inventory type ("skcipher", "aead", "shash", "ahash"); UNSPEC otherwise. */
+/*
+ * From an inventory type ("skcipher", "aead", "shash", "ahash", "acomp",
+ * "scomp"); UNSPEC otherwise.
+ */
 enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type);
-/* "skcipher", "aead", "hash" (cp_mod_type_to_string()'s words); -EINVAL for others. */
+/* "skcipher", "aead", "hash", "acomp" (cp_mod_type_to_string()'s words); -EINVAL for others. */
 int cp_mod_type_from_string(const char *s, enum cryptoprio_type *ret);
 /* "ok", "mismatch", "unsupported". */
 const char *cp_mod_kat_to_string(enum cryptoprio_kat kat);

@@ -18,6 +18,11 @@
 #define CRYPTOPRIO_MAX_BUDGET_NS 1000000000ULL		/* one run: 1 s */
 #define CRYPTOPRIO_MAX_KEY_SIZE	256U			/* bytes */
 /*
+ * Compression requests: the kernel's software compressors (scomp) took at
+ * most 128 KiB per request before 6.15 and one linear buffer since.
+ */
+#define CRYPTOPRIO_MAX_ACOMP_REQ_SIZE (64U << 10)	/* bytes per request */
+/*
  * A run ends with ETIMEDOUT when none of its requests has come back for
  * GRACE after its budget (or after the known-answer requests were sent),
  * or after the last one that did, whichever is later.
@@ -39,13 +44,14 @@ enum cryptoprio_type {
 	CRYPTOPRIO_TYPE_SKCIPHER,
 	CRYPTOPRIO_TYPE_AEAD,
 	CRYPTOPRIO_TYPE_HASH,		/* ahash or shash */
+	CRYPTOPRIO_TYPE_ACOMP,		/* acomp or scomp: DECRYPT decompresses */
 
 	__CRYPTOPRIO_TYPE_MAX,
 };
 #define CRYPTOPRIO_TYPE_MAX (__CRYPTOPRIO_TYPE_MAX - 1)
 
 enum cryptoprio_kat {
-	CRYPTOPRIO_KAT_OK,		/* same output as the reference */
+	CRYPTOPRIO_KAT_OK,		/* same output as the reference (acomp: round trips both ways) */
 	CRYPTOPRIO_KAT_MISMATCH,	/* different output: a faulty driver */
 	CRYPTOPRIO_KAT_UNSUPPORTED,	/* no reference implementation found */
 };
@@ -82,6 +88,7 @@ enum cryptoprio_attr {
 	CRYPTOPRIO_ATTR_REFERENCE,	/* string: driver of the known-answer reference */
 	CRYPTOPRIO_ATTR_USED_KEY_SIZE,	/* u32: key bytes actually used */
 	CRYPTOPRIO_ATTR_GRACE_NS,	/* u64: give up after this long without a completion (100 ms..GRACE) */
+	CRYPTOPRIO_ATTR_COMPRESSED_SIZE, /* u32: acomp: bytes its compression of one request made */
 
 	__CRYPTOPRIO_ATTR_MAX,
 };

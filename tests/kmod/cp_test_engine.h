@@ -73,4 +73,8 @@ void cpt_hash_unregister(void);
 int cpt_aead_register(void);
 void cpt_aead_unregister(void);
 
+/* cp_test_engine_acomp.c */
+int cpt_acomp_register(void);
+void cpt_acomp_unregister(void);
+
 #endif /* CP_TEST_ENGINE_H */

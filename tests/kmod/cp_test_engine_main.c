@@ -15,6 +15,7 @@
  *                              cp_test_engine_authenc_hmac_sha256_cbc_aes
  *   aead     echainiv(authenc(hmac(sha256),cbc(aes)))
  *                     cp_test_engine_echainiv_authenc_hmac_sha256_cbc_aes
+ *   acomp    deflate                        cp_test_engine_deflate
  *
  * Each request is computed by a synchronous software fallback of the same
  * name (so each needs one: CRYPTO_ALG_NEED_FALLBACK), through the engine
@@ -58,8 +59,13 @@ static int __init cpt_init(void)
 	r = cpt_aead_register();
 	if (r)
 		goto unregister_hash;
+	r = cpt_acomp_register();
+	if (r)
+		goto unregister_aead;
 	return 0;
 
+unregister_aead:
+	cpt_aead_unregister();
 unregister_hash:
 	cpt_hash_unregister();
 unregister_skcipher:
@@ -71,6 +77,7 @@ exit_core:
 
 static void __exit cpt_exit(void)
 {
+	cpt_acomp_unregister();
 	cpt_aead_unregister();
 	cpt_hash_unregister();
 	cpt_skcipher_unregister();

@@ -200,8 +200,24 @@ static void test_parse_calibrate(void)
 
 	struct cp_mod_calib_result zero = {0};
 	ok(cp_mod_mb_per_s(&zero) == 0 && cp_mod_ns_per_request(&zero) == 0 &&
-	       cp_mod_cpu_ns_per_byte(&zero) == 0,
+	       cp_mod_cpu_ns_per_byte(&zero) == 0 && cp_mod_compression_ratio(&zero) == 0,
 	   "no division by zero");
+}
+
+/* A compressor's reply carries the size of its compressed request. */
+static void test_parse_calibrate_acomp(void)
+{
+	char buf[CP_MOD_MSG_SIZE];
+	struct cp_mod_calib_result res;
+	struct nlmsghdr *nlh = put_reply(buf, true, CRYPTOPRIO_KAT_OK);
+
+	is_int(cp_mod_parse_calibrate(nlh, &res), 0, "reply without COMPRESSED_SIZE parsed");
+	is_int(res.compressed_size, 0, "no compressed size for a cipher");
+	mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_COMPRESSED_SIZE, 1638);
+	is_int(cp_mod_parse_calibrate(nlh, &res), 0, "reply with COMPRESSED_SIZE parsed");
+	is_int(res.compressed_size, 1638, "compressed size");
+	ok(cp_mod_compression_ratio(&res) > 2.49 && cp_mod_compression_ratio(&res) < 2.51,
+	   "4096 bytes to 1638: ratio 2.5");
 }
 
 static void test_parse_resolve(void)
@@ -267,6 +283,11 @@ static void test_strings(void)
 	}
 	is_int(cp_mod_type_from_alg_type("ahash"), CRYPTOPRIO_TYPE_HASH, "ahash is a hash");
 	is_int(cp_mod_type_from_alg_type("shash"), CRYPTOPRIO_TYPE_HASH, "shash is a hash");
+	is_int(cp_mod_type_from_alg_type("scomp"), CRYPTOPRIO_TYPE_ACOMP,
+	       "scomp is calibrated as an acomp");
+	is_int(cp_mod_type_from_alg_type("acomp"), CRYPTOPRIO_TYPE_ACOMP, "acomp is an acomp");
+	is_int(cp_mod_type_from_alg_type("compression"), CRYPTOPRIO_TYPE_UNSPEC,
+	       "the old compression type has no acomp transform");
 	is_int(cp_mod_type_from_alg_type("cipher"), CRYPTOPRIO_TYPE_UNSPEC,
 	       "single-block cipher cannot be calibrated");
 	is_str(cp_mod_kat_to_string(CRYPTOPRIO_KAT_MISMATCH), "mismatch", "kat name");
@@ -278,6 +299,7 @@ int main(void)
 	test_build_resolve();
 	test_getfamily();
 	test_parse_calibrate();
+	test_parse_calibrate_acomp();
 	test_parse_resolve();
 	test_error_extack();
 	test_strings();

@@ -288,7 +288,8 @@ jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval
 
 # check_shapes PRIORITY TIMEOUT: for each "DRIVER|NAME|TYPE" line on
 # standard input, checks that DRIVER passes its self-test within TIMEOUT s
-# and is registered as NAME, of TYPE, at PRIORITY, asynchronous; appends
+# and is registered as NAME, of TYPE, at PRIORITY, asynchronous (but for
+# an acomp, which /proc/crypto does not say it of); appends
 # "DRIVER SELFTEST" to $CP_RESULTS/selftest.txt.
 check_shapes() {
 	local prio=$1 timeout=$2 drv name type n t
@@ -298,8 +299,14 @@ check_shapes() {
 		t=$(proc_crypto_field "$drv" type) || t=
 		check "$drv is $name ($n)" test "$n" = "$name"
 		check "$drv is a $type ($t)" test "$t" = "$type"
-		check "$drv: priority $prio, async" test \
-			"$(proc_crypto_field "$drv" priority) $(proc_crypto_field "$drv" async)" = "$prio yes"
+		# /proc/crypto shows no async line for an acomp: module-faults
+		# sees the engine's deflate hold 4 requests at once instead
+		if [[ $type == acomp ]]; then
+			check "$drv: priority $prio" test "$(proc_crypto_field "$drv" priority)" = "$prio"
+		else
+			check "$drv: priority $prio, async" test \
+				"$(proc_crypto_field "$drv" priority) $(proc_crypto_field "$drv" async)" = "$prio yes"
+		fi
 		printf '%s %s\n' "$drv" "$(proc_crypto_field "$drv" selftest)" >>"$CP_RESULTS/selftest.txt"
 	done
 }

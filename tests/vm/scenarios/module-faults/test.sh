@@ -1,15 +1,16 @@
 # Faulty engines on purpose (tests/kmod/cp_test_engine.ko): a wrong engine
-# is reported "mismatch", a hanging one ends the run with ETIMEDOUT within
+# (cipher, hash or compressor) is reported "mismatch", a hanging one ends the run with ETIMEDOUT within
 # budget + 4 s (cryptoprio(4)), pins cryptoprio.ko while its requests are
 # outstanding, does not oops or warn, and does not stop other calibrations.
 param=/sys/module/cp_test_engine/parameters/mode
-modprobe_q "$cpu_aes_module" crypto_user
+modprobe_q "$cpu_aes_module" crypto_user deflate
 
 base=$(dmesg | wc -l)
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
 check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
 check "cp_test_engine_cbc_aes passed its self-test" wait_for_driver cp_test_engine_cbc_aes
 check "cp_test_engine_sha256 passed its self-test" wait_for_driver cp_test_engine_sha256
+check "cp_test_engine_deflate passed its self-test" wait_for_driver cp_test_engine_deflate
 
 kat() {  # kat DRIVER FILE [ARGS]: calibrate, print the known-answer result
 	local drv=$1 f=$2
@@ -23,10 +24,31 @@ check "mode ok: cbc(aes) known answer ok" test "$(kat cp_test_engine_cbc_aes "$r
 check "mode ok: async engine has 4 requests in flight" test "$(jget "$r/ok.json" "d['results'][0]['max_in_flight']")" = 4
 check "mode ok: sha256 known answer ok" test "$(kat cp_test_engine_sha256 "$r/ok-sha.json" --size 4096)" = ok
 
+# deflate: the engine's (an acomp, as IAA, QAT and HiSilicon's zip) and the
+# CPU's, compressing and decompressing, round-tripped with the reference;
+# /proc/crypto as it was (checked after mode wrong below).
+priority_snapshot >"$r/deflate-before.txt"
+for dir in compress decompress; do
+	f=$r/ok-$dir.json
+	check "mode ok: deflate $dir on the engine and the CPU" \
+		sh -c "'$ctl' calibrate --raw --json deflate --size 4096 --depth 4 $([[ $dir == decompress ]] && echo --decrypt) >'$f'"
+	# the rows, then: both measured with a known answer ok against another
+	# driver (for the engine) and a ratio; the engine's requests in flight
+	jget "$f" "'\\n'.join(['%-24s %8.2f MB/s ratio %.2f %s %s' % (r['driver'], r['mb_per_s'], r['ratio'], r['known_answer'], r['reference']) for r in d['results']] + ['%s %s' % (len(d['results']) >= 2 and any(r['driver'] == 'cp_test_engine_deflate' for r in d['results']) and all(r['type'] == 'acomp' and r['known_answer'] == 'ok' and r['requests'] > 0 and r['ratio'] > 1.2 and r['reference'] not in (None, 'cp_test_engine_deflate') for r in d['results']), ([r['max_in_flight'] for r in d['results'] if r['driver'] == 'cp_test_engine_deflate'] or [0])[0])])" >"$f.txt" || true
+	head -n -1 "$f.txt"
+	read -r all_ok mif < <(tail -n 1 "$f.txt") || true
+	check "mode ok: deflate $dir: engine and CPU measured, known answer ok, a ratio" test "$all_ok" = True
+	check "mode ok: deflate $dir: the engine had 4 requests in flight" test "$mif" = 4
+done
+
 echo wrong >"$param"
 check "mode wrong: cbc(aes) mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong.json" --size 4096)" = mismatch
 check "mode wrong: cbc(aes) decrypt mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong-dec.json" --size 4096 --decrypt)" = mismatch
 check "mode wrong: sha256 mismatch" test "$(kat cp_test_engine_sha256 "$r/wrong-sha.json" --size 4096)" = mismatch
+check "mode wrong: deflate compress mismatch" test "$(kat cp_test_engine_deflate "$r/wrong-deflate.json" --size 4096 --depth 2)" = mismatch
+check "mode wrong: deflate decompress mismatch" test "$(kat cp_test_engine_deflate "$r/wrong-inflate.json" --size 4096 --decrypt)" = mismatch
+check "deflate's calibrations left /proc/crypto as it was, nothing added or removed" \
+	cmp "$r/deflate-before.txt" <(priority_snapshot)
 "$ctl" calibrate --raw cp_test_engine_cbc_aes cp_test_engine_sha256 --size 4096 || true
 
 echo slow >"$param"
@@ -79,6 +101,9 @@ check "$cpu_cbc calibrates while the engine hangs" \
 	test "$(kat "$cpu_cbc" "$r/after.json" --size 4096)" = ok
 check "a second hanging run also times out" \
 	not "$ctl" calibrate --raw cp_test_engine_sha256 --size 64 --budget 50
+check "a hanging compressor's run times out too" \
+	expect_fail 'did not complete within' \
+	"$ctl" calibrate --raw cp_test_engine_deflate --size 4096 --depth 2 --budget 50
 
 # A hang in the middle of the timed run, after the known answer passed:
 # the engine serves the known-answer requests (one per slot) and the first
@@ -93,7 +118,7 @@ wait_released() {  # wait_released N: until N runs' memory came back (10 s)
 	done
 	return 1
 }
-zombies=2	# the hung known answer and sha256's run above
+zombies=3	# the hung known answer, sha256's and deflate's runs above
 echo ok >"$param"
 check "the runs hung so far are released" wait_released "$zombies"
 echo 20 >/sys/module/cp_test_engine/parameters/hang_after
@@ -101,7 +126,7 @@ rc=0
 "$ctl" calibrate --raw cp_test_engine_cbc_aes --size 4096 --depth 4 --budget 1000 \
 	>/dev/null 2>"$r/midrun.err" || rc=$?
 log "hang after 19 requests: exit $rc: $(cat "$r/midrun.err")"
-zombies=3
+zombies=4
 check "hang during the timed run: ETIMEDOUT after the budget" \
 	grep -q 'did not complete within the budget plus the grace period' "$r/midrun.err"
 

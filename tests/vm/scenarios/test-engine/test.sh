@@ -24,7 +24,8 @@ cp_test_engine_gcm_aes|gcm(aes)|aead
 cp_test_engine_rfc4106_gcm_aes|rfc4106(gcm(aes))|aead
 cp_test_engine_ccm_aes|ccm(aes)|aead
 cp_test_engine_authenc_hmac_sha256_cbc_aes|authenc(hmac(sha256),cbc(aes))|aead
-cp_test_engine_echainiv_authenc_hmac_sha256_cbc_aes|echainiv(authenc(hmac(sha256),cbc(aes)))|aead"
+cp_test_engine_echainiv_authenc_hmac_sha256_cbc_aes|echainiv(authenc(hmac(sha256),cbc(aes)))|aead
+cp_test_engine_deflate|deflate|acomp"
 
 base=$(dmesg | wc -l)
 check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cryptoprio: compression through the acomp interface, which serves the
+ * kernel's synchronous compressors (scomp: lzo, lz4, deflate before 6.15...)
+ * too. A slot's src holds the uncompressed data, its dst the compressed:
+ * compression goes from src to dst, decompression ("decrypt") back.
+ *
+ * Both buffers are one scatterlist entry over contiguous pages (run.c):
+ * since 6.15 scomp maps the first entry of src and dst and fails a dst
+ * longer than it with -ENOSYS, copying a src that is not linear into a
+ * scratch page of PAGE_SIZE. Before, it copied both through per-CPU
+ * scratch buffers of 128 KiB (SCOMP_SCRATCH_SIZE), refusing a longer src:
+ * hence CRYPTOPRIO_MAX_ACOMP_REQ_SIZE.
+ *
+ * The same calls exist on 6.1, 6.12 and 7.2: crypto_alloc_acomp(),
+ * acomp_request_alloc(tfm) (an exported function before 6.15, which also
+ * allocates scomp's per-request context; since, a macro whose gfp argument
+ * is optional), acomp_request_set_callback() and acomp_request_set_params()
+ * (which since 6.15 also clears the request's virtual-address flags), and
+ * req->dlen, the output's length once a request completed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/acompress.h>
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "cryptoprio.h"
+
+static int cp_acomp_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
+{
+	struct crypto_acomp *tfm = crypto_alloc_acomp(name, type, mask);
+
+	if (IS_ERR(tfm))
+		return PTR_ERR(tfm);
+	t->acomp = tfm;
+	return 0;
+}
+
+static void cp_acomp_free(struct cp_tfm *t)
+{
+	crypto_free_acomp(t->acomp);
+}
+
+static const char *cp_acomp_driver_name(struct cp_tfm *t)
+{
+	return crypto_tfm_alg_driver_name(crypto_acomp_tfm(t->acomp));
+}
+
+static const char *cp_acomp_alg_name(struct cp_tfm *t)
+{
+	return crypto_tfm_alg_name(crypto_acomp_tfm(t->acomp));
+}
+
+static void cp_acomp_geometry(struct cp_tfm *t, struct cp_geometry *g)
+{
+	g->blocksize = 1;
+	g->acomp = true;
+}
+
+static int cp_acomp_setkey(struct cp_tfm *t, const struct cp_geometry *g,
+			   const u8 *key, unsigned int len)
+{
+	return -EINVAL;		/* no compressor takes a key (core.c refuses one) */
+}
+
+static void *cp_acomp_req_alloc(struct cp_tfm *t)
+{
+	return acomp_request_alloc(t->acomp);
+}
+
+static void cp_acomp_req_free(void *req)
+{
+	acomp_request_free(req);
+}
+
+/* Lengths anew for each request: a completed one holds its output's in dlen. */
+static void cp_acomp_set_params(struct cp_slot *slot, bool decompress)
+{
+	struct acomp_req *req = slot->req;
+
+	if (decompress)
+		acomp_request_set_params(req, slot->dst.sgt.sgl, slot->src.sgt.sgl,
+					 slot->clen, slot->src.len);
+	else
+		acomp_request_set_params(req, slot->src.sgt.sgl, slot->dst.sgt.sgl,
+					 slot->src.len, slot->dst.len);
+}
+
+static void cp_acomp_req_prepare(struct cp_tfm *t, struct cp_slot *slot,
+				 u32 req_size, const struct cp_geometry *g,
+				 bool decrypt, crypto_completion_t cb, void *data)
+{
+	acomp_request_set_callback(slot->req, CRYPTO_TFM_REQ_MAY_BACKLOG, cb, data);
+	cp_acomp_set_params(slot, decrypt);
+}
+
+static int cp_acomp_submit(struct cp_slot *slot, bool decrypt)
+{
+	cp_acomp_set_params(slot, decrypt);
+	return decrypt ? crypto_acomp_decompress(slot->req) :
+			 crypto_acomp_compress(slot->req);
+}
+
+const struct cp_type_ops cp_acomp_ops = {
+	.alloc = cp_acomp_alloc,
+	.free = cp_acomp_free,
+	.driver_name = cp_acomp_driver_name,
+	.alg_name = cp_acomp_alg_name,
+	.geometry = cp_acomp_geometry,
+	.setkey = cp_acomp_setkey,
+	.req_alloc = cp_acomp_req_alloc,
+	.req_free = cp_acomp_req_free,
+	.req_prepare = cp_acomp_req_prepare,
+	.submit = cp_acomp_submit,
+};
+
+/*
+ * The corpus: what a compressor meets in a swapped-out page, made here,
+ * deterministically, rather than taken from a table, so that any request
+ * size up to the limit gets data that repeats no earlier part of itself
+ * (deflate's window is 32 KiB) at no cost in the module's size. Zeros
+ * would measure nothing (zswap stores same-filled pages without
+ * compressing them) and random bytes only the stored-block path; so each
+ * 512-byte chunk is, in a fixed rotation of eight, text (half the
+ * chunks), arrays of kernel-like structures (pointers, counters, flags),
+ * a sparse table or random bytes, each from xorshift32 seeded by the
+ * chunk's index. Every page of 4 KiB has the same mix; deflate-generic
+ * compresses a page of it 2.2 to 1 (2.4 at 64 KiB), lzo 2.0 to 1.
+ */
+#define CP_CHUNK	512
+
+enum cp_chunk_kind { CP_TEXT, CP_RECORDS, CP_SPARSE, CP_NOISE };
+
+static const enum cp_chunk_kind cp_rotation[8] = {
+	CP_TEXT, CP_RECORDS, CP_TEXT, CP_SPARSE,
+	CP_TEXT, CP_RECORDS, CP_NOISE, CP_TEXT,
+};
+
+static const char *const cp_words[] = {
+	"the", "page", "of", "memory", "to", "and", "kernel", "a", "in",
+	"process", "is", "file", "for", "that", "data", "with", "error",
+	"on", "buffer", "request", "as", "device", "by", "not", "queue",
+	"user", "from", "at", "this", "returned", "write", "read",
+};
+
+static u32 cp_xorshift(u32 *state)
+{
+	u32 x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+static void cp_chunk_text(u8 *p, unsigned int n, u32 *rng)
+{
+	unsigned int i = 0, words = 0;
+
+	while (i < n) {
+		u32 v = cp_xorshift(rng);
+		char num[12];
+		const char *w = cp_words[v % ARRAY_SIZE(cp_words)];
+		size_t len;
+
+		if ((v >> 8) % 16 == 0) {
+			snprintf(num, sizeof(num), "%u", (v >> 12) % 100000);
+			w = num;
+		}
+		len = min_t(size_t, strlen(w), n - i);
+		memcpy(p + i, w, len);
+		i += len;
+		if (i < n)
+			p[i++] = ++words % 11 ? ' ' : '\n';
+	}
+}
+
+static void cp_chunk_records(u8 *p, unsigned int n, u32 index, u32 *rng)
+{
+	unsigned int i;
+
+	/* 32-byte records: id, a pointer, flags, a reference count */
+	for (i = 0; i + 32 <= n; i += 32) {
+		u64 id = (u64)index * (CP_CHUNK / 32) + i / 32;
+		u64 ptr = 0xffff888000000000ULL |
+			  ((u64)(cp_xorshift(rng) & 0xfffff) << 6);
+		u32 flags = cp_xorshift(rng) & 7;
+		u64 refs = 1 + (cp_xorshift(rng) & 3);
+
+		memcpy(p + i, &id, 8);
+		memcpy(p + i + 8, &ptr, 8);
+		memcpy(p + i + 16, &flags, 4);
+		memset(p + i + 20, 0, 4);
+		memcpy(p + i + 24, &refs, 8);
+	}
+	memset(p + i, 0, n - i);
+}
+
+static void cp_chunk_sparse(u8 *p, unsigned int n, u32 *rng)
+{
+	unsigned int i;
+
+	memset(p, 0, n);
+	for (i = 0; i + 8 <= n; i += 64) {
+		u64 v = cp_xorshift(rng) & 0xfff;
+
+		memcpy(p + i, &v, 8);
+	}
+}
+
+static void cp_chunk_noise(u8 *p, unsigned int n, u32 *rng)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		p[i] = cp_xorshift(rng);
+}
+
+static void cp_corpus(u8 *buf, unsigned int len)
+{
+	unsigned int off;
+
+	for (off = 0; off < len; off += CP_CHUNK) {
+		u32 index = off / CP_CHUNK;
+		u32 rng = (index + 1) * 0x9e3779b9U;
+		unsigned int n = min_t(unsigned int, CP_CHUNK, len - off);
+
+		switch (cp_rotation[index % ARRAY_SIZE(cp_rotation)]) {
+		case CP_TEXT:
+			cp_chunk_text(buf + off, n, &rng);
+			break;
+		case CP_RECORDS:
+			cp_chunk_records(buf + off, n, index, &rng);
+			break;
+		case CP_SPARSE:
+			cp_chunk_sparse(buf + off, n, &rng);
+			break;
+		case CP_NOISE:
+			cp_chunk_noise(buf + off, n, &rng);
+			break;
+		}
+	}
+}
+
+/*
+ * The known-answer check. Outputs of compression may differ between
+ * implementations (levels, block strategies); what must hold is that each
+ * decompresses the other's output to the input. So, on the corpus:
+ *  1. the reference compresses; every slot of the candidate decompresses
+ *     that and must give the corpus back;
+ *  2. every slot compresses the corpus; the reference decompresses each
+ *     output and must give the corpus back.
+ * Without a reference, the candidate must still compress (verdict
+ * unsupported). Afterwards each slot holds the corpus in src and its own
+ * verified output in dst, what the timed runs work on; where its output
+ * failed, the reference's.
+ */
+struct cp_acomp_kat {
+	struct cp_run *run;
+	struct cp_run *ref;	/* one slot, NULL if none */
+	u64 grace_ns;
+	u8 *corpus;
+	u8 *ref_out;		/* the reference's compression of the corpus */
+	unsigned int ref_len;
+};
+
+/* Buffers are linear in lowmem (run.c allocates them without HIGHMEM). */
+static u8 *cp_buf_mem(struct cp_buf *b)
+{
+	return page_address(sg_page(b->sgt.sgl));
+}
+
+static unsigned int cp_req_dlen(struct cp_slot *s)
+{
+	return ((struct acomp_req *)s->req)->dlen;
+}
+
+/* One request per slot of @run; -ETIMEDOUT/-EINTR: @run is a zombie now. */
+static int cp_acomp_go(struct cp_acomp_kat *k, struct cp_run *run, bool decompress)
+{
+	cp_run_prepare(run, decompress);
+	return cp_run_go(run, true, 0, k->grace_ns, NULL);
+}
+
+static int cp_acomp_reference(struct cp_acomp_kat *k, struct cp_result *res)
+{
+	struct cp_tfm rt = { .type = CRYPTOPRIO_TYPE_ACOMP };
+	struct cp_run *run = k->run;
+	int r;
+
+	r = cp_reference_acomp(cp_acomp_alg_name(&run->tfm), res->reference,
+			       sizeof(res->reference));
+	if (!r)
+		r = cp_acomp_alloc(&rt, res->reference, 0,
+				   CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY |
+				   CRYPTO_NOLOAD);
+	if (r)
+		goto none;
+	strscpy(res->reference, cp_acomp_driver_name(&rt), sizeof(res->reference));
+	k->ref = cp_run_alloc(&rt, &run->geo, run->req_size, 1, false);
+	if (!k->ref) {
+		cp_acomp_free(&rt);
+		return -ENOMEM;
+	}
+	return 0;
+none:
+	pr_debug("%s: no reference (%d)\n", cp_acomp_driver_name(&run->tfm), r);
+	res->reference[0] = '\0';
+	return -ENOENT;
+}
+
+/* The reference's answer; its failure makes it no reference. */
+static int cp_ref_go(struct cp_acomp_kat *k, bool decompress)
+{
+	int r = cp_acomp_go(k, k->ref, decompress);
+
+	if (r == -ETIMEDOUT || r == -EINTR) {
+		k->ref = NULL;	/* a zombie: cannot happen to a synchronous one */
+		return r;
+	}
+	return r ? r : k->ref->slots[0].err;
+}
+
+/* The slot decompressed to the corpus, exactly. */
+static bool cp_src_is_corpus(struct cp_acomp_kat *k, struct cp_slot *s)
+{
+	return !s->err && cp_req_dlen(s) == s->src.len &&
+	       !memcmp(cp_buf_mem(&s->src), k->corpus, s->src.len);
+}
+
+/* Step 1: the candidate decompresses the reference's output. */
+static int cp_acomp_kat_decompress(struct cp_acomp_kat *k, bool *ok)
+{
+	struct cp_run *run = k->run;
+	struct cp_slot *rs = &k->ref->slots[0];
+	int r;
+	u32 i;
+
+	memcpy(cp_buf_mem(&rs->src), k->corpus, rs->src.len);
+	r = cp_ref_go(k, false);
+	if (r)
+		return r;
+	k->ref_len = cp_req_dlen(rs);
+	if (!k->ref_len || k->ref_len > rs->dst.len)
+		return -EINVAL;
+	memcpy(k->ref_out, cp_buf_mem(&rs->dst), k->ref_len);
+	for (i = 0; i < run->depth; i++) {
+		struct cp_slot *s = &run->slots[i];
+
+		memcpy(cp_buf_mem(&s->dst), k->ref_out, k->ref_len);
+		s->clen = k->ref_len;
+		memset(cp_buf_mem(&s->src), 0, s->src.len);
+	}
+	r = cp_acomp_go(k, run, true);
+	if (r)
+		return r;
+	for (i = 0; i < run->depth; i++)
+		if (!cp_src_is_corpus(k, &run->slots[i]))
+			*ok = false;
+	return 0;
+}
+
+/* Step 2 (or the only one): every slot compresses the corpus. */
+static int cp_acomp_kat_compress(struct cp_acomp_kat *k, bool *ok)
+{
+	struct cp_run *run = k->run;
+	int r;
+	u32 i;
+
+	for (i = 0; i < run->depth; i++)
+		memcpy(cp_buf_mem(&run->slots[i].src), k->corpus,
+		       run->slots[i].src.len);
+	r = cp_acomp_go(k, run, false);
+	if (r)
+		return r;
+	for (i = 0; i < run->depth; i++) {
+		struct cp_slot *s = &run->slots[i];
+		unsigned int len = cp_req_dlen(s);
+
+		s->clen = len;
+		if (s->err || !len || len > s->dst.len) {
+			s->clen = 0;
+			*ok = false;
+		}
+	}
+	return 0;
+}
+
+/* Step 2's second half: the reference decompresses each slot's output. */
+static int cp_acomp_kat_cross(struct cp_acomp_kat *k, bool *ok)
+{
+	struct cp_slot *rs = &k->ref->slots[0];
+	struct cp_run *run = k->run;
+	int r;
+	u32 i;
+
+	for (i = 0; i < run->depth && *ok; i++) {
+		struct cp_slot *s = &run->slots[i];
+
+		memcpy(cp_buf_mem(&rs->dst), cp_buf_mem(&s->dst), s->clen);
+		rs->clen = s->clen;
+		memset(cp_buf_mem(&rs->src), 0, rs->src.len);
+		r = cp_ref_go(k, true);
+		if (r == -ETIMEDOUT || r == -EINTR)
+			return r;
+		/* the reference failing on it: the candidate's output is bad */
+		if (r || !cp_src_is_corpus(k, rs))
+			*ok = false;
+	}
+	return 0;
+}
+
+/* Where a slot's own output is not to be trusted, the reference's. */
+static void cp_acomp_kat_settle(struct cp_acomp_kat *k, bool ok)
+{
+	struct cp_run *run = k->run;
+	u32 i;
+
+	for (i = 0; i < run->depth; i++) {
+		struct cp_slot *s = &run->slots[i];
+
+		memcpy(cp_buf_mem(&s->src), k->corpus, s->src.len);
+		if (!ok && k->ref_len) {
+			memcpy(cp_buf_mem(&s->dst), k->ref_out, k->ref_len);
+			s->clen = k->ref_len;
+		}
+	}
+}
+
+static int cp_acomp_kat_judge(struct cp_acomp_kat *k, struct cp_result *res)
+{
+	bool ok = true;
+	int r;
+
+	r = cp_acomp_kat_decompress(k, &ok);
+	if (!r)
+		r = cp_acomp_kat_compress(k, &ok);
+	if (!r && ok)
+		r = cp_acomp_kat_cross(k, &ok);
+	if (r == -ETIMEDOUT || r == -EINTR)
+		return r;
+	if (r) {
+		/* no reference after all: the candidate must still compress */
+		pr_debug("reference %s failed: %d\n", res->reference, r);
+		res->reference[0] = '\0';
+		k->ref_len = 0;
+		return cp_acomp_kat_compress(k, &ok);
+	}
+	res->kat = ok ? CRYPTOPRIO_KAT_OK : CRYPTOPRIO_KAT_MISMATCH;
+	if (!ok)
+		pr_info("%s: does not round-trip with the reference %s\n",
+			cp_acomp_driver_name(&k->run->tfm), res->reference);
+	return 0;
+}
+
+int cp_acomp_known_answer(struct cp_run *run, u64 grace_ns,
+			  struct cp_result *res, struct netlink_ext_ack *extack)
+{
+	struct cp_acomp_kat k = { .run = run, .grace_ns = grace_ns };
+	bool decompress = run->decrypt, ok = true;
+	int r;
+	u32 i;
+
+	k.corpus = kvmalloc(run->req_size, GFP_KERNEL);
+	k.ref_out = kvmalloc(run->slots[0].dst.len, GFP_KERNEL);
+	if (!k.corpus || !k.ref_out) {
+		NL_SET_ERR_MSG(extack, "out of memory for the known-answer test");
+		r = -ENOMEM;
+		goto out;
+	}
+	cp_corpus(k.corpus, run->req_size);
+	r = cp_acomp_reference(&k, res);
+	if (r == -ENOMEM) {
+		NL_SET_ERR_MSG(extack, "out of memory for the reference request");
+		goto out;
+	}
+	if (!r)
+		r = cp_acomp_kat_judge(&k, res);
+	else
+		r = cp_acomp_kat_compress(&k, &ok);
+	if (r == -ETIMEDOUT || r == -EINTR) {
+		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period");
+		goto out;
+	}
+	/* unjudged, every slot must have compressed */
+	for (i = 0; !r && res->kat == CRYPTOPRIO_KAT_UNSUPPORTED && i < run->depth; i++)
+		if (!run->slots[i].clen)
+			r = run->slots[i].err ?: -EIO;
+	if (r) {
+		NL_SET_ERR_MSG(extack, "the driver failed the known-answer request");
+		goto out;
+	}
+	res->compressed_size = run->slots[0].clen;
+	cp_acomp_kat_settle(&k, res->kat != CRYPTOPRIO_KAT_MISMATCH);
+	cp_run_prepare(run, decompress);
+out:
+	if (k.ref)
+		cp_run_free(k.ref);
+	kvfree(k.corpus);
+	kvfree(k.ref_out);
+	return r;
+}
