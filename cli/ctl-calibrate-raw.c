@@ -4,6 +4,9 @@
  * measured once per request size by the companion module (cryptoprio(4)),
  * which also checks its answer against the kernel's reference software;
  * the figures are printed as the module returns them, nothing is cached.
+ * An implementation the kernel would not hand out (not tested, or failed
+ * its self-test) is skipped with a note unless named by its driver name:
+ * then the module is asked, and says why it refuses.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,10 +23,12 @@
 #define MAX_SIZES	  16
 #define DEFAULT_BUDGET_MS 100u
 #define DEFAULT_SIZE	  4096u
+#define RSA_REQ_SIZE	  256u /* the module's RSA key: one message of one modulus */
 
 struct calib_opts {
 	uint32_t sizes[MAX_SIZES];
 	size_t n_sizes;
+	bool sizes_given; /* --size: otherwise an akcipher's request is RSA_REQ_SIZE */
 	uint32_t depth;
 	uint32_t key_size;
 	uint64_t budget_ns;
@@ -56,6 +61,24 @@ struct target {
 	enum cryptoprio_type type;
 };
 
+/* Why the module would not measure @a, said before asking it; NULL if it would. */
+static const char *not_measured(const struct cp_alg *a, enum cryptoprio_type type)
+{
+	if (!(a->flags & CP_ALG_TESTED))
+		return "not tested, or failed the kernel's self-test";
+	if (type == CRYPTOPRIO_TYPE_AKCIPHER && !streq(a->name, "rsa"))
+		return "of the akciphers only rsa's public-key operation is measured";
+	return NULL;
+}
+
+static bool named_as_driver(const struct cp_alg *a, char **patterns, int n_patterns)
+{
+	for (int p = 0; p < n_patterns; p++)
+		if (streq(patterns[p], a->driver))
+			return true;
+	return false;
+}
+
 /* Collect the implementations to measure, in inventory order, each once. */
 static int select_targets(const struct cp_inventory *inv, char **patterns, int n_patterns,
 			  enum cryptoprio_type fallback_type, struct target **ret, size_t *ret_n)
@@ -77,6 +100,13 @@ static int select_targets(const struct cp_inventory *inv, char **patterns, int n
 				cp_pattern_match(patterns[p], a->driver);
 		if (!match)
 			continue;
+		const char *why = not_measured(a, type);
+
+		if (why && !named_as_driver(a, patterns, n_patterns)) {
+			fprintf(stderr, "calibrate: skipping %s (%s): %s\n", a->driver, a->name,
+				why);
+			continue;
+		}
 		snprintf(t[n].driver, sizeof(t[n].driver), "%s", a->driver);
 		snprintf(t[n].name, sizeof(t[n].name), "%s", a->name);
 		t[n].type = type;
@@ -124,6 +154,7 @@ static json_object *result_json(const struct target *t, const struct cp_mod_cali
 	json_object_object_add(o, "wall_ns", json_object_new_uint64(r->wall_ns));
 	json_object_object_add(o, "cpu_ns", json_object_new_uint64(r->cpu_ns));
 	json_object_object_add(o, "mb_per_s", json_object_new_double(cp_mod_mb_per_s(r)));
+	json_object_object_add(o, "ops_per_s", json_object_new_double(cp_mod_ops_per_s(r)));
 	json_object_object_add(o, "ns_per_request",
 			       json_object_new_double(cp_mod_ns_per_request(r)));
 	json_object_object_add(o, "cpu_ns_per_byte",
@@ -158,9 +189,9 @@ static int driver_width(const struct target *targets, size_t n)
 
 static void print_header(int width)
 {
-	printf("%-*s %8s %5s %9s %12s %10s %12s %9s %9s %6s %-11s %s\n", width, "DRIVER", "SIZE",
-	       "DEPTH", "REQUESTS", "BYTES", "MB/S", "NS/REQ", "CPU-NS/B", "INFLIGHT", "RATIO",
-	       "KAT", "REFERENCE");
+	printf("%-*s %8s %5s %9s %12s %10s %10s %12s %9s %9s %6s %-11s %s\n", width, "DRIVER",
+	       "SIZE", "DEPTH", "REQUESTS", "BYTES", "MB/S", "OPS/S", "NS/REQ", "CPU-NS/B",
+	       "INFLIGHT", "RATIO", "KAT", "REFERENCE");
 }
 
 static void print_row(const struct cp_mod_calib_result *r, int width)
@@ -169,11 +200,12 @@ static void print_row(const struct cp_mod_calib_result *r, int width)
 
 	if (r->type == CRYPTOPRIO_TYPE_ACOMP)
 		snprintf(ratio, sizeof(ratio), "%.2f", cp_mod_compression_ratio(r));
-	printf("%-*s %8" PRIu32 " %5" PRIu32 " %9" PRIu64 " %12" PRIu64 " %10.2f %12.0f %9.3f "
-	       "%9" PRIu32 " %6s %-11s %s\n",
+	printf("%-*s %8" PRIu32 " %5" PRIu32 " %9" PRIu64 " %12" PRIu64 " %10.2f %10.0f %12.0f "
+	       "%9.3f %9" PRIu32 " %6s %-11s %s\n",
 	       width, r->driver, r->req_size, r->depth, r->requests, r->bytes, cp_mod_mb_per_s(r),
-	       cp_mod_ns_per_request(r), cp_mod_cpu_ns_per_byte(r), r->max_in_flight, ratio,
-	       cp_mod_kat_to_string(r->kat), r->reference[0] ? r->reference : "-");
+	       cp_mod_ops_per_s(r), cp_mod_ns_per_request(r), cp_mod_cpu_ns_per_byte(r),
+	       r->max_in_flight, ratio, cp_mod_kat_to_string(r->kat),
+	       r->reference[0] ? r->reference : "-");
 }
 
 static int parse_u32(const char *s, uint32_t *ret)
@@ -193,6 +225,7 @@ static int parse_option(struct ctl *ctl, int c, const char *arg, struct calib_op
 
 	switch (c) {
 	case 's':
+		o->sizes_given = true;
 		if (parse_sizes(arg, o) < 0)
 			return ctl_usage_error("calibrate: bad --size '%s' (N[,N...], N in bytes "
 					       "or with K, KiB, M, MiB)",
@@ -219,8 +252,9 @@ static int parse_option(struct ctl *ctl, int c, const char *arg, struct calib_op
 			   : 0;
 	case 't':
 		return cp_mod_type_from_string(arg, &o->type) < 0
-			   ? ctl_usage_error(
-				 "calibrate: bad --type '%s' (skcipher, aead, hash, acomp)", arg)
+			   ? ctl_usage_error("calibrate: bad --type '%s' (skcipher, aead, hash, "
+					     "acomp, akcipher)",
+					     arg)
 			   : 0;
 	case 'j':
 		ctl->json = true;
@@ -269,8 +303,8 @@ static int find_targets(char **patterns, int n_patterns, enum cryptoprio_type ty
 	if (r < 0)
 		return ctl_errno(r, NULL, "calibrate");
 	if (*ret_n == 0)
-		return ctl_error(
-		    "calibrate: no skcipher, aead, hash or compression implementation matches");
+		return ctl_error("calibrate: no skcipher, aead, hash, compression or rsa "
+				 "implementation matches");
 	return 0;
 }
 
@@ -363,13 +397,18 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 	if (r != 0)
 		return r;
 	output_start(ctl, targets, n_targets, &out);
-	for (size_t i = 0; i < n_targets; i++)
-		for (size_t s = 0; s < o.n_sizes; s++) {
-			r = measure(&nl, &o, &targets[i], o.sizes[s], &out);
+	for (size_t i = 0; i < n_targets; i++) {
+		/* an RSA request is one modulus long unless asked otherwise */
+		bool rsa_size = targets[i].type == CRYPTOPRIO_TYPE_AKCIPHER && !o.sizes_given;
+		const uint32_t *sizes = rsa_size ? &(const uint32_t){RSA_REQ_SIZE} : o.sizes;
+
+		for (size_t s = 0; s < (rsa_size ? 1 : o.n_sizes); s++) {
+			r = measure(&nl, &o, &targets[i], sizes[s], &out);
 			failed |= r < 0;
 			if (r == -EPERM || r == -EACCES)
 				goto done; /* the same for every other one */
 		}
+	}
 done:
 	if (out.doc)
 		ctl_json_print(out.doc);

@@ -35,6 +35,8 @@ const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type)
 		return &cp_hash_ops;
 	case CRYPTOPRIO_TYPE_ACOMP:
 		return &cp_acomp_ops;
+	case CRYPTOPRIO_TYPE_AKCIPHER:
+		return &cp_akcipher_ops;
 	case CRYPTOPRIO_TYPE_UNSPEC:
 	case __CRYPTOPRIO_TYPE_MAX:
 		break;
@@ -139,6 +141,18 @@ static int cp_check_geometry(const struct cp_params *p,
 		NL_SET_ERR_MSG(extack, "compression requests are at most 65536 bytes (64 KiB)");
 		return -EINVAL;
 	}
+	if (p->type == CRYPTOPRIO_TYPE_AKCIPHER && !g->rsa) {
+		NL_SET_ERR_MSG(extack, "of the akciphers only rsa is measured (its public-key operation)");
+		return -EOPNOTSUPP;
+	}
+	if (g->rsa && p->key_size && p->key_size != CP_RSA_KEY_BYTES) {
+		NL_SET_ERR_MSG(extack, "the module's RSA key is 2048 bits: KEY_SIZE 256 or none");
+		return -EINVAL;
+	}
+	if (g->rsa && p->req_size != CP_RSA_KEY_BYTES) {
+		NL_SET_ERR_MSG(extack, "an RSA request is one message of one modulus: REQ_SIZE must be 256, the key's bytes");
+		return -EINVAL;
+	}
 	if (g->blocksize > 1 && p->type != CRYPTOPRIO_TYPE_HASH &&
 	    p->req_size % g->blocksize) {
 		NL_SET_ERR_MSG(extack, "request size is not a multiple of the block size");
@@ -163,6 +177,8 @@ static int cp_alloc_candidate(const struct cp_params *p, struct cp_tfm *t,
 	if (r) {
 		if (r == -ENOENT)
 			NL_SET_ERR_MSG(extack, "no such driver of this type");
+		else if (r == -ELIBBAD)
+			NL_SET_ERR_MSG(extack, "the driver failed the kernel's self-test: not calibrated");
 		else
 			NL_SET_ERR_MSG(extack, "cannot allocate the driver");
 		return r;

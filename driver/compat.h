@@ -33,6 +33,16 @@
  * since 6.15, 128 KiB at most before; run.c gives compressors such buffers.
  */
 
+/*
+ * akcipher (akcipher.c) needs none either: crypto_alloc_akcipher(),
+ * crypto_akcipher_set_pub_key(), crypto_akcipher_maxsize(),
+ * akcipher_request_alloc(tfm, gfp), akcipher_request_set_callback(),
+ * akcipher_request_set_crypt() and crypto_akcipher_encrypt() have the same
+ * form on 6.1, 6.12 and 7.2. 6.13 took sign and verify out of akcipher
+ * (into sig), which the module does not call; CRYPTO_ALG_TYPE_AKCIPHER is
+ * 0xd on 6.1 and 0x6 since, used by its name only.
+ */
+
 /* NL_SET_ERR_MSG_FMT appeared in 6.2; older kernels get the plain message. */
 #ifdef NL_SET_ERR_MSG_FMT
 #define CP_ERR_FMT(extack, plain, fmt, ...) \

@@ -36,6 +36,8 @@
 #define CP_AEAD_ASSOC_LEN	16
 #define CP_AEAD_TAG_LEN		16
 #define CP_MAX_IV_SIZE		32
+/* akcipher.c's one key: RSA, 2048 bits */
+#define CP_RSA_KEY_BYTES	256
 /* The buffers of one run, and of all zombie runs together (cryptoprio(4)). */
 #define CP_MAX_RUN_BYTES	(64UL << 20)
 #define CP_MAX_ZOMBIE_BYTES	(64UL << 20)
@@ -44,8 +46,9 @@ struct crypto_skcipher;
 struct crypto_aead;
 struct crypto_ahash;
 struct crypto_acomp;
+struct crypto_akcipher;
 
-/* A transform of one of the four types. */
+/* A transform of one of the five types. */
 struct cp_tfm {
 	enum cryptoprio_type type;
 	union {
@@ -53,6 +56,7 @@ struct cp_tfm {
 		struct crypto_aead *aead;
 		struct crypto_ahash *ahash;
 		struct crypto_acomp *acomp;
+		struct crypto_akcipher *akcipher;
 		void *any;
 	};
 };
@@ -80,6 +84,7 @@ struct cp_geometry {
 	unsigned int assoclen;		/* AEAD associated data */
 	unsigned int iv_in_data;	/* geniv: IV bytes between AD and text */
 	bool acomp;			/* linear src and dst, dst twice src */
+	bool rsa;			/* akcipher: raw RSA, the one measured */
 	struct cp_shape shape;
 };
 
@@ -123,7 +128,10 @@ struct cp_result {
 	char reference[CRYPTO_MAX_ALG_NAME];
 };
 
-/* Operations of one transform type (skcipher.c, aead.c, hash.c, acomp.c). */
+/*
+ * Operations of one transform type (skcipher.c, aead.c, hash.c, acomp.c,
+ * akcipher.c).
+ */
 struct cp_type_ops {
 	int (*alloc)(struct cp_tfm *t, const char *name, u32 type, u32 mask);
 	void (*free)(struct cp_tfm *t);
@@ -151,6 +159,7 @@ extern const struct cp_type_ops cp_skcipher_ops;
 extern const struct cp_type_ops cp_aead_ops;
 extern const struct cp_type_ops cp_hash_ops;
 extern const struct cp_type_ops cp_acomp_ops;
+extern const struct cp_type_ops cp_akcipher_ops;
 const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type);
 
 /* A calibration run: @depth slots and the counters they share. */
@@ -227,10 +236,18 @@ void cp_cpu_busy_since(const struct cp_cpu_mark *m, struct cp_cpu_busy *b);
 /* ref.c */
 int cp_reference_driver(const char *name, char *out, size_t len);
 int cp_reference_acomp(const char *name, char *out, size_t len);
+/* The lowest-priority usable implementation of leaf @name and type @type. */
+int cp_reference_typed(const char *name, u32 type, u32 type_mask, char *out,
+		       size_t len);
 
 /* acomp.c: the known-answer check of a compressor */
 int cp_acomp_known_answer(struct cp_run *run, u64 grace_ns,
 			  struct cp_result *res, struct netlink_ext_ack *extack);
+
+/* akcipher.c: the known-answer check of rsa */
+int cp_akcipher_known_answer(struct cp_run *run, u64 grace_ns,
+			     struct cp_result *res,
+			     struct netlink_ext_ack *extack);
 
 /* kat.c */
 int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,

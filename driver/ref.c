@@ -319,12 +319,22 @@ int cp_reference_driver(const char *name, char *out, size_t len)
  */
 int cp_reference_acomp(const char *name, char *out, size_t len)
 {
+	return cp_reference_typed(name, CRYPTO_ALG_TYPE_ACOMPRESS,
+				  CRYPTO_ALG_TYPE_ACOMPRESS_MASK, out, len);
+}
+
+/*
+ * The same rule for a leaf of one type only: a compressor (above), rsa,
+ * whose CPU implementation is rsa-generic.
+ */
+int cp_reference_typed(const char *name, u32 type, u32 type_mask, char *out,
+		       size_t len)
+{
 	unsigned int prio;
 
 	out[0] = '\0';
 	if (strchr(name, '('))
 		return -ENOENT;
-	return cp_lowest_typed(name, strlen(name), CRYPTO_ALG_TYPE_ACOMPRESS,
-			       CRYPTO_ALG_TYPE_ACOMPRESS_MASK, false, 0, out, len,
-			       &prio);
+	return cp_lowest_typed(name, strlen(name), type, type_mask, false, 0,
+			       out, len, &prio);
 }

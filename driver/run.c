@@ -122,7 +122,8 @@ static unsigned int cp_dst_len(const struct cp_geometry *g, u32 req_size)
 static bool cp_needs_dst(const struct cp_geometry *g, enum cryptoprio_type type,
 			 bool decrypt)
 {
-	return g->acomp || (type == CRYPTOPRIO_TYPE_AEAD && decrypt);
+	return g->acomp || type == CRYPTOPRIO_TYPE_AKCIPHER ||
+	       (type == CRYPTOPRIO_TYPE_AEAD && decrypt);
 }
 
 /* Memory of one buffer of @len: linear ones take a power of two of pages. */

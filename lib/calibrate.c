@@ -25,6 +25,8 @@ const char *cp_calibration_skip_reason(const struct cp_alg *alg)
 	switch (cp_mod_type_from_alg_type(alg->type)) {
 	case CRYPTOPRIO_TYPE_UNSPEC:
 		return "type not calibrated (only skcipher, aead, hash and acomp are)";
+	case CRYPTOPRIO_TYPE_AKCIPHER:
+		return "public key: measured by calibrate --raw only, not ranked yet";
 	default:
 		break;
 	}
@@ -267,8 +269,10 @@ static int add_measured(struct cp_calibration *cal, const struct cp_inventory *i
  */
 static bool cpu_instance_measured(const struct cp_inventory *inv, const struct cp_alg *alg)
 {
+	enum cryptoprio_type type = cp_mod_type_from_alg_type(alg->type);
+
 	if (!strchr(alg->driver, '(') || alg->class != CP_CLASS_CPU || !cp_alg_competes(alg) ||
-	    cp_mod_type_from_alg_type(alg->type) == CRYPTOPRIO_TYPE_UNSPEC)
+	    type == CRYPTOPRIO_TYPE_UNSPEC || type == CRYPTOPRIO_TYPE_AKCIPHER)
 		return false;
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *other = &inv->algs[i];

@@ -309,6 +309,11 @@ double cp_mod_mb_per_s(const struct cp_mod_calib_result *res)
 	return res->wall_ns ? (double) res->bytes * 1e3 / (double) res->wall_ns : 0.0;
 }
 
+double cp_mod_ops_per_s(const struct cp_mod_calib_result *res)
+{
+	return res->wall_ns ? (double) res->requests * 1e9 / (double) res->wall_ns : 0.0;
+}
+
 double cp_mod_ns_per_request(const struct cp_mod_calib_result *res)
 {
 	return res->requests ? (double) res->wall_ns / (double) res->requests : 0.0;
@@ -335,6 +340,8 @@ const char *cp_mod_type_to_string(enum cryptoprio_type type)
 		return "hash";
 	case CRYPTOPRIO_TYPE_ACOMP:
 		return "acomp";
+	case CRYPTOPRIO_TYPE_AKCIPHER:
+		return "akcipher";
 	case CRYPTOPRIO_TYPE_UNSPEC:
 	case __CRYPTOPRIO_TYPE_MAX:
 		break;
@@ -353,6 +360,8 @@ enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type)
 	/* the kernel wraps every synchronous compressor as an acomp */
 	if (!strcmp(alg_type, "acomp") || !strcmp(alg_type, "scomp"))
 		return CRYPTOPRIO_TYPE_ACOMP;
+	if (!strcmp(alg_type, "akcipher"))
+		return CRYPTOPRIO_TYPE_AKCIPHER;
 	return CRYPTOPRIO_TYPE_UNSPEC;
 }
 

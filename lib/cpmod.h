@@ -86,19 +86,24 @@ int cp_mod_parse_resolve(const struct nlmsghdr *nlh, struct cp_mod_resolve_resul
 
 /* Derived figures; 0 where the divisor is 0. */
 double cp_mod_mb_per_s(const struct cp_mod_calib_result *res);
+/* Requests per second of wall time: an akcipher's operations per second. */
+double cp_mod_ops_per_s(const struct cp_mod_calib_result *res);
 double cp_mod_ns_per_request(const struct cp_mod_calib_result *res);
 double cp_mod_cpu_ns_per_byte(const struct cp_mod_calib_result *res);
 /* Uncompressed bytes per compressed byte of a compressor's run. */
 double cp_mod_compression_ratio(const struct cp_mod_calib_result *res);
 
-/* "skcipher", "aead", "hash", "acomp"; NULL for UNSPEC. */
+/* "skcipher", "aead", "hash", "acomp", "akcipher"; NULL for UNSPEC. */
 const char *cp_mod_type_to_string(enum cryptoprio_type type);
 /*
  * From an inventory type ("skcipher", "aead", "shash", "ahash", "acomp",
- * "scomp"); UNSPEC otherwise.
+ * "scomp", "akcipher"); UNSPEC otherwise.
  */
 enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type);
-/* "skcipher", "aead", "hash", "acomp" (cp_mod_type_to_string()'s words); -EINVAL for others. */
+/*
+ * "skcipher", "aead", "hash", "acomp", "akcipher" (cp_mod_type_to_string()'s
+ * words); -EINVAL for others.
+ */
 int cp_mod_type_from_string(const char *s, enum cryptoprio_type *ret);
 /* "ok", "mismatch", "unsupported". */
 const char *cp_mod_kat_to_string(enum cryptoprio_kat kat);

@@ -49,6 +49,8 @@
  *   each request busy-waits this long on the CPU before it completes, as
  *   a CPU-driven engine does (keep it well below the soft-lockup timeout)
  *
+ * A shape whose computation may sleep (rsa) is always completed async.
+ *
  * With sync or inline completion, the delays of slow and latency_us are
  * slept only when the request may sleep (CRYPTO_TFM_REQ_MAY_SLEEP), and
  * waited on the CPU otherwise.
@@ -234,12 +236,14 @@ static int cpt_run_now(struct cpt_req *r, bool inline_cb)
 
 /*
  * Hand @r (the context of the outer request @base) to the engine; @run
- * computes it. Returns what the outer encrypt/decrypt/digest returns.
+ * computes it, in the caller's context too if @may_run_now and the
+ * completion is sync or inline. Returns what the outer encrypt/decrypt/
+ * digest returns.
  */
-int cpt_submit(struct cpt_req *r, struct crypto_async_request *base,
-	       int (*run)(struct cpt_req *r))
+static int cpt_submit_to(struct cpt_req *r, struct crypto_async_request *base,
+			 int (*run)(struct cpt_req *r), bool may_run_now)
 {
-	int completion = READ_ONCE(cpt_completion);
+	int completion = may_run_now ? READ_ONCE(cpt_completion) : CPT_ASYNC;
 	unsigned long flags;
 	int err;
 
@@ -267,6 +271,18 @@ int cpt_submit(struct cpt_req *r, struct crypto_async_request *base,
 	}
 	spin_unlock_irqrestore(&cpt_lock, flags);
 	return err;
+}
+
+int cpt_submit(struct cpt_req *r, struct crypto_async_request *base,
+	       int (*run)(struct cpt_req *r))
+{
+	return cpt_submit_to(r, base, run, true);
+}
+
+int cpt_submit_worker(struct cpt_req *r, struct crypto_async_request *base,
+		      int (*run)(struct cpt_req *r))
+{
+	return cpt_submit_to(r, base, run, false);
 }
 
 static int cpt_mode_set(const char *val, const struct kernel_param *kp)

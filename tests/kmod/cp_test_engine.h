@@ -58,6 +58,9 @@ int cpt_core_init(void);
 void cpt_core_exit(void);
 int cpt_submit(struct cpt_req *r, struct crypto_async_request *base,
 	       int (*run)(struct cpt_req *r));
+/* The same, computed by the worker whatever the completion: @run may sleep. */
+int cpt_submit_worker(struct cpt_req *r, struct crypto_async_request *base,
+		      int (*run)(struct cpt_req *r));
 bool cpt_wrong(void);
 void cpt_flip(struct scatterlist *sg, unsigned int off);
 
@@ -76,5 +79,9 @@ void cpt_aead_unregister(void);
 /* cp_test_engine_acomp.c */
 int cpt_acomp_register(void);
 void cpt_acomp_unregister(void);
+
+/* cp_test_engine_akcipher.c */
+int cpt_akcipher_register(void);
+void cpt_akcipher_unregister(void);
 
 #endif /* CP_TEST_ENGINE_H */

@@ -16,6 +16,7 @@
  *   aead     echainiv(authenc(hmac(sha256),cbc(aes)))
  *                     cp_test_engine_echainiv_authenc_hmac_sha256_cbc_aes
  *   acomp    deflate                        cp_test_engine_deflate
+ *   akcipher rsa                            cp_test_engine_rsa (priority 50)
  *
  * Each request is computed by a synchronous software fallback of the same
  * name (so each needs one: CRYPTO_ALG_NEED_FALLBACK), through the engine
@@ -62,8 +63,13 @@ static int __init cpt_init(void)
 	r = cpt_acomp_register();
 	if (r)
 		goto unregister_aead;
+	r = cpt_akcipher_register();
+	if (r)
+		goto unregister_acomp;
 	return 0;
 
+unregister_acomp:
+	cpt_acomp_unregister();
 unregister_aead:
 	cpt_aead_unregister();
 unregister_hash:
@@ -77,6 +83,7 @@ exit_core:
 
 static void __exit cpt_exit(void)
 {
+	cpt_akcipher_unregister();
 	cpt_acomp_unregister();
 	cpt_aead_unregister();
 	cpt_hash_unregister();

@@ -183,6 +183,7 @@ static void test_parse_calibrate(void)
 	ok(!res.decrypt, "encrypt");
 	ok(cp_mod_mb_per_s(&res) > 40.95 && cp_mod_mb_per_s(&res) < 40.97, "40.96 MB/s");
 	ok(cp_mod_ns_per_request(&res) == 100000.0, "100 us per request");
+	ok(cp_mod_ops_per_s(&res) == 10000.0, "10000 requests per second");
 	ok(cp_mod_cpu_ns_per_byte(&res) == 50.0, "50 CPU ns per byte");
 
 	nlh = put_reply(buf, false, 0);
@@ -200,7 +201,8 @@ static void test_parse_calibrate(void)
 
 	struct cp_mod_calib_result zero = {0};
 	ok(cp_mod_mb_per_s(&zero) == 0 && cp_mod_ns_per_request(&zero) == 0 &&
-	       cp_mod_cpu_ns_per_byte(&zero) == 0 && cp_mod_compression_ratio(&zero) == 0,
+	       cp_mod_cpu_ns_per_byte(&zero) == 0 && cp_mod_compression_ratio(&zero) == 0 &&
+	       cp_mod_ops_per_s(&zero) == 0,
 	   "no division by zero");
 }
 
@@ -286,6 +288,10 @@ static void test_strings(void)
 	is_int(cp_mod_type_from_alg_type("scomp"), CRYPTOPRIO_TYPE_ACOMP,
 	       "scomp is calibrated as an acomp");
 	is_int(cp_mod_type_from_alg_type("acomp"), CRYPTOPRIO_TYPE_ACOMP, "acomp is an acomp");
+	is_int(cp_mod_type_from_alg_type("akcipher"), CRYPTOPRIO_TYPE_AKCIPHER,
+	       "rsa's type is an akcipher");
+	is_int(cp_mod_type_from_alg_type("sig"), CRYPTOPRIO_TYPE_UNSPEC,
+	       "7.x's signature type is not calibrated");
 	is_int(cp_mod_type_from_alg_type("compression"), CRYPTOPRIO_TYPE_UNSPEC,
 	       "the old compression type has no acomp transform");
 	is_int(cp_mod_type_from_alg_type("cipher"), CRYPTOPRIO_TYPE_UNSPEC,

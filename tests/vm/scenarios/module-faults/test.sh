@@ -1,5 +1,5 @@
 # Faulty engines on purpose (tests/kmod/cp_test_engine.ko): a wrong engine
-# (cipher, hash or compressor) is reported "mismatch", a hanging one ends the run with ETIMEDOUT within
+# (cipher, hash, compressor or rsa) is reported "mismatch", a hanging one ends the run with ETIMEDOUT within
 # budget + 4 s (cryptoprio(4)), pins cryptoprio.ko while its requests are
 # outstanding, does not oops or warn, and does not stop other calibrations.
 param=/sys/module/cp_test_engine/parameters/mode
@@ -11,6 +11,7 @@ check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
 check "cp_test_engine_cbc_aes passed its self-test" wait_for_driver cp_test_engine_cbc_aes
 check "cp_test_engine_sha256 passed its self-test" wait_for_driver cp_test_engine_sha256
 check "cp_test_engine_deflate passed its self-test" wait_for_driver cp_test_engine_deflate
+check "cp_test_engine_rsa passed its self-test" wait_for_driver cp_test_engine_rsa
 
 kat() {  # kat DRIVER FILE [ARGS]: calibrate, print the known-answer result
 	local drv=$1 f=$2
@@ -62,7 +63,13 @@ check "calibrate deflate: the engine measured, known answer ok, a ratio" \
 check "calibrate deflate: the CPU's measured, known answer ok, a ratio" \
 	awk '$1 ~ /^deflate-/ && $2 == "measured" && $3 == "ok" && $4 > 0 && $5 > 1.2 { f = 1 } END { exit !f }' "$r/calibrate-deflate.txt"
 
+# rsa: the engine's public-key operation, 4 in flight, against rsa-generic
+kat cp_test_engine_rsa "$r/ok-rsa.json" --depth 4 >/dev/null
+check "mode ok: rsa known answer ok against rsa-generic, 4 requests in flight" \
+	test "$(jget "$r/ok-rsa.json" "' '.join(str(x) for x in [(q['known_answer'], q['reference'], q['max_in_flight'], q['size'], q['requests'] > 0) for q in d['results']][0])")" = "ok rsa-generic 4 256 True"
+
 echo wrong >"$param"
+check "mode wrong: rsa mismatch" test "$(kat cp_test_engine_rsa "$r/wrong-rsa.json" --depth 2)" = mismatch
 check "mode wrong: cbc(aes) mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong.json" --size 4096)" = mismatch
 check "mode wrong: cbc(aes) decrypt mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong-dec.json" --size 4096 --decrypt)" = mismatch
 check "mode wrong: sha256 mismatch" test "$(kat cp_test_engine_sha256 "$r/wrong-sha.json" --size 4096)" = mismatch
@@ -129,6 +136,9 @@ check "a second hanging run also times out" \
 check "a hanging compressor's run times out too" \
 	expect_fail 'did not complete within' \
 	"$ctl" calibrate --raw cp_test_engine_deflate --size 4096 --depth 2 --budget 50
+check "a hanging rsa's run times out too" \
+	expect_fail 'did not complete within' \
+	"$ctl" calibrate --raw cp_test_engine_rsa --depth 2 --budget 50
 
 # A hang in the middle of the timed run, after the known answer passed:
 # the engine serves the known-answer requests (one per slot) and the first
@@ -143,7 +153,7 @@ wait_released() {  # wait_released N: until N runs' memory came back (10 s)
 	done
 	return 1
 }
-zombies=3	# the hung known answer, sha256's and deflate's runs above
+zombies=4	# the hung known answer, sha256's, deflate's and rsa's runs above
 echo ok >"$param"
 check "the runs hung so far are released" wait_released "$zombies"
 echo 20 >/sys/module/cp_test_engine/parameters/hang_after
@@ -151,7 +161,7 @@ rc=0
 "$ctl" calibrate --raw cp_test_engine_cbc_aes --size 4096 --depth 4 --budget 1000 \
 	>/dev/null 2>"$r/midrun.err" || rc=$?
 log "hang after 19 requests: exit $rc: $(cat "$r/midrun.err")"
-zombies=4
+zombies=5
 check "hang during the timed run: ETIMEDOUT after the budget" \
 	grep -q 'did not complete within the budget plus the grace period' "$r/midrun.err"
 
