@@ -61,8 +61,9 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, const char **name,
 
 	while ((c = getopt_long(argc, argv, ":t:j", options, NULL)) >= 0) {
 		if (c == 't' && cp_mod_type_from_string(optarg, type) < 0)
-			return ctl_usage_error("resolve: bad --type '%s' (skcipher, aead, hash)",
-					       optarg);
+			return ctl_usage_error(
+			    "resolve: bad --type '%s' (skcipher, aead, hash, acomp, akcipher)",
+			    optarg);
 		else if (c == 'j')
 			ctl->json = true;
 		else if (c != 't')
