@@ -19,13 +19,13 @@ check "the kernel's self-tests of the engine end" wait_for_selftests cp_test_eng
 # deflate-scomp; 7.2: deflate-generic, an acomp), not 6.1's "compression"
 # deflate-generic
 cpu_deflate() {
-	awk -v RS= '{
-		delete f
-		n = split($0, l, "\n")
-		for (i = 1; i <= n; i++) { k = l[i]; sub(/ *:.*/, "", k); v = l[i]; sub(/^[^:]*: */, "", v); f[k] = v }
-		if (f["name"] == "deflate" && f["module"] != "cp_test_engine" &&
-		    (f["type"] == "scomp" || f["type"] == "acomp")) print f["driver"]
-	}' /proc/crypto
+	local d
+	for d in $(awk -v RS= '/(^|\n)name *: deflate\n/' /proc/crypto | awk '$1 == "driver" { print $3 }'); do
+		if [[ $(proc_crypto_field "$d" module) != cp_test_engine &&
+			$(proc_crypto_field "$d" type) =~ ^(scomp|acomp)$ ]]; then
+			echo "$d"
+		fi
+	done
 }
 cpu=$(cpu_deflate)
 check "one CPU deflate for acomp's users ($cpu)" test "$(wc -w <<<"$cpu")" = 1
