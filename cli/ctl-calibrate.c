@@ -218,6 +218,12 @@ static json_object *point_json(const struct cp_point *p)
 	json_object_object_add(o, "ns_per_request", stat_json(&p->ns_per_request));
 	json_object_object_add(o, "cpu_ns_per_byte", stat_json(&p->cpu_ns_per_byte));
 	json_object_object_add(o, "decided", json_object_new_boolean(p->decided));
+	if (p->compressed_size) {
+		json_object_object_add(o, "compressed_size",
+				       json_object_new_int64(p->compressed_size));
+		json_object_object_add(
+		    o, "ratio", json_object_new_double((double) p->size / p->compressed_size));
+	}
 	return o;
 }
 
@@ -312,14 +318,22 @@ static void print_json(const struct cp_calibration *cal, const struct cp_invento
 	ctl_json_print(doc);
 }
 
-/* "44.50±1.20" in MB/s, or the verdict where nothing was measured. */
+/*
+ * "44.50±1.20" in MB/s, a compressor's ratio after it ("44.50±1.20 2.24:1"),
+ * or the verdict where nothing was measured.
+ */
 static void format_cell(const struct cp_point *p, char *buf, size_t size)
 {
-	if (p->verdict != CP_VERDICT_MEASURED)
+	char ratio[24] = "";
+
+	if (p->verdict != CP_VERDICT_MEASURED) {
 		snprintf(buf, size, "%s", cp_verdict_to_string(p->verdict));
-	else
-		snprintf(buf, size, "%.2f±%.2f%s", p->mbps.median, (p->mbps.max - p->mbps.min) / 2,
-			 p->cached ? "c" : "");
+		return;
+	}
+	if (p->compressed_size)
+		snprintf(ratio, sizeof(ratio), " %.2f:1", (double) p->size / p->compressed_size);
+	snprintf(buf, size, "%.2f±%.2f%s%s", p->mbps.median, (p->mbps.max - p->mbps.min) / 2,
+		 p->cached ? "c" : "", ratio);
 }
 
 /* The cells of @m's row: mark, driver, class, a cell per size, KAT, backend; 0 or -ENOMEM. */

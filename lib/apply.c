@@ -314,6 +314,9 @@ int cp_apply_measurements(const struct cp_calibration *cal, struct cp_measuremen
 			ms[n].throughput = metric_of(&p->mbps);
 			ms[n].latency = metric_of(&p->ns_per_request);
 			ms[n].cpu_cost = metric_of(&p->cpu_ns_per_byte);
+			if (p->compressed_size)
+				ms[n].ratio = (struct cp_metric){.value = (double) p->size /
+									  p->compressed_size};
 		}
 	}
 	*ret = ms;

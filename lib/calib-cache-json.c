@@ -10,7 +10,8 @@
  *     "entries":[{"driver","module","srcversion","backend","kat",
  *                 "measured_at","size","depth","max_in_flight",
  *                 "mbps":[N,MEDIAN,MIN,MAX,MAD],"ns_per_request":[...],
- *                 "cpu_ns_per_byte":[...],"decided"}],
+ *                 "cpu_ns_per_byte":[...],"decided",
+ *                 "compressed_size" (a compressor's only)}],
  *     "defaults":[{"driver","module","srcversion","priority","seen_at"}]}],
  *   "modules":{"kernel":K,"index":[SIZE,MTIME_NS],"looked_up":[M...],"offload":[M...]}}
  *
@@ -76,9 +77,12 @@ static int scan_object(struct cp_jscan *s, const char *const *keys, size_t n_key
 	return r;
 }
 
+/* Whether the first @n_keys keys were all seen. */
 static bool all_seen(unsigned seen, size_t n_keys)
 {
-	return seen == (1U << n_keys) - 1;
+	unsigned want = (1U << n_keys) - 1;
+
+	return (seen & want) == want;
 }
 
 /* [N, MEDIAN, MIN, MAX, MAD] */
@@ -163,10 +167,11 @@ static int scan_time(struct cp_jscan *s, time_t *ret)
 }
 
 static const char *const entry_keys[] = {
-    "driver",	     "module",	    "srcversion",     "backend",
-    "kat",	     "measured_at", "size",	      "depth",
-    "max_in_flight", "mbps",	    "ns_per_request", "cpu_ns_per_byte",
-    "decided"};
+    "driver",	     "module",	       "srcversion",	 "backend",
+    "kat",	     "measured_at",    "size",		 "depth",
+    "max_in_flight", "mbps",	       "ns_per_request", "cpu_ns_per_byte",
+    "decided",	     "compressed_size"};
+#define ENTRY_KEYS_REQUIRED 13 /* all but compressed_size */
 
 static int entry_field(struct cp_jscan *s, int index, void *userdata)
 {
@@ -194,6 +199,8 @@ static int entry_field(struct cp_jscan *s, int index, void *userdata)
 		return scan_stat(s, &p->cpu_ns_per_byte);
 	case 12:
 		return cp_jscan_bool(s, &p->decided);
+	case 13:
+		return scan_uint32(s, 1, UINT32_MAX, &p->compressed_size);
 	default:
 		return scan_driver_key(s, index, &e->key);
 	}
@@ -244,7 +251,7 @@ struct object_array {
 	size_t *n, *room, elem_size;
 	const void *blank; /* what an element starts as */
 	const char *const *keys;
-	size_t n_keys;
+	size_t n_keys, n_required; /* the first n_required keys must be there */
 	int (*field)(struct cp_jscan *s, int index, void *elem);
 };
 
@@ -266,7 +273,7 @@ static int scan_objects(struct cp_jscan *s, const struct object_array *a)
 		r = scan_object(s, a->keys, a->n_keys, a->field, elem, &seen);
 		if (r < 0)
 			return r;
-		if (!all_seen(seen, a->n_keys))
+		if (!all_seen(seen, a->n_required))
 			return -EBADMSG;
 		(*a->n)++;
 	}
@@ -278,10 +285,10 @@ static int scan_entries(struct cp_jscan *s, struct scan_cache *sc)
 	static const struct cp_cache_entry blank = {
 	    .point = {.verdict = CP_VERDICT_MEASURED, .cached = true}};
 
-	return scan_objects(s, &(struct object_array){(void **) &sc->cache->entries,
-						      &sc->cache->n_entries, &sc->room_entries,
-						      sizeof(blank), &blank, entry_keys,
-						      ARRAY_SIZE(entry_keys), entry_field});
+	return scan_objects(
+	    s, &(struct object_array){(void **) &sc->cache->entries, &sc->cache->n_entries,
+				      &sc->room_entries, sizeof(blank), &blank, entry_keys,
+				      ARRAY_SIZE(entry_keys), ENTRY_KEYS_REQUIRED, entry_field});
 }
 
 static int scan_defaults(struct cp_jscan *s, struct scan_cache *sc)
@@ -291,6 +298,7 @@ static int scan_defaults(struct cp_jscan *s, struct scan_cache *sc)
 	return scan_objects(s, &(struct object_array){(void **) &sc->cache->defaults,
 						      &sc->cache->n_defaults, &sc->room_defaults,
 						      sizeof(blank), &blank, default_keys,
+						      ARRAY_SIZE(default_keys),
 						      ARRAY_SIZE(default_keys), default_field});
 }
 
@@ -526,6 +534,9 @@ static json_object *format_entry(const struct cp_cache_entry *e)
 	json_object_object_add(obj, "ns_per_request", format_stat(&e->point.ns_per_request));
 	json_object_object_add(obj, "cpu_ns_per_byte", format_stat(&e->point.cpu_ns_per_byte));
 	json_object_object_add(obj, "decided", json_object_new_boolean(e->point.decided));
+	if (e->point.compressed_size)
+		json_object_object_add(obj, "compressed_size",
+				       json_object_new_int64(e->point.compressed_size));
 	return obj;
 }
 

@@ -39,6 +39,11 @@ struct cp_point {
 	 */
 	bool decided;
 	uint32_t max_in_flight;
+	/*
+	 * A compressor's: the bytes one request of @size compressed to, the
+	 * same in every run (the module's corpus is fixed); 0 for other types.
+	 */
+	uint32_t compressed_size;
 	struct cp_stat mbps;		/* throughput, MB/s (10^6 bytes) */
 	struct cp_stat ns_per_request;	/* wall time per request */
 	struct cp_stat cpu_ns_per_byte; /* busy time of all CPUs per byte */

@@ -24,9 +24,7 @@ const char *cp_calibration_skip_reason(const struct cp_alg *alg)
 		return "template instance: follows its parts";
 	switch (cp_mod_type_from_alg_type(alg->type)) {
 	case CRYPTOPRIO_TYPE_UNSPEC:
-		return "type not calibrated (only skcipher, aead and hash are)";
-	case CRYPTOPRIO_TYPE_ACOMP:
-		return "compressor: measured by calibrate --raw only, not ranked yet";
+		return "type not calibrated (only skcipher, aead, hash and acomp are)";
 	default:
 		break;
 	}
@@ -598,8 +596,12 @@ static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
 	uint64_t start, spent;
 	int r;
 
-	if (m->candidate && e->backend.kind == CP_BACKEND_AFALG) {
-		/* AF_ALG's bind would create the instance and leave it registered. */
+	if (e->backend.kind == CP_BACKEND_AFALG &&
+	    (m->candidate || m->type == CRYPTOPRIO_TYPE_ACOMP)) {
+		/*
+		 * AF_ALG's bind would create the instance and leave it
+		 * registered; and it has no interface for compressors.
+		 */
 		m->backend = e->backend.kind;
 		set_all_points(m, CP_VERDICT_UNREACHABLE, -EOPNOTSUPP);
 		return;
@@ -632,6 +634,7 @@ static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
 	}
 	p->max_in_flight =
 	    res.max_in_flight > p->max_in_flight ? res.max_in_flight : p->max_in_flight;
+	p->compressed_size = res.compressed_size;
 	record_sample(s, &res);
 	summarise(p, s);
 }
@@ -785,17 +788,29 @@ bool cp_calibration_order_known(size_t n, const unsigned *gear, const bool *meas
 	return known;
 }
 
-static const struct cp_stat *rank_stat(const struct cp_point *p, enum cp_rank rank)
+/*
+ * The rank metric of @p and its noise: Rank = ratio orders a compressor
+ * by its compression ratio, the same in every run; a name that is no
+ * compressor has none and is ranked by throughput (cryptoprio.conf(5)).
+ */
+static void rank_value(const struct cp_point *p, enum cp_rank rank, double *value, double *noise,
+		       bool *measured)
 {
-	switch (rank) {
-	case CP_RANK_LATENCY:
-		return &p->ns_per_request;
-	case CP_RANK_CPU_COST:
-		return &p->cpu_ns_per_byte;
-	case CP_RANK_THROUGHPUT:
-		break;
+	const struct cp_stat *stat = &p->mbps;
+
+	if (rank == CP_RANK_RATIO && p->compressed_size) {
+		*value = (double) p->size / p->compressed_size;
+		*noise = 0;
+		*measured = p->verdict == CP_VERDICT_MEASURED;
+		return;
 	}
-	return &p->mbps;
+	if (rank == CP_RANK_LATENCY)
+		stat = &p->ns_per_request;
+	else if (rank == CP_RANK_CPU_COST)
+		stat = &p->cpu_ns_per_byte;
+	*value = stat->median;
+	*noise = cp_stat_noise(stat);
+	*measured = p->verdict == CP_VERDICT_MEASURED && stat->n > 0;
 }
 
 #define NAME_MAX_IMPLS 32 /* more implementations of one name are compared as they are */
@@ -819,12 +834,9 @@ static bool order_known(const struct engine *e, size_t first, size_t end, size_t
 		cp_policy_algorithm(e->opts->policy, all[first].name, &set);
 	for (size_t i = 0; i < n; i++) {
 		const struct cp_measured *m = &all[first + i];
-		const struct cp_stat *stat = rank_stat(&m->points[pi], set.rank);
 
 		gear[i] = m->gear;
-		measured[i] = m->points[pi].verdict == CP_VERDICT_MEASURED && stat->n > 0;
-		value[i] = stat->median;
-		noise[i] = cp_stat_noise(stat);
+		rank_value(&m->points[pi], set.rank, &value[i], &noise[i], &measured[i]);
 	}
 	known = cp_calibration_order_known(n, gear, measured, value, noise, again);
 	for (size_t i = 0; i < n; i++)

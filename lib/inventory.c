@@ -110,6 +110,11 @@ bool cp_alg_competes(const struct cp_alg *alg)
 	       strcmp(alg->type, "larval") != 0;
 }
 
+bool cp_alg_compresses(const struct cp_alg *alg)
+{
+	return streq(alg->type, "acomp") || streq(alg->type, "scomp");
+}
+
 const struct cp_alg *cp_inventory_winner(const struct cp_inventory *inv, const char *name)
 {
 	const struct cp_alg *best = NULL;

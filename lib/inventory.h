@@ -81,6 +81,9 @@ const struct cp_alg *cp_inventory_winner(const struct cp_inventory *inv, const c
 /* Whether this implementation competes for its name: tested, not internal, not a larval. */
 bool cp_alg_competes(const struct cp_alg *alg);
 
+/* Whether it is a compressor: acomp, or scomp (which the kernel serves as an acomp). */
+bool cp_alg_compresses(const struct cp_alg *alg);
+
 const char *cp_source_to_string(enum cp_source source);
 const char *cp_class_to_string(enum cp_class class);
 const char *cp_class_reason_to_string(enum cp_class_reason reason);

@@ -49,7 +49,8 @@ struct cand {
 	bool measured; /* a usable metric at the workload point */
 	double score;  /* the metric, larger is better */
 	double noise;
-	double metric; /* as measured, for messages */
+	double metric;	      /* as measured, for messages */
+	enum cp_rank rank_by; /* Rank= as it applies to its type */
 	enum cp_place_reason reason;
 	char why[192];
 	uint32_t new_priority;
@@ -265,6 +266,18 @@ static const struct cp_measurement *find_fault(const struct builder *b, const ch
 	return NULL;
 }
 
+/*
+ * What @c is ranked by under @rank: Rank = ratio orders compressors by
+ * their compression ratio; a name that is no compressor has none and is
+ * ranked by throughput (cryptoprio.conf(5)).
+ */
+static enum cp_rank rank_of(const struct cand *c, enum cp_rank rank)
+{
+	if (rank == CP_RANK_RATIO && !cp_alg_compresses(c->alg))
+		return CP_RANK_THROUGHPUT;
+	return rank;
+}
+
 static const struct cp_metric *metric_of(const struct cp_measurement *m, enum cp_rank rank)
 {
 	switch (rank) {
@@ -274,6 +287,8 @@ static const struct cp_metric *metric_of(const struct cp_measurement *m, enum cp
 		return &m->latency;
 	case CP_RANK_CPU_COST:
 		return &m->cpu_cost;
+	case CP_RANK_RATIO:
+		return &m->ratio;
 	}
 	return &m->throughput;
 }
@@ -290,6 +305,9 @@ static void format_metric(char *buf, size_t len, enum cp_rank rank, double v)
 	case CP_RANK_CPU_COST:
 		snprintf(buf, len, "%.3f CPU ns/byte", v);
 		return;
+	case CP_RANK_RATIO:
+		snprintf(buf, len, "%.2f:1 compression", v);
+		return;
 	}
 }
 
@@ -300,13 +318,19 @@ static void set_metric(const struct builder *b, struct cand *c, const struct cp_
 	const struct cp_metric *metric;
 	char size[32];
 
+	c->rank_by = rank_of(c, s->rank);
 	if (m && (m->state == CP_MEASUREMENT_MEASURED ||
 		  (m->state == CP_MEASUREMENT_FAULTY && !s->verify))) {
-		metric = metric_of(m, s->rank);
-		if (isfinite(metric->value) && isfinite(metric->noise)) {
+		metric = metric_of(m, c->rank_by);
+		/* A compressor measured without its ratio (cached by an older version) is not
+		 * ranked by it. */
+		if (isfinite(metric->value) && isfinite(metric->noise) &&
+		    (c->rank_by != CP_RANK_RATIO || metric->value > 0)) {
 			c->measured = true;
 			c->metric = metric->value;
-			c->score = s->rank == CP_RANK_THROUGHPUT ? metric->value : -metric->value;
+			c->score = c->rank_by == CP_RANK_THROUGHPUT || c->rank_by == CP_RANK_RATIO
+				       ? metric->value
+				       : -metric->value;
 			c->noise = fabs(metric->noise);
 			return;
 		}
@@ -488,11 +512,11 @@ static void explain_measured(struct cand *c, size_t n, const struct cp_settings 
 			tie = &c[i - 1];
 		else if (i + 1 < n && same_run(&c[i], &c[i + 1]) && !beyond_noise(&c[i], &c[i + 1]))
 			tie = &c[i + 1];
-		format_metric(metric, sizeof(metric), s->rank, c[i].metric);
+		format_metric(metric, sizeof(metric), c[i].rank_by, c[i].metric);
 		c[i].reason = tie ? CP_PLACE_WITHIN_NOISE : CP_PLACE_RANKED;
 		set_why(c[i].why, sizeof(c[i].why), "%s (%s), %s %s at %s, depth %u%s%s%s",
 			gear_str(s, &c[i]), cp_class_to_string(c[i].class),
-			cp_rank_to_string(s->rank), metric, size, s->in_flight,
+			cp_rank_to_string(c[i].rank_by), metric, size, s->in_flight,
 			tie ? ", within noise of " : "", tie ? tie->alg->driver : "",
 			tie ? ": kernel's order kept" : "");
 	}
@@ -1038,14 +1062,17 @@ static int alg_name_cmp(const void *x, const void *y)
 }
 
 /*
- * The types cryptoprio orders: what it calibrates, and single-block ciphers
- * (by class). Others (rng, compression, akcipher, kpp...) keep the kernel's
- * order: nothing is measured to justify a change, and implementations that
- * share a priority would otherwise be pulled apart for no reason.
+ * The types cryptoprio orders: what it calibrates (compressors as acomp,
+ * which serves scomp too), and single-block ciphers (by class). Others
+ * (rng, the older "compression" type of crypto_alloc_comp(), akcipher,
+ * kpp...) keep the kernel's order: nothing is measured to justify a
+ * change, and implementations that share a priority would otherwise be
+ * pulled apart for no reason.
  */
 static bool planned_type(const char *type)
 {
-	static const char *const types[] = {"skcipher", "aead", "shash", "ahash", "cipher"};
+	static const char *const types[] = {"skcipher", "aead",	 "shash", "ahash",
+					    "cipher",	"acomp", "scomp"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(types); i++)
 		if (strcmp(type, types[i]) == 0)

@@ -37,6 +37,7 @@ struct cp_measurement {
 	struct cp_metric throughput; /* MB/s, higher is better */
 	struct cp_metric latency;    /* ns per request, lower is better */
 	struct cp_metric cpu_cost;   /* CPU ns per byte, lower is better */
+	struct cp_metric ratio; /* a compressor's compression ratio, higher is better; 0: none */
 };
 
 /* A step's reason: "lowered below X, lost its place to Y: " and the place's (up to 192). */

@@ -43,6 +43,7 @@ static const struct word rank_words[] = {
     {"throughput", CP_RANK_THROUGHPUT},
     {"latency", CP_RANK_LATENCY},
     {"cpu-cost", CP_RANK_CPU_COST},
+    {"ratio", CP_RANK_RATIO},
     {},
 };
 static const struct word calibrate_words[] = {

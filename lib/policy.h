@@ -23,6 +23,7 @@ enum cp_rank {
 	CP_RANK_THROUGHPUT, /* MB/s, higher is better */
 	CP_RANK_LATENCY,    /* ns per request, lower is better */
 	CP_RANK_CPU_COST,   /* CPU ns per byte, lower is better */
+	CP_RANK_RATIO,	    /* a compressor's compression ratio, higher is better */
 };
 
 enum cp_calibrate {

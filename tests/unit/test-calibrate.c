@@ -96,6 +96,7 @@ static void test_cache_round_trip(void)
 	is_int(cp_cache_put(&cache, &a), 0, "same key and point replaced");
 	is_int(cache.n_entries, 1, "still one entry");
 	a = entry("virtio_crypto_aes_cbc", "ABC123", 65536);
+	a.point.compressed_size = 29257; /* as a compressor's would be */
 	is_int(cp_cache_put(&cache, &a), 0, "another point of the same driver");
 	a = entry("virtio_crypto_aes_cbc", "ABC123", 4096);
 	snprintf(a.key.kernel, sizeof(a.key.kernel), "6.12.57-amd64");
@@ -115,6 +116,10 @@ static void test_cache_round_trip(void)
 	ok(found && fabs(found->point.mbps.median - 18.8) < 1e-9 && found->point.cached,
 	   "the replaced figure comes back, marked cached");
 	ok(cp_cache_find(&loaded, &key_only.key, 4096, 8) == NULL, "another depth is not cached");
+	is_int(found ? found->point.compressed_size : 1, 0, "no compressed size where none was");
+	found = cp_cache_find(&loaded, &key_only.key, 65536, 1);
+	is_int(found ? found->point.compressed_size : 0, 29257,
+	       "a compressor's compressed size comes back");
 	key_only = entry("virtio_crypto_aes_cbc", "DEF456", 4096);
 	ok(cp_cache_find(&loaded, &key_only.key, 4096, 1) == NULL,
 	   "a rebuilt module (other srcversion) invalidates the entry");

@@ -37,7 +37,8 @@ static void test_errors(void)
 		const char *reason; /* a part of it */
 	} want[] = {
 	    {2, "Gears= outside of a section"},
-	    {5, "Rank=: invalid value 'fastest', expected 'throughput', 'latency' or 'cpu-cost'"},
+	    {5, "Rank=: invalid value 'fastest', expected 'throughput', 'latency', 'cpu-cost' or "
+		"'ratio'"},
 	    {6, "RequestSize=: size '2M' out of range"},
 	    {8, "InFlight=: invalid number of requests in flight '0', expected 1 to 64"},
 	    {9, "Verify=: invalid boolean 'maybe'"},

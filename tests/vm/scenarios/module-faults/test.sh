@@ -41,12 +41,37 @@ for dir in compress decompress; do
 	check "mode ok: deflate $dir: the engine had 4 requests in flight" test "$mif" = 4
 done
 
+# calibrate_deflate FILE: what `calibrate` (the ranked figures, cached)
+# made of deflate at 4 KiB, as "DRIVER VERDICT KNOWN_ANSWER MB/S RATIO" lines.
+calibrate_deflate() {
+	"$ctl" --json calibrate deflate --size 4096 --budget 3s --force >"$1" || true
+	python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for alg in doc["algorithms"]:
+    for impl in alg["implementations"]:
+        p = impl["points"][0]
+        print(impl["driver"], p["verdict"], impl["known_answer"],
+              "%.2f" % p.get("mb_per_s", {}).get("median", 0), "%.2f" % p.get("ratio", 0))
+PY
+}
+calibrate_deflate "$r/calibrate-deflate.json" >"$r/calibrate-deflate.txt"
+cat "$r/calibrate-deflate.txt"
+check "calibrate deflate: the engine measured, known answer ok, a ratio" \
+	awk '$1 == "cp_test_engine_deflate" && $2 == "measured" && $3 == "ok" && $4 > 0 && $5 > 1.2 { f = 1 } END { exit !f }' "$r/calibrate-deflate.txt"
+check "calibrate deflate: the CPU's measured, known answer ok, a ratio" \
+	awk '$1 ~ /^deflate-/ && $2 == "measured" && $3 == "ok" && $4 > 0 && $5 > 1.2 { f = 1 } END { exit !f }' "$r/calibrate-deflate.txt"
+
 echo wrong >"$param"
 check "mode wrong: cbc(aes) mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong.json" --size 4096)" = mismatch
 check "mode wrong: cbc(aes) decrypt mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong-dec.json" --size 4096 --decrypt)" = mismatch
 check "mode wrong: sha256 mismatch" test "$(kat cp_test_engine_sha256 "$r/wrong-sha.json" --size 4096)" = mismatch
 check "mode wrong: deflate compress mismatch" test "$(kat cp_test_engine_deflate "$r/wrong-deflate.json" --size 4096 --depth 2)" = mismatch
 check "mode wrong: deflate decompress mismatch" test "$(kat cp_test_engine_deflate "$r/wrong-inflate.json" --size 4096 --decrypt)" = mismatch
+calibrate_deflate "$r/calibrate-deflate-wrong.json" >"$r/calibrate-deflate-wrong.txt"
+cat "$r/calibrate-deflate-wrong.txt"
+check "mode wrong: calibrate deflate finds the engine faulty" \
+	awk '$1 == "cp_test_engine_deflate" && $2 == "faulty" && $3 == "mismatch" { f = 1 } END { exit !f }' "$r/calibrate-deflate-wrong.txt"
 check "deflate's calibrations left /proc/crypto as it was, nothing added or removed" \
 	cmp "$r/deflate-before.txt" <(priority_snapshot)
 "$ctl" calibrate --raw cp_test_engine_cbc_aes cp_test_engine_sha256 --size 4096 || true
