@@ -16,6 +16,11 @@
  *
  * acomp_alg.reqsize exists before 6.15 only: the request size is set in
  * init, which every kernel calls after it set crypto_acomp.reqsize.
+ *
+ * With deflate_store, compression writes stored blocks (RFC 1951 3.2.4:
+ * the input as it is, five bytes of header per 65535), which any inflate
+ * reads back: an engine much faster than the CPU's deflate and with a
+ * worse ratio (1:1), the extreme of a hardware engine's fixed codes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -58,6 +63,43 @@ static void cpt_acomp_exit(struct crypto_acomp *tfm)
 	crypto_free_acomp(ctx->fallback);
 }
 
+static bool cpt_deflate_store;
+module_param_named(deflate_store, cpt_deflate_store, bool, 0644);
+MODULE_PARM_DESC(deflate_store, "Y: deflate compresses into stored blocks (fast, ratio 1:1)");
+
+#define CPT_STORED_MAX	65535u	/* bytes of one stored block */
+#define CPT_STORED_HDR	5u	/* BFINAL/BTYPE byte, LEN, NLEN */
+
+/* @req's input as stored deflate blocks into its output; 0 or -ENOSPC. */
+static int cpt_deflate_stored(struct acomp_req *req)
+{
+	unsigned int slen = req->slen, done = 0, off = 0;
+	unsigned int n_src = sg_nents(req->src), n_dst = sg_nents(req->dst);
+	u8 buf[256];
+
+	do {
+		unsigned int len = min(slen - done, CPT_STORED_MAX);
+
+		if (off + CPT_STORED_HDR + len > req->dlen)
+			return -ENOSPC;
+		buf[0] = done + len == slen;	/* BFINAL; BTYPE 00: stored */
+		put_unaligned_le16(len, buf + 1);
+		put_unaligned_le16(~len & 0xffff, buf + 3);
+		sg_pcopy_from_buffer(req->dst, n_dst, buf, CPT_STORED_HDR, off);
+		off += CPT_STORED_HDR;
+		for (unsigned int i = 0; i < len; i += sizeof(buf)) {
+			unsigned int c = min_t(unsigned int, len - i, sizeof(buf));
+
+			sg_pcopy_to_buffer(req->src, n_src, buf, c, done + i);
+			sg_pcopy_from_buffer(req->dst, n_dst, buf, c, off + i);
+		}
+		off += len;
+		done += len;
+	} while (done < slen);
+	req->dlen = off;
+	return 0;
+}
+
 static int cpt_acomp_run(struct cpt_req *r, bool decompress)
 {
 	struct acomp_req *req = container_of(r->base, struct acomp_req, base);
@@ -66,6 +108,12 @@ static int cpt_acomp_run(struct cpt_req *r, bool decompress)
 	unsigned int dlen;
 	int err;
 
+	if (!decompress && READ_ONCE(cpt_deflate_store)) {
+		err = cpt_deflate_stored(req);
+		if (!err && cpt_wrong())
+			cpt_flip(req->dst, 0);
+		return err;
+	}
 	spin_lock_bh(&ctx->lock);
 	acomp_request_set_callback(fb, 0, NULL, NULL);
 	acomp_request_set_params(fb, req->src, req->dst, req->slen, req->dlen);
