@@ -23,12 +23,11 @@
 #define MAX_SIZES	  16
 #define DEFAULT_BUDGET_MS 100u
 #define DEFAULT_SIZE	  4096u
-#define RSA_REQ_SIZE	  256u /* the module's RSA key: one message of one modulus */
 
 struct calib_opts {
 	uint32_t sizes[MAX_SIZES];
 	size_t n_sizes;
-	bool sizes_given; /* --size: otherwise an akcipher's request is RSA_REQ_SIZE */
+	bool sizes_given; /* --size: otherwise cp_mod_request_size() where it fixes one */
 	uint32_t depth;
 	uint32_t key_size;
 	uint64_t budget_ns;
@@ -399,10 +398,11 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 	output_start(ctl, targets, n_targets, &out);
 	for (size_t i = 0; i < n_targets; i++) {
 		/* an RSA request is one modulus long unless asked otherwise */
-		bool rsa_size = targets[i].type == CRYPTOPRIO_TYPE_AKCIPHER && !o.sizes_given;
-		const uint32_t *sizes = rsa_size ? &(const uint32_t){RSA_REQ_SIZE} : o.sizes;
+		uint32_t fixed =
+		    o.sizes_given ? 0 : cp_mod_request_size(targets[i].type, targets[i].name);
+		const uint32_t *sizes = fixed ? &fixed : o.sizes;
 
-		for (size_t s = 0; s < (rsa_size ? 1 : o.n_sizes); s++) {
+		for (size_t s = 0; s < (fixed ? 1 : o.n_sizes); s++) {
 			r = measure(&nl, &o, &targets[i], sizes[s], &out);
 			failed |= r < 0;
 			if (r == -EPERM || r == -EACCES)

@@ -329,6 +329,14 @@ double cp_mod_compression_ratio(const struct cp_mod_calib_result *res)
 	return res->compressed_size ? (double) res->req_size / (double) res->compressed_size : 0.0;
 }
 
+uint32_t cp_mod_request_size(enum cryptoprio_type type, const char *name)
+{
+	(void) name; /* every measured akcipher is rsa */
+	if (type == CRYPTOPRIO_TYPE_AKCIPHER)
+		return 256; /* driver/akcipher.c's key */
+	return 0;
+}
+
 const char *cp_mod_type_to_string(enum cryptoprio_type type)
 {
 	switch (type) {

@@ -93,6 +93,13 @@ double cp_mod_cpu_ns_per_byte(const struct cp_mod_calib_result *res);
 /* Uncompressed bytes per compressed byte of a compressor's run. */
 double cp_mod_compression_ratio(const struct cp_mod_calib_result *res);
 
+/*
+ * The request size the module measures algorithm @name of @type at where
+ * the algorithm fixes it (rsa: one message of the module's 2048-bit
+ * modulus, 256 bytes); 0 where the workload's size is taken.
+ */
+uint32_t cp_mod_request_size(enum cryptoprio_type type, const char *name);
+
 /* "skcipher", "aead", "hash", "acomp", "akcipher"; NULL for UNSPEC. */
 const char *cp_mod_type_to_string(enum cryptoprio_type type);
 /*
