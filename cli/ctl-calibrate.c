@@ -200,7 +200,18 @@ static json_object *stat_json(const struct cp_stat *s)
 	return o;
 }
 
-static json_object *point_json(const struct cp_point *p)
+/*
+ * Operations per second of @m at @p where the algorithm fixes the request
+ * (rsa: one operation per modulus); 0 where requests are the workload's.
+ */
+static double ops_per_s(const struct cp_measured *m, const struct cp_point *p, double mbps)
+{
+	uint32_t request = cp_mod_request_size(m->type, m->name);
+
+	return request && p->verdict == CP_VERDICT_MEASURED ? mbps * 1e6 / request : 0;
+}
+
+static json_object *point_json(const struct cp_measured *m, const struct cp_point *p)
 {
 	json_object *o = json_object_new_object();
 
@@ -223,6 +234,13 @@ static json_object *point_json(const struct cp_point *p)
 				       json_object_new_int64(p->compressed_size));
 		json_object_object_add(
 		    o, "ratio", json_object_new_double((double) p->size / p->compressed_size));
+	}
+	if (cp_mod_request_size(m->type, m->name)) {
+		json_object_object_add(
+		    o, "request_size",
+		    json_object_new_int64(cp_mod_request_size(m->type, m->name)));
+		json_object_object_add(o, "ops_per_s",
+				       json_object_new_double(ops_per_s(m, p, p->mbps.median)));
 	}
 	return o;
 }
@@ -255,7 +273,7 @@ static json_object *measured_json(const struct cp_measured *m, const struct cp_i
 	json_object_object_add(o, "reference",
 			       m->reference[0] ? json_object_new_string(m->reference) : NULL);
 	for (size_t i = 0; i < m->n_points; i++)
-		json_object_array_add(points, point_json(&m->points[i]));
+		json_object_array_add(points, point_json(m, &m->points[i]));
 	json_object_object_add(o, "points", points);
 	return o;
 }
@@ -320,20 +338,27 @@ static void print_json(const struct cp_calibration *cal, const struct cp_invento
 
 /*
  * "44.50±1.20" in MB/s, a compressor's ratio after it ("44.50±1.20 2.24:1"),
- * or the verdict where nothing was measured.
+ * an rsa's operations per second ("1520±12 ops/s"), or the verdict where
+ * nothing was measured.
  */
-static void format_cell(const struct cp_point *p, char *buf, size_t size)
+static void format_cell(const struct cp_measured *m, const struct cp_point *p, char *buf,
+			size_t size)
 {
+	double spread = (p->mbps.max - p->mbps.min) / 2;
 	char ratio[24] = "";
 
 	if (p->verdict != CP_VERDICT_MEASURED) {
 		snprintf(buf, size, "%s", cp_verdict_to_string(p->verdict));
 		return;
 	}
+	if (ops_per_s(m, p, 1) > 0) {
+		snprintf(buf, size, "%.0f±%.0f%s ops/s", ops_per_s(m, p, p->mbps.median),
+			 ops_per_s(m, p, spread), p->cached ? "c" : "");
+		return;
+	}
 	if (p->compressed_size)
 		snprintf(ratio, sizeof(ratio), " %.2f:1", (double) p->size / p->compressed_size);
-	snprintf(buf, size, "%.2f±%.2f%s%s", p->mbps.median, (p->mbps.max - p->mbps.min) / 2,
-		 p->cached ? "c" : "", ratio);
+	snprintf(buf, size, "%.2f±%.2f%s%s", p->mbps.median, spread, p->cached ? "c" : "", ratio);
 }
 
 /* The cells of @m's row: mark, driver, class, a cell per size, KAT, backend; 0 or -ENOMEM. */
@@ -346,7 +371,7 @@ static int add_row(struct ctl_table *t, const struct cp_measured *m, bool best,
 	size_t n = 3;
 
 	for (size_t s = 0; s < m->n_points && s < a->n_sizes; s++) {
-		format_cell(&m->points[s], cells[s], sizeof(cells[s]));
+		format_cell(m, &m->points[s], cells[s], sizeof(cells[s]));
 		row[n++] = cells[s];
 	}
 	n = 3 + a->n_sizes;

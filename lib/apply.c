@@ -35,9 +35,11 @@ static char *escape_pattern(const char *name)
 	return out;
 }
 
+/* Measured for apply: what the planner orders (rsa is calibrated, not ordered). */
 static bool planned_name_competes(const struct cp_alg *alg)
 {
-	return cp_alg_competes(alg) && !cp_driver_is_template_instance(alg->driver);
+	return cp_alg_competes(alg) && !cp_driver_is_template_instance(alg->driver) &&
+	       cp_plan_orders_type(alg->type);
 }
 
 /*

@@ -18,15 +18,21 @@
 
 const char *cp_calibration_skip_reason(const struct cp_alg *alg)
 {
+	if (!(alg->flags & CP_ALG_TESTED))
+		return "not tested, or failed the kernel's self-test";
+	if (alg->flags & CP_ALG_INTERNAL)
+		return "internal: not served by name";
 	if (!cp_alg_competes(alg))
-		return "not tested or internal";
+		return "still being registered (larval)";
 	if (strchr(alg->driver, '('))
 		return "template instance: follows its parts";
 	switch (cp_mod_type_from_alg_type(alg->type)) {
 	case CRYPTOPRIO_TYPE_UNSPEC:
-		return "type not calibrated (only skcipher, aead, hash and acomp are)";
+		return "type not calibrated (only skcipher, aead, hash, acomp and rsa are)";
 	case CRYPTOPRIO_TYPE_AKCIPHER:
-		return "public key: measured by calibrate --raw only, not ranked yet";
+		if (!streq(alg->name, "rsa"))
+			return "public key: of the akciphers only rsa's operation is measured";
+		break;
 	default:
 		break;
 	}
@@ -362,8 +368,9 @@ static int select_group(const struct cp_inventory *inv, size_t first, const stru
 			r = add_measured(cal, inv, alg, false, opts);
 			if (r >= 0 && reason)
 				cal->measured[cal->n_measured - 1].cache_only = true;
-		} else if (cp_alg_competes(alg) && !strchr(alg->driver, '('))
-			r = add_skipped(cal, alg, reason);
+		} else if (!(alg->flags & CP_ALG_INTERNAL) && !streq(alg->type, "larval") &&
+			   !strchr(alg->driver, '('))
+			r = add_skipped(cal, alg, reason); /* a failed self-test said too */
 	}
 	if (r >= 0 && cand && (!opts->n_patterns || pattern_matches(opts, cand)))
 		r = add_measured(cal, inv, cand, true, opts);
@@ -409,8 +416,9 @@ static enum name_tier name_tier(const struct cp_inventory *inv, const char *name
 /*
  * Without patterns: every calibrable implementation of a name that has two
  * or more, the CPU's candidate for a name only engines serve counted. With
- * patterns: every calibrable implementation they match. Those that compete
- * but cannot be calibrated are listed with the reason. An implementation's
+ * patterns: every calibrable implementation they match. Those that are
+ * served by name (not internal) but cannot be calibrated, a failed
+ * self-test among them, are listed with the reason. An implementation's
  * name group stays together, in the inventory's order; the groups in the
  * order of name_tier().
  */
@@ -567,7 +575,8 @@ static int backend_run(struct engine *e, struct cp_measured *m, const struct cp_
 	struct cp_mod_calib_req req = {
 	    .driver = m->measured_as[0] ? m->measured_as : m->driver,
 	    .type = m->type,
-	    .req_size = p->size,
+	    /* the workload's size unless the algorithm fixes it (rsa: a modulus) */
+	    .req_size = cp_mod_request_size(m->type, m->name) ?: p->size,
 	    .depth = p->depth,
 	    .budget_ns = budget_ns,
 	    .grace_ns = cp_calibration_grace(budget_left(e), budget_ns),
@@ -601,10 +610,12 @@ static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
 	int r;
 
 	if (e->backend.kind == CP_BACKEND_AFALG &&
-	    (m->candidate || m->type == CRYPTOPRIO_TYPE_ACOMP)) {
+	    (m->candidate || m->type == CRYPTOPRIO_TYPE_ACOMP ||
+	     m->type == CRYPTOPRIO_TYPE_AKCIPHER)) {
 		/*
 		 * AF_ALG's bind would create the instance and leave it
-		 * registered; and it has no interface for compressors.
+		 * registered; and it has no interface for compressors or
+		 * public-key algorithms.
 		 */
 		m->backend = e->backend.kind;
 		set_all_points(m, CP_VERDICT_UNREACHABLE, -EOPNOTSUPP);

@@ -174,6 +174,12 @@ const struct cp_plan_algorithm *cp_plan_find_algorithm(const struct cp_plan *pla
  */
 bool cp_driver_is_template_instance(const char *driver);
 
+/*
+ * Whether the planner orders implementations of inventory type @type
+ * ("skcipher", "acomp"...); those of other types keep the kernel's order.
+ */
+bool cp_plan_orders_type(const char *type);
+
 const char *cp_measurement_state_to_string(enum cp_measurement_state state);
 const char *cp_place_reason_to_string(enum cp_place_reason reason);
 const char *cp_step_action_to_string(enum cp_step_action action);

@@ -36,6 +36,8 @@ static void make_inventory(struct cp_inventory *inv)
 	add_alg(inv, "ecb(aes)", "ecb-aes-aesni", "skcipher", 400);
 	add_alg(inv, "ab[c]*", "odd-1", "skcipher", 1);
 	add_alg(inv, "ab[c]*", "odd-2", "skcipher", 2);
+	add_alg(inv, "rsa", "virtio-crypto-rsa", "akcipher", 150);
+	add_alg(inv, "rsa", "rsa-generic", "akcipher", 100);
 }
 
 static const struct cp_workload *find_workload(const struct cp_workload *w, size_t n, uint32_t size,
@@ -97,7 +99,7 @@ static void test_workloads(void)
 	ok(big && big->n_names == 1 && strcmp(big->names[0], "cbc(aes)") == 0,
 	   "cbc(aes) alone at its own point");
 	ok(dflt && dflt->n_names == 2, "sha256 and the odd name at the default (ecb(aes) has one "
-				       "implementation: not calibrated)");
+				       "implementation: not calibrated; rsa is not ordered)");
 	if (dflt && dflt->n_names == 2)
 		is_str(dflt->names[1], "ab\\[c\\]\\*", "names are escaped into exact patterns");
 	cp_workloads_free(w, (size_t) n);

@@ -282,6 +282,8 @@ static void test_reference_and_skips(void)
 	add(&inv, "sha256", "sha256-engine", "ahash", 10, CP_ALG_ASYNC);
 	add(&inv, "cbc(aes)", "cbc-aes-aesni", "skcipher", 400, 0);
 	add(&inv, "cbc(aes)", "cbc(aes-generic)", "skcipher", 100, 0);
+	add(&inv, "rsa", "rsa-generic", "akcipher", 100, 0);
+	add(&inv, "ecdsa-nist-p256", "ecdsa-nist-p256-generic", "akcipher", 100, 0);
 
 	is_int(cp_reference_name(&inv, "cbc(aes)", ref, sizeof(ref)), 0, "reference for cbc(aes)");
 	is_str(ref, "cbc(aes-generic)", "the template over the lowest synchronous CPU cipher");
@@ -298,6 +300,9 @@ static void test_reference_and_skips(void)
 	ok(cp_calibration_skip_reason(&inv.algs[5]) == NULL, "an ahash is");
 	ok(strstr(cp_calibration_skip_reason(&inv.algs[7]), "template") != NULL,
 	   "a template instance follows its parts");
+	ok(cp_calibration_skip_reason(&inv.algs[8]) == NULL, "rsa is");
+	ok(strstr(cp_calibration_skip_reason(&inv.algs[9]) ?: "", "only rsa") != NULL,
+	   "another akcipher is not, and why");
 	cp_inventory_free(&inv);
 }
 

@@ -3,7 +3,7 @@
 # budget + 4 s (cryptoprio(4)), pins cryptoprio.ko while its requests are
 # outstanding, does not oops or warn, and does not stop other calibrations.
 param=/sys/module/cp_test_engine/parameters/mode
-modprobe_q "$cpu_aes_module" crypto_user deflate
+modprobe_q "$cpu_aes_module" crypto_user deflate virtio_crypto
 
 base=$(dmesg | wc -l)
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
@@ -12,6 +12,7 @@ check "cp_test_engine_cbc_aes passed its self-test" wait_for_driver cp_test_engi
 check "cp_test_engine_sha256 passed its self-test" wait_for_driver cp_test_engine_sha256
 check "cp_test_engine_deflate passed its self-test" wait_for_driver cp_test_engine_deflate
 check "cp_test_engine_rsa passed its self-test" wait_for_driver cp_test_engine_rsa
+check "virtio_crypto's self-tests done (virtio-crypto-rsa's fails)" wait_for_selftests virtio_crypto
 
 kat() {  # kat DRIVER FILE [ARGS]: calibrate, print the known-answer result
 	local drv=$1 f=$2
@@ -42,26 +43,43 @@ for dir in compress decompress; do
 	check "mode ok: deflate $dir: the engine had 4 requests in flight" test "$mif" = 4
 done
 
-# calibrate_deflate FILE: what `calibrate` (the ranked figures, cached)
-# made of deflate at 4 KiB, as "DRIVER VERDICT KNOWN_ANSWER MB/S RATIO" lines.
-calibrate_deflate() {
-	"$ctl" --json calibrate deflate --size 4096 --budget 3s --force >"$1" || true
-	python3 - "$1" <<'PY'
+# calibrate_one NAME FILE: what `calibrate` (the ranked figures, cached)
+# made of NAME at 4 KiB, as "DRIVER VERDICT KNOWN_ANSWER MB/S RATIO OPS/S
+# REQUEST_SIZE" lines, then "skipped DRIVER REASON" lines.
+calibrate_one() {
+	"$ctl" --json calibrate "$1" --size 4096 --budget 3s --force >"$2" || true
+	python3 - "$2" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 for alg in doc["algorithms"]:
     for impl in alg["implementations"]:
         p = impl["points"][0]
         print(impl["driver"], p["verdict"], impl["known_answer"],
-              "%.2f" % p.get("mb_per_s", {}).get("median", 0), "%.2f" % p.get("ratio", 0))
+              "%.2f" % p.get("mb_per_s", {}).get("median", 0), "%.2f" % p.get("ratio", 0),
+              "%.0f" % p.get("ops_per_s", 0), p.get("request_size", 0))
+for s in doc["not_calibrated"]:
+    print("skipped", s["driver"], s["reason"])
 PY
 }
+calibrate_deflate() { calibrate_one deflate "$1"; }
 calibrate_deflate "$r/calibrate-deflate.json" >"$r/calibrate-deflate.txt"
 cat "$r/calibrate-deflate.txt"
 check "calibrate deflate: the engine measured, known answer ok, a ratio" \
 	awk '$1 == "cp_test_engine_deflate" && $2 == "measured" && $3 == "ok" && $4 > 0 && $5 > 1.2 { f = 1 } END { exit !f }' "$r/calibrate-deflate.txt"
 check "calibrate deflate: the CPU's measured, known answer ok, a ratio" \
 	awk '$1 ~ /^deflate-/ && $2 == "measured" && $3 == "ok" && $4 > 0 && $5 > 1.2 { f = 1 } END { exit !f }' "$r/calibrate-deflate.txt"
+
+# calibrate rsa: the engine's and the CPU's public-key operation, one
+# modulus per request whatever the workload's size, in operations per
+# second; an rsa whose self-test failed (QEMU's virtio-crypto-rsa) skipped.
+calibrate_one rsa "$r/calibrate-rsa.json" >"$r/calibrate-rsa.txt"
+cat "$r/calibrate-rsa.txt"
+for drv in cp_test_engine_rsa rsa-generic; do
+	check "calibrate rsa: $drv measured at 256 bytes, known answer ok, ops/s" \
+		awk -v d=$drv '$1 == d && $2 == "measured" && $3 == "ok" && $6 > 0 && $7 == 256 { f = 1 } END { exit !f }' "$r/calibrate-rsa.txt"
+done
+check "calibrate rsa: virtio-crypto-rsa skipped: failed the kernel's self-test" \
+	grep -q "^skipped virtio-crypto-rsa not tested, or failed the kernel's self-test" "$r/calibrate-rsa.txt"
 
 # rsa: the engine's public-key operation, 4 in flight, against rsa-generic
 kat cp_test_engine_rsa "$r/ok-rsa.json" --depth 4 >/dev/null
@@ -79,7 +97,7 @@ calibrate_deflate "$r/calibrate-deflate-wrong.json" >"$r/calibrate-deflate-wrong
 cat "$r/calibrate-deflate-wrong.txt"
 check "mode wrong: calibrate deflate finds the engine faulty" \
 	awk '$1 == "cp_test_engine_deflate" && $2 == "faulty" && $3 == "mismatch" { f = 1 } END { exit !f }' "$r/calibrate-deflate-wrong.txt"
-check "deflate's calibrations left /proc/crypto as it was, nothing added or removed" \
+check "deflate's and rsa's calibrations left /proc/crypto as it was, nothing added or removed" \
 	cmp "$r/deflate-before.txt" <(priority_snapshot)
 "$ctl" calibrate --raw cp_test_engine_cbc_aes cp_test_engine_sha256 --size 4096 || true
 
