@@ -39,7 +39,9 @@
  * OpenSSL's group "ffdhe2048" gives it, checked against the RFC's formula);
  * the private key is a random 256-bit exponent (RFC 7919 asks at least
  * 225 bits of ffdhe2048's), the peer 2^b mod p for a
- * random 256-bit b, 1 < y < p - 1, big-endian, one p long.
+ * random 256-bit b, 1 < y < p - 1, big-endian, one p long. The secrets
+ * they agree on were computed there too, big-endian: ffdhe2048's, and
+ * P-256's x coordinate for each reading of the private key.
  */
 static const u8 cp_p256_priv[] = {
 	0x3c, 0x5f, 0xb1, 0x97, 0x04, 0xdd, 0xee, 0x27, 0x07, 0x18, 0x2b, 0xad,
@@ -112,6 +114,41 @@ static const u8 cp_ffdhe2048_peer[] = {
 	0x1c, 0x9b, 0xdd, 0x6d,
 };
 
+static const u8 cp_p256_secret_be[] = {
+	0xbe, 0x5e, 0x63, 0x4d, 0xbd, 0x30, 0x21, 0x95, 0x00, 0x76, 0xe2, 0xc2,
+	0xf5, 0xda, 0xfc, 0x0c, 0x84, 0x96, 0xfe, 0xeb, 0xc0, 0x84, 0x1e, 0xfe,
+	0x6c, 0x24, 0xb3, 0x23, 0xba, 0x99, 0x91, 0x00,
+};
+static const u8 cp_p256_secret_digits[] = {
+	0x27, 0x7c, 0x0c, 0x0a, 0x62, 0xf2, 0x3d, 0x95, 0x5b, 0x47, 0x37, 0x1c,
+	0xa5, 0xba, 0xce, 0xf3, 0x8a, 0x48, 0x8c, 0x4b, 0x59, 0x39, 0x8c, 0x46,
+	0x8b, 0x4f, 0x84, 0x6d, 0xf6, 0xf2, 0x9d, 0xac,
+};
+static const u8 cp_ffdhe2048_secret[] = {
+	0x3e, 0xb9, 0x28, 0x7d, 0x35, 0xc3, 0xe6, 0x10, 0xd3, 0x10, 0x1a, 0x64,
+	0xd4, 0xd7, 0xf8, 0xfa, 0xf4, 0x9a, 0xcd, 0xb9, 0xeb, 0x10, 0x47, 0x7f,
+	0xac, 0xb8, 0x15, 0xfe, 0x37, 0x19, 0xf8, 0x49, 0x98, 0x97, 0xb5, 0x32,
+	0x93, 0xab, 0x96, 0x2b, 0x8a, 0x47, 0x5d, 0x61, 0xcd, 0x34, 0xfc, 0xe8,
+	0x46, 0x2a, 0x35, 0x7c, 0x25, 0x26, 0x14, 0xe5, 0x30, 0xb1, 0x74, 0x9c,
+	0xba, 0x4a, 0x0f, 0xd2, 0xc1, 0xda, 0xb3, 0xec, 0xd2, 0x0b, 0x55, 0xc7,
+	0x97, 0xb6, 0xf1, 0xca, 0xf6, 0x99, 0xef, 0x2b, 0x3b, 0xb6, 0x88, 0x81,
+	0x20, 0x0a, 0x5f, 0x86, 0x5e, 0x8f, 0x5a, 0x2f, 0xbc, 0x23, 0x61, 0x50,
+	0x41, 0xa1, 0xa0, 0x91, 0x74, 0x2f, 0x95, 0x92, 0x2d, 0x2c, 0x52, 0x60,
+	0xd6, 0xe9, 0x17, 0x7a, 0x0a, 0x1e, 0x37, 0xe3, 0x18, 0x1b, 0x14, 0x27,
+	0xb7, 0x71, 0x42, 0x1f, 0x1d, 0xff, 0x22, 0x6f, 0x92, 0xd7, 0x1f, 0x03,
+	0xe3, 0x2a, 0x29, 0xb1, 0x4c, 0xc9, 0x46, 0x15, 0xee, 0xdc, 0x4c, 0x3d,
+	0xb8, 0xac, 0x32, 0x75, 0x11, 0xae, 0x14, 0xc7, 0x5a, 0xf6, 0x2e, 0x3f,
+	0xc7, 0x8b, 0x5f, 0x85, 0xf9, 0x96, 0xb6, 0x66, 0x1f, 0xde, 0x37, 0x27,
+	0xcc, 0x10, 0x67, 0x30, 0x29, 0x05, 0xaa, 0x9b, 0x2e, 0xc0, 0xe7, 0x93,
+	0x33, 0x8c, 0x2f, 0x04, 0xbc, 0x84, 0x2f, 0xc8, 0xcd, 0x2e, 0x2a, 0x91,
+	0xe9, 0xe9, 0xb5, 0xd9, 0x76, 0xc4, 0xbd, 0x06, 0x60, 0x74, 0x57, 0x36,
+	0x99, 0x17, 0xa4, 0x22, 0x94, 0x6c, 0xbd, 0x64, 0xc7, 0x99, 0x03, 0xa3,
+	0xf8, 0xea, 0xfa, 0x33, 0x73, 0x57, 0x6a, 0xbf, 0xcd, 0x84, 0xcb, 0xeb,
+	0xe3, 0x32, 0x0d, 0x84, 0x89, 0x99, 0x2e, 0xca, 0x9c, 0x37, 0xe8, 0x60,
+	0x97, 0xe7, 0xef, 0xc6, 0x8a, 0xe7, 0xed, 0xe9, 0x16, 0xd8, 0xaa, 0xcd,
+	0xd1, 0x50, 0x19, 0xef,
+};
+
 /* The groups measured: what a set_secret packs and a request carries. */
 struct cp_kpp_group {
 	const char *name;		/* cra_name */
@@ -122,7 +159,8 @@ struct cp_kpp_group {
 	unsigned int p_len;
 	const u8 *peer;
 	unsigned int peer_len;		/* REQ_SIZE */
-	unsigned int secret_len;	/* crypto_kpp_maxsize() once the key is set */
+	unsigned int secret_len;	/* bytes of the shared secret */
+	const u8 *known[2];		/* the secrets it may agree on, NULL if fewer */
 };
 
 static const u8 cp_dh_generator = 2;
@@ -134,6 +172,8 @@ static const struct cp_kpp_group cp_kpp_groups[] = {
 		.priv = cp_p256_priv, .priv_len = sizeof(cp_p256_priv),
 		.peer = cp_p256_peer, .peer_len = sizeof(cp_p256_peer),
 		.secret_len = 32,
+		/* kernels have read the private key both ways */
+		.known = { cp_p256_secret_be, cp_p256_secret_digits },
 	},
 	[CP_KPP_FFDHE2048] = {
 		.name = "dh",
@@ -142,6 +182,7 @@ static const struct cp_kpp_group cp_kpp_groups[] = {
 		.p = cp_ffdhe2048_p, .p_len = sizeof(cp_ffdhe2048_p),
 		.peer = cp_ffdhe2048_peer, .peer_len = sizeof(cp_ffdhe2048_peer),
 		.secret_len = sizeof(cp_ffdhe2048_p),
+		.known = { cp_ffdhe2048_secret },
 	},
 };
 
@@ -242,19 +283,22 @@ static int cp_kpp_setkey(struct cp_tfm *t, const struct cp_geometry *g,
 			 const u8 *key, unsigned int len)
 {
 	const struct cp_kpp_group *grp = cp_kpp_group(g);
-	unsigned int secret_len;
-	u8 *secret;
+	unsigned int packed_len;
+	u8 *packed;
 	int r;
 
 	if (!grp || len != grp->priv_len)
 		return -EINVAL;
-	secret = cp_kpp_encode(grp, &secret_len);
-	if (!secret)
+	packed = cp_kpp_encode(grp, &packed_len);
+	if (!packed)
 		return -ENOMEM;
-	r = crypto_kpp_set_secret(t->kpp, secret, secret_len);
-	kfree_sensitive(secret);
-	/* crypto_kpp_maxsize() is only meaningful once a key is set */
-	if (!r && crypto_kpp_maxsize(t->kpp) != grp->secret_len)
+	r = crypto_kpp_set_secret(t->kpp, packed, packed_len);
+	kfree_sensitive(packed);
+	/*
+	 * crypto_kpp_maxsize() is only meaningful once a key is set; it is
+	 * the larger output, the public key (ecdh: x || y, twice the secret)
+	 */
+	if (!r && crypto_kpp_maxsize(t->kpp) < grp->secret_len)
 		r = -EINVAL;
 	return r;
 }
@@ -310,9 +354,11 @@ const struct cp_type_ops cp_kpp_ops = {
 /*
  * The known-answer check: every slot computes the secret of the fixed
  * private key and peer key, and each must be the reference's (the same
- * two keys always agree on the same secret). Secrets are compared as the
- * integers they are: one implementation may write leading zero bytes to
- * the secret's full length, another may not.
+ * two keys always agree on the same secret), which must be the secret
+ * computed offline: a reference that agrees with itself only would pass
+ * itself. Secrets are compared as the integers they are: one
+ * implementation may write leading zero bytes to the secret's full
+ * length, another may not.
  */
 struct cp_kpp_kat {
 	struct cp_run *run;
@@ -321,6 +367,7 @@ struct cp_kpp_kat {
 	const struct cp_kpp_group *grp;
 	u8 *want;		/* the reference's secret */
 	unsigned int want_len;
+	bool want_known;	/* the reference's secret is a known one */
 	u8 *got;
 };
 
@@ -398,6 +445,22 @@ none:
 	return -ENOENT;
 }
 
+/* Whether @secret (@len bytes, no leading zeros) is one of @grp's known secrets. */
+static bool cp_kpp_known(const struct cp_kpp_group *grp, const u8 *secret,
+			 unsigned int len)
+{
+	unsigned int i, skip;
+
+	for (i = 0; i < ARRAY_SIZE(grp->known) && grp->known[i]; i++) {
+		for (skip = 0; skip < grp->secret_len && !grp->known[i][skip]; skip++)
+			;
+		if (len == grp->secret_len - skip &&
+		    !memcmp(secret, grp->known[i] + skip, len))
+			return true;
+	}
+	return false;
+}
+
 /* The reference's secret into k->want; its failure makes it no reference. */
 static int cp_kpp_ref_answer(struct cp_kpp_kat *k)
 {
@@ -411,6 +474,10 @@ static int cp_kpp_ref_answer(struct cp_kpp_kat *k)
 	if (r <= 0)
 		return k->ref->slots[0].err ?: -EIO;
 	k->want_len = r;
+	k->want_known = cp_kpp_known(k->grp, k->want, r);
+	if (!k->want_known)
+		pr_info("%s: reference %s's secret is not the known answer\n",
+			cp_kpp_driver_name(&k->run->tfm), cp_kpp_driver_name(&k->ref->tfm));
 	return 0;
 }
 
@@ -418,7 +485,7 @@ static int cp_kpp_ref_answer(struct cp_kpp_kat *k)
 static bool cp_kpp_judge(struct cp_kpp_kat *k, bool judged)
 {
 	struct cp_run *run = k->run;
-	bool ok = true;
+	bool ok = !judged || k->want_known;
 	int len;
 	u32 i;
 
