@@ -22,9 +22,9 @@ static const struct ctl_verb verbs[] = {
      "calibrate [PATTERN...] [--size N[,N...]] [--depth N] [--budget TIME] [--force]\n"
      "          [--backend module|af_alg]\n"
      "calibrate --raw [PATTERN...] [--size N[,N...]] [--depth N] [--budget TIME] [--decrypt]\n"
-     "          [--key-size N] [--type skcipher|aead|hash|acomp|akcipher]",
+     "          [--key-size N] [--type skcipher|aead|hash|acomp|akcipher|kpp]",
      verb_calibrate},
-    {"resolve", "resolve NAME [--type skcipher|aead|hash|acomp|akcipher]", verb_resolve},
+    {"resolve", "resolve NAME [--type skcipher|aead|hash|acomp|akcipher|kpp]", verb_resolve},
     {"check-policy", "check-policy [--verbose] [--inventory FILE] [--root DIR] [FILE...]",
      verb_check_policy},
     {"plan", "plan [--all] [--force] [--exit-code]\nplan --from FILE [--all] [--exit-code]",

@@ -67,6 +67,9 @@ static const char *not_measured(const struct cp_alg *a, enum cryptoprio_type typ
 		return "not tested, or failed the kernel's self-test";
 	if (type == CRYPTOPRIO_TYPE_AKCIPHER && !streq(a->name, "rsa"))
 		return "of the akciphers only rsa's public-key operation is measured";
+	if (type == CRYPTOPRIO_TYPE_KPP && !cp_mod_request_size(type, a->name))
+		return "of the key agreements only ecdh-nist-p256's and dh's shared secret is "
+		       "measured";
 	return NULL;
 }
 
@@ -252,7 +255,7 @@ static int parse_option(struct ctl *ctl, int c, const char *arg, struct calib_op
 	case 't':
 		return cp_mod_type_from_string(arg, &o->type) < 0
 			   ? ctl_usage_error("calibrate: bad --type '%s' (skcipher, aead, hash, "
-					     "acomp, akcipher)",
+					     "acomp, akcipher, kpp)",
 					     arg)
 			   : 0;
 	case 'j':
@@ -302,8 +305,8 @@ static int find_targets(char **patterns, int n_patterns, enum cryptoprio_type ty
 	if (r < 0)
 		return ctl_errno(r, NULL, "calibrate");
 	if (*ret_n == 0)
-		return ctl_error("calibrate: no skcipher, aead, hash, compression or rsa "
-				 "implementation matches");
+		return ctl_error("calibrate: no skcipher, aead, hash, compression, rsa or key "
+				 "agreement implementation matches");
 	return 0;
 }
 
@@ -397,7 +400,10 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 		return r;
 	output_start(ctl, targets, n_targets, &out);
 	for (size_t i = 0; i < n_targets; i++) {
-		/* an RSA request is one modulus long unless asked otherwise */
+		/*
+		 * an RSA request is one modulus long, a key agreement's one peer
+		 * public key, unless asked otherwise
+		 */
 		uint32_t fixed =
 		    o.sizes_given ? 0 : cp_mod_request_size(targets[i].type, targets[i].name);
 		const uint32_t *sizes = fixed ? &fixed : o.sizes;

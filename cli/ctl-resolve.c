@@ -62,7 +62,7 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, const char **name,
 	while ((c = getopt_long(argc, argv, ":t:j", options, NULL)) >= 0) {
 		if (c == 't' && cp_mod_type_from_string(optarg, type) < 0)
 			return ctl_usage_error(
-			    "resolve: bad --type '%s' (skcipher, aead, hash, acomp, akcipher)",
+			    "resolve: bad --type '%s' (skcipher, aead, hash, acomp, akcipher, kpp)",
 			    optarg);
 		else if (c == 'j')
 			ctl->json = true;

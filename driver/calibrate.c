@@ -37,6 +37,8 @@ const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type)
 		return &cp_acomp_ops;
 	case CRYPTOPRIO_TYPE_AKCIPHER:
 		return &cp_akcipher_ops;
+	case CRYPTOPRIO_TYPE_KPP:
+		return &cp_kpp_ops;
 	case CRYPTOPRIO_TYPE_UNSPEC:
 	case __CRYPTOPRIO_TYPE_MAX:
 		break;
@@ -153,6 +155,14 @@ static int cp_check_geometry(const struct cp_params *p,
 		NL_SET_ERR_MSG(extack, "an RSA request is one message of one modulus: REQ_SIZE must be 256, the key's bytes");
 		return -EINVAL;
 	}
+	if (p->type == CRYPTOPRIO_TYPE_KPP && !g->kpp) {
+		NL_SET_ERR_MSG(extack, "of the key agreements only ecdh-nist-p256 and dh are measured (the shared-secret step)");
+		return -EOPNOTSUPP;
+	}
+	if (g->kpp && p->req_size != cp_kpp_peer_len(g)) {
+		NL_SET_ERR_MSG(extack, "a key agreement request is one peer public key: REQ_SIZE must be 64 for ecdh-nist-p256, 256 for dh (ffdhe2048)");
+		return -EINVAL;
+	}
 	if (g->blocksize > 1 && p->type != CRYPTOPRIO_TYPE_HASH &&
 	    p->req_size % g->blocksize) {
 		NL_SET_ERR_MSG(extack, "request size is not a multiple of the block size");
@@ -213,7 +223,10 @@ int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 	if (res->key_size) {
 		r = ops->setkey(&t, &g, key, res->key_size);
 		if (r) {
-			NL_SET_ERR_MSG(extack, "the driver refused the key size");
+			if (p->type == CRYPTOPRIO_TYPE_KPP)
+				NL_SET_ERR_MSG(extack, "the driver refused the module's private key");
+			else
+				NL_SET_ERR_MSG(extack, "the driver refused the key size");
 			goto free_tfm;
 		}
 	}

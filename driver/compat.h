@@ -43,6 +43,16 @@
  * 0xd on 6.1 and 0x6 since, used by its name only.
  */
 
+/*
+ * kpp (kpp.c) needs none: crypto_alloc_kpp(), crypto_kpp_set_secret(),
+ * crypto_kpp_maxsize(), kpp_request_alloc(tfm, gfp), kpp_request_set_
+ * callback(), kpp_request_set_input()/_output() and crypto_kpp_compute_
+ * shared_secret() have the same form on 6.1, 6.12 and 7.2 (the request
+ * size moved from the algorithm into the transform, inside the inlines);
+ * struct kpp_secret and CRYPTO_KPP_SECRET_TYPE_* are the same, and so is
+ * CRYPTO_ALG_TYPE_KPP (0x8).
+ */
+
 /* NL_SET_ERR_MSG_FMT appeared in 6.2; older kernels get the plain message. */
 #ifdef NL_SET_ERR_MSG_FMT
 #define CP_ERR_FMT(extack, plain, fmt, ...) \

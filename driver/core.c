@@ -68,12 +68,12 @@ static int cp_get_type(struct genl_info *info, enum cryptoprio_type *type)
 	u32 v;
 
 	if (!a) {
-		NL_SET_ERR_MSG(info->extack, "missing attribute TYPE (skcipher, aead, hash, acomp or akcipher)");
+		NL_SET_ERR_MSG(info->extack, "missing attribute TYPE (skcipher, aead, hash, acomp, akcipher or kpp)");
 		return -EINVAL;
 	}
 	v = nla_get_u32(a);
 	if (v < CRYPTOPRIO_TYPE_SKCIPHER || v > CRYPTOPRIO_TYPE_MAX) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a, "TYPE must be skcipher (1), aead (2), hash (3), acomp (4) or akcipher (5)");
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "TYPE must be skcipher (1), aead (2), hash (3), acomp (4), akcipher (5) or kpp (6)");
 		return -EINVAL;
 	}
 	*type = v;
@@ -144,6 +144,16 @@ static int cp_parse_calibrate(struct genl_info *info, struct cp_params *p)
 	if (p->decrypt && p->type == CRYPTOPRIO_TYPE_AKCIPHER) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_DECRYPT],
 				    "DECRYPT needs a private key: only the public-key operation is measured");
+		return -EINVAL;
+	}
+	if (p->decrypt && p->type == CRYPTOPRIO_TYPE_KPP) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_DECRYPT],
+				    "DECRYPT is not for key agreement: the shared-secret step is measured");
+		return -EINVAL;
+	}
+	if (p->key_size && p->type == CRYPTOPRIO_TYPE_KPP) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_KEY_SIZE],
+				    "KEY_SIZE is not for key agreement: the module's private keys are fixed");
 		return -EINVAL;
 	}
 	if (p->key_size && p->type == CRYPTOPRIO_TYPE_ACOMP) {

@@ -38,6 +38,12 @@
 #define CP_MAX_IV_SIZE		32
 /* akcipher.c's one key: RSA, 2048 bits */
 #define CP_RSA_KEY_BYTES	256
+/* kpp.c's groups, in struct cp_geometry's kpp */
+enum cp_kpp_id {
+	CP_KPP_NONE,
+	CP_KPP_P256,		/* ecdh-nist-p256 */
+	CP_KPP_FFDHE2048,	/* dh over RFC 7919's ffdhe2048 */
+};
 /* The buffers of one run, and of all zombie runs together (cryptoprio(4)). */
 #define CP_MAX_RUN_BYTES	(64UL << 20)
 #define CP_MAX_ZOMBIE_BYTES	(64UL << 20)
@@ -47,8 +53,9 @@ struct crypto_aead;
 struct crypto_ahash;
 struct crypto_acomp;
 struct crypto_akcipher;
+struct crypto_kpp;
 
-/* A transform of one of the five types. */
+/* A transform of one of the six types. */
 struct cp_tfm {
 	enum cryptoprio_type type;
 	union {
@@ -57,6 +64,7 @@ struct cp_tfm {
 		struct crypto_ahash *ahash;
 		struct crypto_acomp *acomp;
 		struct crypto_akcipher *akcipher;
+		struct crypto_kpp *kpp;
 		void *any;
 	};
 };
@@ -85,6 +93,7 @@ struct cp_geometry {
 	unsigned int iv_in_data;	/* geniv: IV bytes between AD and text */
 	bool acomp;			/* linear src and dst, dst twice src */
 	bool rsa;			/* akcipher: raw RSA, the one measured */
+	enum cp_kpp_id kpp;		/* kpp: the group measured, NONE if none */
 	struct cp_shape shape;
 };
 
@@ -130,7 +139,7 @@ struct cp_result {
 
 /*
  * Operations of one transform type (skcipher.c, aead.c, hash.c, acomp.c,
- * akcipher.c).
+ * akcipher.c, kpp.c).
  */
 struct cp_type_ops {
 	int (*alloc)(struct cp_tfm *t, const char *name, u32 type, u32 mask);
@@ -160,6 +169,7 @@ extern const struct cp_type_ops cp_aead_ops;
 extern const struct cp_type_ops cp_hash_ops;
 extern const struct cp_type_ops cp_acomp_ops;
 extern const struct cp_type_ops cp_akcipher_ops;
+extern const struct cp_type_ops cp_kpp_ops;
 const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type);
 
 /* A calibration run: @depth slots and the counters they share. */
@@ -248,6 +258,12 @@ int cp_acomp_known_answer(struct cp_run *run, u64 grace_ns,
 int cp_akcipher_known_answer(struct cp_run *run, u64 grace_ns,
 			     struct cp_result *res,
 			     struct netlink_ext_ack *extack);
+
+/* kpp.c: a request's size (the peer key's), 0 for no measured group */
+unsigned int cp_kpp_peer_len(const struct cp_geometry *g);
+/* kpp.c: the known-answer check of ecdh-nist-p256 and dh */
+int cp_kpp_known_answer(struct cp_run *run, u64 grace_ns,
+			struct cp_result *res, struct netlink_ext_ack *extack);
 
 /* kat.c */
 int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,

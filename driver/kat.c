@@ -352,6 +352,8 @@ int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
 		return cp_acomp_known_answer(run, grace_ns, res, extack);
 	if (run->tfm.type == CRYPTOPRIO_TYPE_AKCIPHER)
 		return cp_akcipher_known_answer(run, grace_ns, res, extack);
+	if (run->tfm.type == CRYPTOPRIO_TYPE_KPP)
+		return cp_kpp_known_answer(run, grace_ns, res, extack);
 	if (run->geo.ivsize > CP_MAX_IV_SIZE) {
 		NL_SET_ERR_MSG(extack, "the algorithm's IV is larger than the module handles");
 		return -EOPNOTSUPP;

@@ -123,6 +123,7 @@ static bool cp_needs_dst(const struct cp_geometry *g, enum cryptoprio_type type,
 			 bool decrypt)
 {
 	return g->acomp || type == CRYPTOPRIO_TYPE_AKCIPHER ||
+	       type == CRYPTOPRIO_TYPE_KPP ||
 	       (type == CRYPTOPRIO_TYPE_AEAD && decrypt);
 }
 

@@ -331,10 +331,19 @@ double cp_mod_compression_ratio(const struct cp_mod_calib_result *res)
 
 uint32_t cp_mod_request_size(enum cryptoprio_type type, const char *name)
 {
-	(void) name; /* every measured akcipher is rsa */
-	if (type == CRYPTOPRIO_TYPE_AKCIPHER)
-		return 256; /* driver/akcipher.c's key */
-	return 0;
+	switch (type) {
+	case CRYPTOPRIO_TYPE_AKCIPHER:
+		return 256; /* every measured akcipher is rsa: driver/akcipher.c's key */
+	case CRYPTOPRIO_TYPE_KPP:
+		/* driver/kpp.c's peer keys: P-256's x || y, one ffdhe2048 modulus */
+		if (name && streq(name, "ecdh-nist-p256"))
+			return 64;
+		if (name && streq(name, "dh"))
+			return 256;
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 const char *cp_mod_type_to_string(enum cryptoprio_type type)
@@ -350,6 +359,8 @@ const char *cp_mod_type_to_string(enum cryptoprio_type type)
 		return "acomp";
 	case CRYPTOPRIO_TYPE_AKCIPHER:
 		return "akcipher";
+	case CRYPTOPRIO_TYPE_KPP:
+		return "kpp";
 	case CRYPTOPRIO_TYPE_UNSPEC:
 	case __CRYPTOPRIO_TYPE_MAX:
 		break;
@@ -370,6 +381,8 @@ enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type)
 		return CRYPTOPRIO_TYPE_ACOMP;
 	if (!strcmp(alg_type, "akcipher"))
 		return CRYPTOPRIO_TYPE_AKCIPHER;
+	if (!strcmp(alg_type, "kpp"))
+		return CRYPTOPRIO_TYPE_KPP;
 	return CRYPTOPRIO_TYPE_UNSPEC;
 }
 

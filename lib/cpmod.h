@@ -86,7 +86,7 @@ int cp_mod_parse_resolve(const struct nlmsghdr *nlh, struct cp_mod_resolve_resul
 
 /* Derived figures; 0 where the divisor is 0. */
 double cp_mod_mb_per_s(const struct cp_mod_calib_result *res);
-/* Requests per second of wall time: an akcipher's operations per second. */
+/* Requests per second of wall time: an akcipher's or a kpp's operations per second. */
 double cp_mod_ops_per_s(const struct cp_mod_calib_result *res);
 double cp_mod_ns_per_request(const struct cp_mod_calib_result *res);
 double cp_mod_cpu_ns_per_byte(const struct cp_mod_calib_result *res);
@@ -96,20 +96,22 @@ double cp_mod_compression_ratio(const struct cp_mod_calib_result *res);
 /*
  * The request size the module measures algorithm @name of @type at where
  * the algorithm fixes it (rsa: one message of the module's 2048-bit
- * modulus, 256 bytes); 0 where the workload's size is taken.
+ * modulus, 256 bytes; ecdh-nist-p256: one peer public key, x || y, 64
+ * bytes; dh: one peer public key of ffdhe2048, 256 bytes); 0 where the
+ * workload's size is taken, or where the module measures no such kpp.
  */
 uint32_t cp_mod_request_size(enum cryptoprio_type type, const char *name);
 
-/* "skcipher", "aead", "hash", "acomp", "akcipher"; NULL for UNSPEC. */
+/* "skcipher", "aead", "hash", "acomp", "akcipher", "kpp"; NULL for UNSPEC. */
 const char *cp_mod_type_to_string(enum cryptoprio_type type);
 /*
  * From an inventory type ("skcipher", "aead", "shash", "ahash", "acomp",
- * "scomp", "akcipher"); UNSPEC otherwise.
+ * "scomp", "akcipher", "kpp"); UNSPEC otherwise.
  */
 enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type);
 /*
- * "skcipher", "aead", "hash", "acomp", "akcipher" (cp_mod_type_to_string()'s
- * words); -EINVAL for others.
+ * "skcipher", "aead", "hash", "acomp", "akcipher", "kpp"
+ * (cp_mod_type_to_string()'s words); -EINVAL for others.
  */
 int cp_mod_type_from_string(const char *s, enum cryptoprio_type *ret);
 /* "ok", "mismatch", "unsupported". */

@@ -46,6 +46,7 @@ enum cryptoprio_type {
 	CRYPTOPRIO_TYPE_HASH,		/* ahash or shash */
 	CRYPTOPRIO_TYPE_ACOMP,		/* acomp or scomp: DECRYPT decompresses */
 	CRYPTOPRIO_TYPE_AKCIPHER,	/* rsa's public-key operation; REQ_SIZE: the key's bytes */
+	CRYPTOPRIO_TYPE_KPP,		/* key agreement's shared secret; REQ_SIZE: the peer key's bytes */
 
 	__CRYPTOPRIO_TYPE_MAX,
 };

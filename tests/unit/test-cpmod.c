@@ -290,6 +290,9 @@ static void test_strings(void)
 	is_int(cp_mod_type_from_alg_type("acomp"), CRYPTOPRIO_TYPE_ACOMP, "acomp is an acomp");
 	is_int(cp_mod_type_from_alg_type("akcipher"), CRYPTOPRIO_TYPE_AKCIPHER,
 	       "rsa's type is an akcipher");
+	is_int(cp_mod_type_from_alg_type("kpp"), CRYPTOPRIO_TYPE_KPP,
+	       "key agreement's type is a kpp");
+	is_str(cp_mod_type_to_string(CRYPTOPRIO_TYPE_KPP), "kpp", "kpp's type name");
 	is_int(cp_mod_type_from_alg_type("sig"), CRYPTOPRIO_TYPE_UNSPEC,
 	       "7.x's signature type is not calibrated");
 	is_int(cp_mod_type_from_alg_type("compression"), CRYPTOPRIO_TYPE_UNSPEC,
@@ -297,6 +300,21 @@ static void test_strings(void)
 	is_int(cp_mod_type_from_alg_type("cipher"), CRYPTOPRIO_TYPE_UNSPEC,
 	       "single-block cipher cannot be calibrated");
 	is_str(cp_mod_kat_to_string(CRYPTOPRIO_KAT_MISMATCH), "mismatch", "kat name");
+}
+
+static void test_request_size(void)
+{
+	is_int(cp_mod_request_size(CRYPTOPRIO_TYPE_AKCIPHER, "rsa"), 256,
+	       "rsa: one modulus of the module's key");
+	is_int(cp_mod_request_size(CRYPTOPRIO_TYPE_KPP, "ecdh-nist-p256"), 64,
+	       "ecdh-nist-p256: one peer key, x || y");
+	is_int(cp_mod_request_size(CRYPTOPRIO_TYPE_KPP, "dh"), 256,
+	       "dh: one peer key of ffdhe2048");
+	is_int(cp_mod_request_size(CRYPTOPRIO_TYPE_KPP, "curve25519"), 0,
+	       "a kpp the module does not measure fixes no size");
+	is_int(cp_mod_request_size(CRYPTOPRIO_TYPE_KPP, NULL), 0, "nor an unknown name");
+	is_int(cp_mod_request_size(CRYPTOPRIO_TYPE_SKCIPHER, "cbc(aes)"), 0,
+	       "a cipher takes the workload's size");
 }
 
 int main(void)
@@ -309,5 +327,6 @@ int main(void)
 	test_parse_resolve();
 	test_error_extack();
 	test_strings();
+	test_request_size();
 	return done_testing();
 }

@@ -3,7 +3,8 @@
 # 8 requests in flight, and RESOLVE names the driver each kind of caller
 # gets. On 7.2 AF_ALG cannot even bind the engine: only the module reaches it.
 # rsa's public-key operation is measured with its known answer; the
-# engine's rsa, whose self-test fails under QEMU, is not.
+# engine's rsa, whose self-test fails under QEMU, is not. So are the
+# shared-secret step of ecdh-nist-p256 and dh (kpp), against the CPU's.
 py=/usr/bin/python3
 engine_ready
 
@@ -189,6 +190,47 @@ check "rsa: DECRYPT refused" \
 	expect_fail 'DECRYPT needs a private key' "$ctl" calibrate --raw rsa-generic --decrypt
 check "rsa: /proc/crypto as before, nothing added or removed" \
 	cmp "$CP_RESULTS/rsa-before.txt" <(priority_snapshot)
+
+# Key agreement (kpp): ecdh-nist-p256 (ecdh_generic, a module nothing
+# loads at boot) and dh (built in), the shared secret of the module's
+# private key and one peer key per request, 64 and 256 bytes, known answer
+# against the CPU's implementation; the other curves of ecdh_generic are
+# skipped, and refused by the module when named; a request other than one
+# peer key, DECRYPT and KEY_SIZE are refused.
+modprobe_q ecdh_generic
+check "kpp: ecdh-nist-p256-generic registered" wait_for_driver ecdh-nist-p256-generic
+priority_snapshot >"$CP_RESULTS/kpp-before.txt"
+f=$CP_RESULTS/kpp.json
+check "kpp: calibrate --raw ecdh-nist-p256 dh" \
+	sh -c "'$ctl' calibrate --raw --json ecdh-nist-p256 dh --depth 2 >'$f' 2>'$f.err'"
+cat "$f.err"
+# rows, then: the two generic drivers alone, no error; each a kpp at its
+# peer key's size (64, 256) with the private key's 32 bytes, requests
+# counted, ops/s > 0 and its requests per second; known answer ok
+# against itself, the CPU's (and only) implementation of its name
+jget "$f" "'\\n'.join(['%-24s %4d %8.1f ops/s %s %s' % (r['driver'], r['size'], r['ops_per_s'], r['known_answer'], r['reference']) for r in d['results']] + [' '.join(str(x) for x in (sorted(r['driver'] for r in d['results']) == ['dh-generic', 'ecdh-nist-p256-generic'] and not d['errors'], all(r['type'] == 'kpp' and r['size'] == {'dh': 256, 'ecdh-nist-p256': 64}[r['algorithm']] and r['key_size'] == 32 and r['requests'] > 0 and r['bytes'] == r['size'] * r['requests'] and r['max_in_flight'] >= 1 for r in d['results']), all(r['ops_per_s'] > 0 and abs(r['ops_per_s'] - r['requests'] * 1e9 / r['wall_ns']) < 0.01 for r in d['results']), all(r['known_answer'] == 'ok' and r['reference'] == r['driver'] for r in d['results'])))])" >"$f.txt" || true
+head -n -1 "$f.txt"
+read -r only measured ops kat < <(tail -n 1 "$f.txt") || true
+check "kpp: ecdh-nist-p256-generic and dh-generic measured, no error" test "$only" = True
+check "kpp: at one peer key per request (64, 256 bytes), requests counted" test "$measured" = True
+check "kpp: ops/s > 0, requests per second of wall time" test "$ops" = True
+check "kpp: known answers ok against the CPU's implementation" test "$kat" = True
+check "kpp: ecdh-nist-p384 skipped, and why" \
+	expect_fail "skipping ecdh-nist-p384-generic \\(ecdh-nist-p384\\): of the key agreements only" \
+	"$ctl" calibrate --raw ecdh-nist-p384
+check "kpp: ecdh-nist-p384-generic by driver name: the module refuses it" \
+	expect_fail 'of the key agreements only ecdh-nist-p256 and dh are measured' \
+	"$ctl" calibrate --raw ecdh-nist-p384-generic
+check "kpp: a request other than one peer key refused" \
+	expect_fail 'REQ_SIZE must be 64 for ecdh-nist-p256, 256 for dh' \
+	"$ctl" calibrate --raw dh-generic --size 64
+check "kpp: DECRYPT refused" \
+	expect_fail 'DECRYPT is not for key agreement' "$ctl" calibrate --raw dh-generic --decrypt
+check "kpp: KEY_SIZE refused" \
+	expect_fail 'KEY_SIZE is not for key agreement' \
+	"$ctl" calibrate --raw ecdh-nist-p256-generic --key-size 32
+check "kpp: /proc/crypto as before, nothing added or removed" \
+	cmp "$CP_RESULTS/kpp-before.txt" <(priority_snapshot)
 
 dmesg | tail -n +"$((base + 1))" >"$CP_RESULTS/dmesg.txt"
 check "kernel log since insmod: no oops, BUG or warning" kernel_log_clean "$CP_RESULTS/dmesg.txt"

@@ -11,7 +11,8 @@ r=$CP_RESULTS
 # (Which of the generic parts are modules differs: 7.2 builds sha256 and
 # ghash as libraries.)
 modprobe_q "$cpu_aes_module" crypto_user virtio_pci virtio_crypto
-for m in ghash_generic gcm ccm ctr cbc authenc echainiv seqiv hmac sha256_generic; do
+for m in ghash_generic gcm ccm ctr cbc authenc echainiv seqiv hmac sha256_generic \
+	ecdh_generic; do
 	modprobe -q "$m" || log "$m: not a module of this kernel"
 done
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
@@ -76,6 +77,12 @@ check "AEAD: gcm and rfc4106 measured" \
 	test "$(jget "$r/aead.json" "len([x for x in d['results'] if x['algorithm'] in ('gcm(aes)', 'rfc4106(gcm(aes))')]) >= 2")" = True
 check "AEAD: every CPU driver's known answer is ok, against a reference" \
 	test "$(jget "$r/aead.json" "[x['driver'] for x in d['results'] if x['known_answer'] != 'ok' or not x['reference']]")" = "[]"
+
+# Key agreement: its CPU implementations, their references themselves
+# (ecdh_generic loaded with the rest above, dh built in).
+"$ctl" calibrate --raw --json ecdh-nist-p256 dh >"$r/kpp.json" 2>"$r/kpp.err" || true
+check "kpp: ecdh-nist-p256 and dh measured, every known answer ok" \
+	test "$(jget "$r/kpp.json" "sorted(x['algorithm'] for x in d['results'] if x['known_answer'] == 'ok' and x['reference']) == ['dh', 'ecdh-nist-p256'] and not d['errors']")" = True
 
 # The hmac and authenc drivers, against references that retire nothing.
 "$ctl" calibrate --raw --json --size 64 'hmac(sha256)' "$ipsec" >"$r/ipsec.json" \

@@ -96,7 +96,7 @@ log "no DRIVER: $out"
 check "missing DRIVER: EINVAL with a message" test "$out" = "-22 missing attribute DRIVER (driver name)"
 out=$("$py" "$CP_RESULTS/raw.py" notype)
 log "no TYPE: $out"
-check "missing TYPE: EINVAL with a message" test "$out" = "-22 missing attribute TYPE (skcipher, aead, hash, acomp or akcipher)"
+check "missing TYPE: EINVAL with a message" test "$out" = "-22 missing attribute TYPE (skcipher, aead, hash, acomp, akcipher or kpp)"
 check "a complete raw request works (control)" test "$("$py" "$CP_RESULTS/raw.py" grace=100000000)" = reply
 for grace in 99999999 2000000001; do
 	out=$("$py" "$CP_RESULTS/raw.py" grace=$grace)
