@@ -28,10 +28,15 @@ const char *cp_calibration_skip_reason(const struct cp_alg *alg)
 		return "template instance: follows its parts";
 	switch (cp_mod_type_from_alg_type(alg->type)) {
 	case CRYPTOPRIO_TYPE_UNSPEC:
-		return "type not calibrated (only skcipher, aead, hash, acomp and rsa are)";
+		return "type not calibrated (only skcipher, aead, hash, acomp, rsa, "
+		       "ecdh-nist-p256 and dh are)";
 	case CRYPTOPRIO_TYPE_AKCIPHER:
 		if (!streq(alg->name, "rsa"))
 			return "public key: of the akciphers only rsa's operation is measured";
+		break;
+	case CRYPTOPRIO_TYPE_KPP:
+		if (!cp_mod_request_size(CRYPTOPRIO_TYPE_KPP, alg->name))
+			return "key agreement: only ecdh-nist-p256's and dh's are measured";
 		break;
 	default:
 		break;
@@ -278,7 +283,8 @@ static bool cpu_instance_measured(const struct cp_inventory *inv, const struct c
 	enum cryptoprio_type type = cp_mod_type_from_alg_type(alg->type);
 
 	if (!strchr(alg->driver, '(') || alg->class != CP_CLASS_CPU || !cp_alg_competes(alg) ||
-	    type == CRYPTOPRIO_TYPE_UNSPEC || type == CRYPTOPRIO_TYPE_AKCIPHER)
+	    type == CRYPTOPRIO_TYPE_UNSPEC || type == CRYPTOPRIO_TYPE_AKCIPHER ||
+	    type == CRYPTOPRIO_TYPE_KPP)
 		return false;
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *other = &inv->algs[i];
@@ -611,11 +617,11 @@ static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
 
 	if (e->backend.kind == CP_BACKEND_AFALG &&
 	    (m->candidate || m->type == CRYPTOPRIO_TYPE_ACOMP ||
-	     m->type == CRYPTOPRIO_TYPE_AKCIPHER)) {
+	     m->type == CRYPTOPRIO_TYPE_AKCIPHER || m->type == CRYPTOPRIO_TYPE_KPP)) {
 		/*
 		 * AF_ALG's bind would create the instance and leave it
-		 * registered; and it has no interface for compressors or
-		 * public-key algorithms.
+		 * registered; and it has no interface for compressors,
+		 * public-key algorithms or key agreement.
 		 */
 		m->backend = e->backend.kind;
 		set_all_points(m, CP_VERDICT_UNREACHABLE, -EOPNOTSUPP);

@@ -284,6 +284,8 @@ static void test_reference_and_skips(void)
 	add(&inv, "cbc(aes)", "cbc(aes-generic)", "skcipher", 100, 0);
 	add(&inv, "rsa", "rsa-generic", "akcipher", 100, 0);
 	add(&inv, "ecdsa-nist-p256", "ecdsa-nist-p256-generic", "akcipher", 100, 0);
+	add(&inv, "ecdh-nist-p256", "ecdh-nist-p256-generic", "kpp", 100, 0);
+	add(&inv, "ecdh-nist-p384", "ecdh-nist-p384-generic", "kpp", 100, 0);
 
 	is_int(cp_reference_name(&inv, "cbc(aes)", ref, sizeof(ref)), 0, "reference for cbc(aes)");
 	is_str(ref, "cbc(aes-generic)", "the template over the lowest synchronous CPU cipher");
@@ -303,6 +305,9 @@ static void test_reference_and_skips(void)
 	ok(cp_calibration_skip_reason(&inv.algs[8]) == NULL, "rsa is");
 	ok(strstr(cp_calibration_skip_reason(&inv.algs[9]) ?: "", "only rsa") != NULL,
 	   "another akcipher is not, and why");
+	ok(cp_calibration_skip_reason(&inv.algs[10]) == NULL, "ecdh-nist-p256 is");
+	ok(strstr(cp_calibration_skip_reason(&inv.algs[11]) ?: "", "only ecdh-nist-p256") != NULL,
+	   "another key agreement is not, and why");
 	cp_inventory_free(&inv);
 }
 
