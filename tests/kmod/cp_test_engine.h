@@ -85,6 +85,7 @@ int cpt_akcipher_register(void);
 void cpt_akcipher_unregister(void);
 
 /* cp_test_engine_kpp.c */
+int cpt_kpp_check(void);
 int cpt_kpp_register(void);
 void cpt_kpp_unregister(void);
 

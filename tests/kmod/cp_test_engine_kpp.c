@@ -145,17 +145,24 @@ static struct kpp_alg cpt_ecdh = {
 	},
 };
 
+/* Before anything registers: ecdh=1 without the fallback fails the load. */
+int cpt_kpp_check(void)
+{
+	if (cpt_ecdh_on &&
+	    !crypto_has_alg(CPT_ECDH_FALLBACK, CRYPTO_ALG_TYPE_KPP,
+			    CRYPTO_ALG_TYPE_MASK | CRYPTO_NOLOAD)) {
+		pr_err("ecdh=1 needs " CPT_ECDH_FALLBACK " registered: modprobe ecdh_generic first\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int cpt_kpp_register(void)
 {
 	int r;
 
 	if (!cpt_ecdh_on)
 		return 0;
-	if (!crypto_has_alg(CPT_ECDH_FALLBACK, CRYPTO_ALG_TYPE_KPP,
-			    CRYPTO_ALG_TYPE_MASK | CRYPTO_NOLOAD)) {
-		pr_err("ecdh=1 needs " CPT_ECDH_FALLBACK " registered: modprobe ecdh_generic first\n");
-		return -ENOENT;
-	}
 	r = crypto_register_kpp(&cpt_ecdh);
 	cpt_ecdh_registered = !r;
 	return r;

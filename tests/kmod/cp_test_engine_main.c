@@ -55,6 +55,9 @@ static int __init cpt_init(void)
 {
 	int r;
 
+	r = cpt_kpp_check();
+	if (r)
+		return r;
 	r = cpt_core_init();
 	if (r)
 		return r;
