@@ -49,7 +49,7 @@
  *   each request busy-waits this long on the CPU before it completes, as
  *   a CPU-driven engine does (keep it well below the soft-lockup timeout)
  *
- * A shape whose computation may sleep (rsa) is always completed async.
+ * A shape whose computation may sleep (rsa, ecdh) is always completed async.
  *
  * With sync or inline completion, the delays of slow and latency_us are
  * slept only when the request may sleep (CRYPTO_TFM_REQ_MAY_SLEEP), and

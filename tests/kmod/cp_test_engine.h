@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The test engines: what the engine core (cp_engine_core.c) and the
- * algorithm shapes of cp_test_engine (skcipher, hash, aead) and of
- * cp_caam_engine share. Every difference between the kernels the engines
+ * algorithm shapes of cp_test_engine (skcipher, hash, aead, acomp, akcipher,
+ * kpp) and of cp_caam_engine share. Every difference between the kernels the engines
  * build for (6.1 to 7.x) is in this file, at the top.
  */
 #ifndef CP_TEST_ENGINE_H
@@ -83,5 +83,10 @@ void cpt_acomp_unregister(void);
 /* cp_test_engine_akcipher.c */
 int cpt_akcipher_register(void);
 void cpt_akcipher_unregister(void);
+
+/* cp_test_engine_kpp.c */
+int cpt_kpp_check(void);
+int cpt_kpp_register(void);
+void cpt_kpp_unregister(void);
 
 #endif /* CP_TEST_ENGINE_H */

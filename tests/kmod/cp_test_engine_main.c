@@ -17,12 +17,14 @@
  *                     cp_test_engine_echainiv_authenc_hmac_sha256_cbc_aes
  *   acomp    deflate                        cp_test_engine_deflate
  *   akcipher rsa                            cp_test_engine_rsa (priority 50)
+ *   kpp      ecdh-nist-p256                 cp_test_engine_ecdh (priority 50,
+ *                                           with ecdh=1 only)
  *
  * Each request is computed by a synchronous software fallback of the same
  * name (so each needs one: CRYPTO_ALG_NEED_FALLBACK), through the engine
  * core (cp_engine_core.c), which says what the parameters mode,
  * completion, queue_len, backlog, hang_after, latency_us and burn_us do.
- * One more, of this module only:
+ * Two more, of this module only:
  *
  * offload_to (load time only; default none)
  *   a cbc(aes) driver (virtio_crypto_aes_cbc) that computes cbc(aes)
@@ -30,6 +32,11 @@
  *   them (completion async), waited for asleep: with a device whose work
  *   is done outside the machine's CPUs, the engine costs the CPU what a
  *   DMA engine does. Sync and inline completions still use the fallback.
+ *
+ * ecdh (load time only; default N)
+ *   Y: register cp_test_engine_ecdh too, computed by ecdh-nist-p256-generic,
+ *   which must be registered first (modprobe ecdh_generic): the kernel
+ *   cannot load it by that name (cp_test_engine_kpp.c)
  *
  * A fallback of the same name is no use where the test needs the engine's
  * composites to be the only implementations of their names (allocating an
@@ -48,6 +55,9 @@ static int __init cpt_init(void)
 {
 	int r;
 
+	r = cpt_kpp_check();
+	if (r)
+		return r;
 	r = cpt_core_init();
 	if (r)
 		return r;
@@ -66,8 +76,13 @@ static int __init cpt_init(void)
 	r = cpt_akcipher_register();
 	if (r)
 		goto unregister_acomp;
+	r = cpt_kpp_register();
+	if (r)
+		goto unregister_akcipher;
 	return 0;
 
+unregister_akcipher:
+	cpt_akcipher_unregister();
 unregister_acomp:
 	cpt_acomp_unregister();
 unregister_aead:
@@ -83,6 +98,7 @@ exit_core:
 
 static void __exit cpt_exit(void)
 {
+	cpt_kpp_unregister();
 	cpt_akcipher_unregister();
 	cpt_acomp_unregister();
 	cpt_aead_unregister();

@@ -1,5 +1,5 @@
 # Faulty engines on purpose (tests/kmod/cp_test_engine.ko): a wrong engine
-# (cipher, hash, compressor or rsa) is reported "mismatch", a hanging one ends the run with ETIMEDOUT within
+# (cipher, hash, compressor, rsa or ecdh) is reported "mismatch", a hanging one ends the run with ETIMEDOUT within
 # budget + 4 s (cryptoprio(4)), pins cryptoprio.ko while its requests are
 # outstanding, does not oops or warn, and does not stop other calibrations.
 param=/sys/module/cp_test_engine/parameters/mode
@@ -7,11 +7,17 @@ modprobe_q "$cpu_aes_module" crypto_user deflate virtio_crypto
 
 base=$(dmesg | wc -l)
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
-check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
+# The engine's ecdh (ecdh=1) is computed by ecdh-nist-p256-generic, which
+# the kernel cannot load by that name: without ecdh_generic, no load.
+check "insmod cp_test_engine.ko ecdh=1 without ecdh_generic: refused, and why" \
+	sh -c '! insmod "$0/cp_test_engine.ko" ecdh=1 && dmesg | grep -q "ecdh=1 needs ecdh-nist-p256-generic registered"' "$CP_KMOD"
+modprobe_q ecdh_generic
+check "insmod cp_test_engine.ko ecdh=1" insmod "$CP_KMOD/cp_test_engine.ko" ecdh=1
 check "cp_test_engine_cbc_aes passed its self-test" wait_for_driver cp_test_engine_cbc_aes
 check "cp_test_engine_sha256 passed its self-test" wait_for_driver cp_test_engine_sha256
 check "cp_test_engine_deflate passed its self-test" wait_for_driver cp_test_engine_deflate
 check "cp_test_engine_rsa passed its self-test" wait_for_driver cp_test_engine_rsa
+check "cp_test_engine_ecdh passed its self-test" wait_for_driver cp_test_engine_ecdh
 check "virtio_crypto's self-tests done (virtio-crypto-rsa's fails)" wait_for_selftests virtio_crypto
 
 kat() {  # kat DRIVER FILE [ARGS]: calibrate, print the known-answer result
@@ -86,8 +92,26 @@ kat cp_test_engine_rsa "$r/ok-rsa.json" --depth 4 >/dev/null
 check "mode ok: rsa known answer ok against rsa-generic, 4 requests in flight" \
 	test "$(jget "$r/ok-rsa.json" "' '.join(str(x) for x in [(q['known_answer'], q['reference'], q['max_in_flight'], q['size'], q['requests'] > 0) for q in d['results']][0])")" = "ok rsa-generic 4 256 True"
 
+# ecdh-nist-p256: the engine's shared-secret step (a 64-byte peer key per
+# request), 4 in flight, against ecdh-nist-p256-generic; then both through
+# calibrate, in operations per second
+kat cp_test_engine_ecdh "$r/ok-ecdh.json" --depth 4 >/dev/null
+check "mode ok: ecdh known answer ok against ecdh-nist-p256-generic, 4 requests in flight" \
+	test "$(jget "$r/ok-ecdh.json" "' '.join(str(x) for x in [(q['known_answer'], q['reference'], q['max_in_flight'], q['size'], q['requests'] > 0) for q in d['results']][0])")" = "ok ecdh-nist-p256-generic 4 64 True"
+calibrate_one ecdh-nist-p256 "$r/calibrate-ecdh.json" >"$r/calibrate-ecdh.txt"
+cat "$r/calibrate-ecdh.txt"
+for drv in cp_test_engine_ecdh ecdh-nist-p256-generic; do
+	check "calibrate ecdh-nist-p256: $drv measured at 64 bytes, known answer ok, ops/s" \
+		awk -v d=$drv '$1 == d && $2 == "measured" && $3 == "ok" && $6 > 0 && $7 == 64 { f = 1 } END { exit !f }' "$r/calibrate-ecdh.txt"
+done
+
 echo wrong >"$param"
 check "mode wrong: rsa mismatch" test "$(kat cp_test_engine_rsa "$r/wrong-rsa.json" --depth 2)" = mismatch
+check "mode wrong: ecdh mismatch" test "$(kat cp_test_engine_ecdh "$r/wrong-ecdh.json" --depth 2)" = mismatch
+calibrate_one ecdh-nist-p256 "$r/calibrate-ecdh-wrong.json" >"$r/calibrate-ecdh-wrong.txt"
+cat "$r/calibrate-ecdh-wrong.txt"
+check "mode wrong: calibrate ecdh-nist-p256 finds the engine faulty" \
+	awk '$1 == "cp_test_engine_ecdh" && $2 == "faulty" && $3 == "mismatch" { f = 1 } END { exit !f }' "$r/calibrate-ecdh-wrong.txt"
 check "mode wrong: cbc(aes) mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong.json" --size 4096)" = mismatch
 check "mode wrong: cbc(aes) decrypt mismatch" test "$(kat cp_test_engine_cbc_aes "$r/wrong-dec.json" --size 4096 --decrypt)" = mismatch
 check "mode wrong: sha256 mismatch" test "$(kat cp_test_engine_sha256 "$r/wrong-sha.json" --size 4096)" = mismatch
@@ -97,7 +121,7 @@ calibrate_deflate "$r/calibrate-deflate-wrong.json" >"$r/calibrate-deflate-wrong
 cat "$r/calibrate-deflate-wrong.txt"
 check "mode wrong: calibrate deflate finds the engine faulty" \
 	awk '$1 == "cp_test_engine_deflate" && $2 == "faulty" && $3 == "mismatch" { f = 1 } END { exit !f }' "$r/calibrate-deflate-wrong.txt"
-check "deflate's and rsa's calibrations left /proc/crypto as it was, nothing added or removed" \
+check "deflate's, rsa's and ecdh's calibrations left /proc/crypto as it was, nothing added or removed" \
 	cmp "$r/deflate-before.txt" <(priority_snapshot)
 "$ctl" calibrate --raw cp_test_engine_cbc_aes cp_test_engine_sha256 --size 4096 || true
 
@@ -157,6 +181,9 @@ check "a hanging compressor's run times out too" \
 check "a hanging rsa's run times out too" \
 	expect_fail 'did not complete within' \
 	"$ctl" calibrate --raw cp_test_engine_rsa --depth 2 --budget 50
+check "a hanging ecdh's run times out too" \
+	expect_fail 'did not complete within' \
+	"$ctl" calibrate --raw cp_test_engine_ecdh --depth 2 --budget 50
 
 # A hang in the middle of the timed run, after the known answer passed:
 # the engine serves the known-answer requests (one per slot) and the first
@@ -171,7 +198,7 @@ wait_released() {  # wait_released N: until N runs' memory came back (10 s)
 	done
 	return 1
 }
-zombies=4	# the hung known answer, sha256's, deflate's and rsa's runs above
+zombies=5	# the hung known answer, sha256's, deflate's, rsa's and ecdh's runs above
 echo ok >"$param"
 check "the runs hung so far are released" wait_released "$zombies"
 echo 20 >/sys/module/cp_test_engine/parameters/hang_after
@@ -179,7 +206,7 @@ rc=0
 "$ctl" calibrate --raw cp_test_engine_cbc_aes --size 4096 --depth 4 --budget 1000 \
 	>/dev/null 2>"$r/midrun.err" || rc=$?
 log "hang after 19 requests: exit $rc: $(cat "$r/midrun.err")"
-zombies=5
+zombies=6
 check "hang during the timed run: ETIMEDOUT after the budget" \
 	grep -q 'did not complete within the budget plus the grace period' "$r/midrun.err"
 
