@@ -65,12 +65,7 @@ static const char *not_measured(const struct cp_alg *a, enum cryptoprio_type typ
 {
 	if (!(a->flags & CP_ALG_TESTED))
 		return "not tested, or failed the kernel's self-test";
-	if (type == CRYPTOPRIO_TYPE_AKCIPHER && !streq(a->name, "rsa"))
-		return "of the akciphers only rsa's public-key operation is measured";
-	if (type == CRYPTOPRIO_TYPE_KPP && !cp_mod_request_size(type, a->name))
-		return "of the key agreements only ecdh-nist-p256's and dh's shared secret is "
-		       "measured";
-	return NULL;
+	return cp_mod_unmeasured(type, a->name);
 }
 
 static bool named_as_driver(const struct cp_alg *a, char **patterns, int n_patterns)

@@ -26,22 +26,10 @@ const char *cp_calibration_skip_reason(const struct cp_alg *alg)
 		return "still being registered (larval)";
 	if (strchr(alg->driver, '('))
 		return "template instance: follows its parts";
-	switch (cp_mod_type_from_alg_type(alg->type)) {
-	case CRYPTOPRIO_TYPE_UNSPEC:
+	if (cp_mod_type_from_alg_type(alg->type) == CRYPTOPRIO_TYPE_UNSPEC)
 		return "type not calibrated (only skcipher, aead, hash, acomp, rsa, "
 		       "ecdh-nist-p256 and dh are)";
-	case CRYPTOPRIO_TYPE_AKCIPHER:
-		if (!streq(alg->name, "rsa"))
-			return "public key: of the akciphers only rsa's operation is measured";
-		break;
-	case CRYPTOPRIO_TYPE_KPP:
-		if (!cp_mod_request_size(CRYPTOPRIO_TYPE_KPP, alg->name))
-			return "key agreement: only ecdh-nist-p256's and dh's are measured";
-		break;
-	default:
-		break;
-	}
-	return NULL;
+	return cp_mod_unmeasured(cp_mod_type_from_alg_type(alg->type), alg->name);
 }
 
 void cp_calibration_free(struct cp_calibration *cal)
@@ -616,12 +604,13 @@ static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
 	int r;
 
 	if (e->backend.kind == CP_BACKEND_AFALG &&
-	    (m->candidate || m->type == CRYPTOPRIO_TYPE_ACOMP ||
-	     m->type == CRYPTOPRIO_TYPE_AKCIPHER || m->type == CRYPTOPRIO_TYPE_KPP)) {
+	    (m->candidate ||
+	     (m->type != CRYPTOPRIO_TYPE_SKCIPHER && m->type != CRYPTOPRIO_TYPE_AEAD &&
+	      m->type != CRYPTOPRIO_TYPE_HASH))) {
 		/*
 		 * AF_ALG's bind would create the instance and leave it
-		 * registered; and it has no interface for compressors,
-		 * public-key algorithms or key agreement.
+		 * registered; and it has interfaces for ciphers and hashes
+		 * only.
 		 */
 		m->backend = e->backend.kind;
 		set_all_points(m, CP_VERDICT_UNREACHABLE, -EOPNOTSUPP);

@@ -329,21 +329,33 @@ double cp_mod_compression_ratio(const struct cp_mod_calib_result *res)
 	return res->compressed_size ? (double) res->req_size / (double) res->compressed_size : 0.0;
 }
 
+/* The algorithms whose request the module fixes: driver/akcipher.c's key, kpp.c's peer keys. */
+static const struct {
+	enum cryptoprio_type type;
+	const char *name;
+	uint32_t request_size;
+} fixed_requests[] = {
+    {CRYPTOPRIO_TYPE_AKCIPHER, "rsa", 256},	 /* one message of the 2048-bit modulus */
+    {CRYPTOPRIO_TYPE_KPP, "ecdh-nist-p256", 64}, /* the peer's x || y */
+    {CRYPTOPRIO_TYPE_KPP, "dh", 256},		 /* one ffdhe2048 modulus */
+};
+
 uint32_t cp_mod_request_size(enum cryptoprio_type type, const char *name)
 {
-	switch (type) {
-	case CRYPTOPRIO_TYPE_AKCIPHER:
-		return 256; /* every measured akcipher is rsa: driver/akcipher.c's key */
-	case CRYPTOPRIO_TYPE_KPP:
-		/* driver/kpp.c's peer keys: P-256's x || y, one ffdhe2048 modulus */
-		if (name && streq(name, "ecdh-nist-p256"))
-			return 64;
-		if (name && streq(name, "dh"))
-			return 256;
-		return 0;
-	default:
-		return 0;
-	}
+	for (size_t i = 0; name && i < ARRAY_SIZE(fixed_requests); i++)
+		if (fixed_requests[i].type == type && streq(fixed_requests[i].name, name))
+			return fixed_requests[i].request_size;
+	return 0;
+}
+
+const char *cp_mod_unmeasured(enum cryptoprio_type type, const char *name)
+{
+	if (type == CRYPTOPRIO_TYPE_AKCIPHER && !cp_mod_request_size(type, name))
+		return "of the akciphers only rsa's public-key operation is measured";
+	if (type == CRYPTOPRIO_TYPE_KPP && !cp_mod_request_size(type, name))
+		return "of the key agreements only ecdh-nist-p256's and dh's shared secret is "
+		       "measured";
+	return NULL;
 }
 
 const char *cp_mod_type_to_string(enum cryptoprio_type type)

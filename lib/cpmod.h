@@ -101,6 +101,11 @@ double cp_mod_compression_ratio(const struct cp_mod_calib_result *res);
  * workload's size is taken, or where the module measures no such kpp.
  */
 uint32_t cp_mod_request_size(enum cryptoprio_type type, const char *name);
+/*
+ * Why the module measures no algorithm @name of @type (an akcipher other
+ * than rsa, a kpp other than ecdh-nist-p256 and dh); NULL where it may.
+ */
+const char *cp_mod_unmeasured(enum cryptoprio_type type, const char *name);
 
 /* "skcipher", "aead", "hash", "acomp", "akcipher", "kpp"; NULL for UNSPEC. */
 const char *cp_mod_type_to_string(enum cryptoprio_type type);

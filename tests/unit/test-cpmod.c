@@ -315,6 +315,13 @@ static void test_request_size(void)
 	is_int(cp_mod_request_size(CRYPTOPRIO_TYPE_KPP, NULL), 0, "nor an unknown name");
 	is_int(cp_mod_request_size(CRYPTOPRIO_TYPE_SKCIPHER, "cbc(aes)"), 0,
 	       "a cipher takes the workload's size");
+	ok(!cp_mod_unmeasured(CRYPTOPRIO_TYPE_AKCIPHER, "rsa") &&
+	       !cp_mod_unmeasured(CRYPTOPRIO_TYPE_KPP, "dh") &&
+	       !cp_mod_unmeasured(CRYPTOPRIO_TYPE_SKCIPHER, "cbc(aes)"),
+	   "rsa, dh and a cipher are measured");
+	ok(cp_mod_unmeasured(CRYPTOPRIO_TYPE_AKCIPHER, "ecdsa-nist-p256") &&
+	       cp_mod_unmeasured(CRYPTOPRIO_TYPE_KPP, "curve25519"),
+	   "another akcipher or key agreement is not");
 }
 
 int main(void)
