@@ -200,15 +200,12 @@ static json_object *stat_json(const struct cp_stat *s)
 	return o;
 }
 
-/*
- * Operations per second of @m at @p where the algorithm fixes the request
- * (rsa: one operation per modulus); 0 where requests are the workload's.
- */
-static double ops_per_s(const struct cp_measured *m, const struct cp_point *p, double mbps)
+/* @mbps of @m as operations per second where the algorithm fixes the request (rsa); 0 otherwise. */
+static double ops_per_s(const struct cp_measured *m, double mbps)
 {
 	uint32_t request = cp_mod_request_size(m->type, m->name);
 
-	return request && p->verdict == CP_VERDICT_MEASURED ? mbps * 1e6 / request : 0;
+	return request ? mbps * 1e6 / request : 0;
 }
 
 static json_object *point_json(const struct cp_measured *m, const struct cp_point *p)
@@ -240,7 +237,7 @@ static json_object *point_json(const struct cp_measured *m, const struct cp_poin
 		    o, "request_size",
 		    json_object_new_int64(cp_mod_request_size(m->type, m->name)));
 		json_object_object_add(o, "ops_per_s",
-				       json_object_new_double(ops_per_s(m, p, p->mbps.median)));
+				       json_object_new_double(ops_per_s(m, p->mbps.median)));
 	}
 	return o;
 }
@@ -351,9 +348,9 @@ static void format_cell(const struct cp_measured *m, const struct cp_point *p, c
 		snprintf(buf, size, "%s", cp_verdict_to_string(p->verdict));
 		return;
 	}
-	if (ops_per_s(m, p, 1) > 0) {
-		snprintf(buf, size, "%.0f±%.0f%s ops/s", ops_per_s(m, p, p->mbps.median),
-			 ops_per_s(m, p, spread), p->cached ? "c" : "");
+	if (cp_mod_request_size(m->type, m->name)) {
+		snprintf(buf, size, "%.0f±%.0f%s ops/s", ops_per_s(m, p->mbps.median),
+			 ops_per_s(m, spread), p->cached ? "c" : "");
 		return;
 	}
 	if (p->compressed_size)
