@@ -67,8 +67,8 @@ for s in doc["not_calibrated"]:
     print("skipped", s["driver"], s["reason"])
 PY
 }
-calibrate_deflate() { calibrate_one deflate "$1"; }
-calibrate_deflate "$r/calibrate-deflate.json" >"$r/calibrate-deflate.txt"
+
+calibrate_one deflate "$r/calibrate-deflate.json" >"$r/calibrate-deflate.txt"
 cat "$r/calibrate-deflate.txt"
 check "calibrate deflate: the engine measured, known answer ok, a ratio" \
 	awk '$1 == "cp_test_engine_deflate" && $2 == "measured" && $3 == "ok" && $4 > 0 && $5 > 1.2 { f = 1 } END { exit !f }' "$r/calibrate-deflate.txt"
@@ -117,7 +117,7 @@ check "mode wrong: cbc(aes) decrypt mismatch" test "$(kat cp_test_engine_cbc_aes
 check "mode wrong: sha256 mismatch" test "$(kat cp_test_engine_sha256 "$r/wrong-sha.json" --size 4096)" = mismatch
 check "mode wrong: deflate compress mismatch" test "$(kat cp_test_engine_deflate "$r/wrong-deflate.json" --size 4096 --depth 2)" = mismatch
 check "mode wrong: deflate decompress mismatch" test "$(kat cp_test_engine_deflate "$r/wrong-inflate.json" --size 4096 --decrypt)" = mismatch
-calibrate_deflate "$r/calibrate-deflate-wrong.json" >"$r/calibrate-deflate-wrong.txt"
+calibrate_one deflate "$r/calibrate-deflate-wrong.json" >"$r/calibrate-deflate-wrong.txt"
 cat "$r/calibrate-deflate-wrong.txt"
 check "mode wrong: calibrate deflate finds the engine faulty" \
 	awk '$1 == "cp_test_engine_deflate" && $2 == "faulty" && $3 == "mismatch" { f = 1 } END { exit !f }' "$r/calibrate-deflate-wrong.txt"
