@@ -243,7 +243,7 @@ static void print_applied(const struct cp_apply_result *r)
 /*
  * The summary lines, the orders with --all, the steps: --no-legend leaves
  * only rows. @applied: the steps were made (apply, not --dry-run, and not
- * refused by --cached-only).
+ * an apply --cached-only that found no name with its figures).
  */
 static void print_text(const struct ctl *ctl, const struct cp_apply_result *r,
 		       const struct plan_opts *o, bool apply, bool applied)
@@ -398,7 +398,11 @@ static json_object *strings_json(char **v, size_t n)
 	return array;
 }
 
-/* @applied as for print_text(): a refused apply --cached-only's is --dry-run's document. */
+/*
+ * @applied as for print_text(): an apply --cached-only that found no name
+ * with its figures is --dry-run's document; "left_out" lists the names it
+ * left in the kernel's order.
+ */
 static json_object *result_json(const struct cp_apply_result *r, bool apply, bool applied)
 {
 	json_object *doc = json_object_new_object(), *steps = json_object_new_array();
@@ -415,6 +419,8 @@ static json_object *result_json(const struct cp_apply_result *r, bool apply, boo
 	for (size_t i = 0; i < r->n_steps; i++)
 		json_object_array_add(steps, step_json(&r->steps[i], apply));
 	json_object_object_add(doc, "steps", steps);
+	if (apply)
+		json_object_object_add(doc, "left_out", strings_json(r->left_out, r->n_left_out));
 	json_object_object_add(
 	    doc, "notes",
 	    strings_json(r->plan ? r->plan->notes : NULL, r->plan ? r->plan->n_notes : 0));
@@ -503,6 +509,19 @@ static int load_export(const char *path, struct cp_export *ex)
 	return 0;
 }
 
+/* apply --cached-only: which names kept the kernel's order, on standard error. */
+static void report_left_out(const struct cp_apply_result *r, bool applied)
+{
+	fprintf(stderr,
+		"cryptoprioctl: apply: the calibration cache lacks %zu figure%s (none, or made "
+		"for another kernel, module or CPU): %s; left in the kernel's order:",
+		r->calibration.n_unmeasured, ctl_plural(r->calibration.n_unmeasured),
+		applied ? "the names that have theirs applied" : "nothing changed");
+	for (size_t i = 0; i < r->n_left_out; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", r->left_out[i]);
+	fprintf(stderr, "\n");
+}
+
 static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 {
 	_cleanup_(cp_apply_result_free) struct cp_apply_result res = {};
@@ -539,29 +558,26 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	report_file_warnings(verb, &res);
 	if (r < 0 && r != -EIO && r != -ENODATA)
 		return report_failure(verb, r, &res, o);
-	applied = apply && !o->dry_run && r != -ENODATA;
+	/* --cached-only: nothing was made only when no name had its figures. */
+	applied = apply && !o->dry_run && !(r == -ENODATA && res.n_steps == 0);
 	if (ctl->json)
 		ctl_json_print(result_json(&res, apply, applied));
 	else
 		print_text(ctl, &res, o, apply, applied);
-	if (r == -ENODATA) {
-		fprintf(stderr,
-			"cryptoprioctl: apply: the calibration cache lacks %zu figure%s the plan "
-			"needs (none, or made for another kernel, module or CPU): nothing "
-			"changed\n",
-			res.calibration.n_unmeasured, ctl_plural(res.calibration.n_unmeasured));
-		return EXIT_CHANGES;
-	}
+	if (res.n_left_out)
+		report_left_out(&res, applied);
 	if (res.state_error)
 		(void) ctl_errno(res.state_error, NULL, "%s: cannot record the results in %s", verb,
 				 CP_STATE_PATH);
-	if (apply && !o->dry_run && !o->root)
+	if (applied && !o->root)
 		ctl_daemon_after_apply(res.policy, daemon_record);
 	if (r == -EIO)
 		return ctl_error("%s: %zu of %zu step%s failed", verb, res.n_failed, res.n_steps,
 				 ctl_plural(res.n_steps));
 	if (res.state_error)
 		return EXIT_FAILURE;
+	if (r == -ENODATA)
+		return EXIT_CHANGES;
 	return o->exit_code && res.n_steps > 0 ? EXIT_CHANGES : EXIT_SUCCESS;
 }
 

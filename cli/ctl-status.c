@@ -135,6 +135,12 @@ static void print_last_apply(const struct ctl *ctl, const struct cp_state_apply 
 	for (size_t i = 0; i < a->n_policy_files; i++)
 		printf(" %s", a->policy_files[i]);
 	printf("%s\n", a->n_policy_files ? "" : " built-in default");
+	if (a->n_left_out) {
+		printf("Left in the kernel's order, the calibration cache lacking their figures:");
+		for (size_t i = 0; i < a->n_left_out; i++)
+			printf("%s %s", i ? "," : "", a->left_out[i]);
+		printf("\n");
+	}
 	print_steps(ctl, a);
 	for (size_t i = 0; i < a->n_steps; i++) {
 		failed += a->steps[i].result == CP_STEP_FAILED;

@@ -53,6 +53,13 @@ int cp_calibration_merge(struct cp_calibration *into, struct cp_calibration *fro
  */
 int cp_apply_measurements(const struct cp_calibration *cal, struct cp_measurement **ret);
 
+/*
+ * The names of @cal with a point left unmeasured (no figure in the cache,
+ * or the budget ran out), sorted, each once: apply --cached-only leaves
+ * them out. Returns the count (*ret NULL for none) or -ENOMEM; each
+ * name and the array are the caller's to free.
+ */
+int cp_apply_names_unmeasured(const struct cp_calibration *cal, char ***ret);
 /* Whether @name's planned steps are to be applied given @only_drivers (none: all). */
 bool cp_apply_name_selected(const struct cp_inventory *inv, const char *name,
 			    char *const *only_drivers, size_t n_only_drivers);

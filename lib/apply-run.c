@@ -132,6 +132,19 @@ static int build_plan(struct cp_run *run, const struct cp_measurement *ms, size_
 				     state->n_created, &run->result->plan);
 }
 
+static bool left_out(const struct cp_apply_result *result, const char *name)
+{
+	for (size_t i = 0; i < result->n_left_out; i++)
+		if (streq(result->left_out[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * The plan's steps of the names selected (only_drivers) and not left out:
+ * a name without its figures keeps the kernel's order whole, so that no
+ * half of an order is made from what was measured of the other half.
+ */
 static void select_steps(struct cp_run *run)
 {
 	struct cp_apply_result *result = run->result;
@@ -141,7 +154,8 @@ static void select_steps(struct cp_run *run)
 		struct cp_apply_step_result *s = &result->steps[result->n_steps];
 
 		if (!cp_apply_name_selected(&result->inventory, p->name, run->opts->only_drivers,
-					    run->opts->n_only_drivers))
+					    run->opts->n_only_drivers) ||
+		    left_out(result, p->name))
 			continue;
 		memcpy(s->driver, p->driver, sizeof(s->driver));
 		memcpy(s->name, p->name, sizeof(s->name));
@@ -166,6 +180,12 @@ int cp_run_plan(struct cp_run *run)
 	r = build_plan(run, ms, (size_t) n);
 	if (r < 0)
 		return r;
+	if (run->opts->cached_only) {
+		n = cp_apply_names_unmeasured(&result->calibration, &result->left_out);
+		if (n < 0)
+			return n;
+		result->n_left_out = (size_t) n;
+	}
 	result->steps = calloc(result->plan->n_steps + 1, sizeof(*result->steps));
 	if (!result->steps)
 		return -ENOMEM;

@@ -57,6 +57,58 @@ static size_t competitors(const struct cp_inventory *inv, const char *name, bool
 	return measured > n ? measured : n;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static bool has_unmeasured_point(const struct cp_measured *m)
+{
+	for (size_t i = 0; i < m->n_points; i++)
+		if (m->points[i].verdict == CP_VERDICT_UNMEASURED)
+			return true;
+	return false;
+}
+
+static bool names_have(char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (streq(names[i], name))
+			return true;
+	return false;
+}
+
+int cp_apply_names_unmeasured(const struct cp_calibration *cal, char ***ret)
+{
+	char **names = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < cal->n_measured; i++) {
+		const struct cp_measured *m = &cal->measured[i];
+		char **grown;
+
+		if (!has_unmeasured_point(m) || names_have(names, n, m->name))
+			continue;
+		grown = realloc(names, (n + 1) * sizeof(*names));
+		if (!grown)
+			goto oom;
+		names = grown;
+		names[n] = strdup(m->name);
+		if (!names[n])
+			goto oom;
+		n++;
+	}
+	if (n > 1)
+		qsort(names, n, sizeof(*names), compare_names);
+	*ret = names;
+	return (int) n;
+oom:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return -ENOMEM;
+}
+
 bool cp_apply_name_selected(const struct cp_inventory *inv, const char *name,
 			    char *const *only_drivers, size_t n_only_drivers)
 {
@@ -392,6 +444,9 @@ struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *resul
 		if (cp_state_apply_add_step(rec, &step) < 0)
 			return NULL;
 	}
+	for (size_t i = 0; i < result->n_left_out; i++)
+		if (cp_state_apply_add_left_out(rec, result->left_out[i]) < 0)
+			return NULL;
 	return steal_pointer(&rec);
 }
 
@@ -747,10 +802,14 @@ static int run_pipeline(const struct cp_apply_options *opts, struct cp_apply_res
 	r = calibrate(&run);
 	if (r >= 0)
 		r = cp_run_plan(&run);
-	if (r >= 0 && opts->cached_only && result->calibration.n_unmeasured > 0)
+	/* --cached-only with no name that has its figures: nothing to do, nothing recorded. */
+	if (r >= 0 && result->n_left_out > 0 && result->n_steps == 0)
 		r = -ENODATA;
 	if (r >= 0 && !opts->dry_run)
 		r = apply(&run);
+	/* the others applied */
+	if (r >= 0 && result->n_left_out > 0)
+		r = -ENODATA;
 	cp_run_save_cache(&run); /* what the calibration measured is kept even if the rest failed */
 	cp_run_record_finish(&run);
 	return r;
@@ -781,5 +840,8 @@ void cp_apply_result_free(struct cp_apply_result *result)
 	if (result->plan)
 		cp_plan_free(result->plan);
 	free(result->steps);
+	for (size_t i = 0; i < result->n_left_out; i++)
+		free(result->left_out[i]);
+	free(result->left_out);
 	memset(result, 0, sizeof(*result));
 }

@@ -31,8 +31,10 @@ struct cp_apply_options {
 	bool force_calibration; /* ignore the cache */
 	/*
 	 * Measure nothing (Calibrate = cached unless the policy says never),
-	 * and change nothing when the cache lacks a figure the plan needs:
-	 * -ENODATA after the plan (apply --cached-only, the initramfs).
+	 * and leave out the names whose figures the cache lacks: their steps
+	 * are not made, the kernel keeps its order of them, the other names
+	 * are applied (apply --cached-only, the initramfs). -ENODATA when a
+	 * name was left out (result->left_out).
 	 */
 	bool cached_only;
 	/*
@@ -114,14 +116,21 @@ struct cp_apply_result {
 	bool state_salvaged;
 	/* The lock or the state file's directory, when it stopped the run (its error returned). */
 	const char *unusable_path;
+	/*
+	 * With cached_only: the names the cache lacks figures for, sorted,
+	 * their steps left out of result->steps.
+	 */
+	char **left_out;
+	size_t n_left_out;
 };
 
 /*
  * Run the pipeline. Returns 0 when every step succeeded (or nothing needed
  * to change), -EBADMSG for an invalid policy (its errors in
  * result->policy->errors, nothing changed), -EIO when some steps failed
- * (see result->steps), -ENODATA when opts->cached_only found figures
- * missing (result->calibration.n_unmeasured, nothing changed), another
+ * (see result->steps), -ENODATA when opts->cached_only left names out
+ * (result->left_out; the others applied, and if none had its figures
+ * nothing changed and nothing was recorded: result->n_steps is 0), another
  * negative errno otherwise.
  */
 int cp_apply_run(const struct cp_apply_options *opts, struct cp_apply_result *result);

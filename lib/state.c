@@ -110,23 +110,42 @@ static int parse_step(json_object *obj, struct cp_state_step *step)
 	return 0;
 }
 
-static int parse_apply_arrays(json_object *obj, struct cp_state_apply *apply)
+/* An array of strings, each handed to @add; a missing @key is one only where @optional. */
+static int parse_strings(json_object *obj, const char *key, bool optional,
+			 struct cp_state_apply *apply,
+			 int (*add)(struct cp_state_apply *, const char *))
 {
-	json_object *files, *steps;
+	json_object *array;
 
-	if (!json_object_object_get_ex(obj, "policy_files", &files) ||
-	    !json_object_is_type(files, json_type_array) ||
-	    !json_object_object_get_ex(obj, "steps", &steps) ||
-	    !json_object_is_type(steps, json_type_array))
+	if (!json_object_object_get_ex(obj, key, &array))
+		return optional ? 0 : -EBADMSG;
+	if (!json_object_is_type(array, json_type_array))
 		return -EBADMSG;
-	for (size_t i = 0; i < json_object_array_length(files); i++) {
-		json_object *f = json_object_array_get_idx(files, i);
+	for (size_t i = 0; i < json_object_array_length(array); i++) {
+		json_object *v = json_object_array_get_idx(array, i);
 
-		if (!json_object_is_type(f, json_type_string))
+		if (!json_object_is_type(v, json_type_string))
 			return -EBADMSG;
-		if (cp_state_apply_add_policy_file(apply, json_object_get_string(f)) < 0)
+		if (add(apply, json_object_get_string(v)) < 0)
 			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* "left_out" is optional: a state written before apply --cached-only left names out has none. */
+static int parse_apply_arrays(json_object *obj, struct cp_state_apply *apply)
+{
+	json_object *steps;
+	int r;
+
+	if (!json_object_object_get_ex(obj, "steps", &steps) ||
+	    !json_object_is_type(steps, json_type_array))
+		return -EBADMSG;
+	r = parse_strings(obj, "policy_files", false, apply, cp_state_apply_add_policy_file);
+	if (r >= 0)
+		r = parse_strings(obj, "left_out", true, apply, cp_state_apply_add_left_out);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < json_object_array_length(steps); i++) {
 		struct cp_state_step step = {};
 
@@ -291,22 +310,30 @@ static json_object *format_step(const struct cp_state_step *step)
 	return obj;
 }
 
+static json_object *strings_json(char *const *v, size_t n)
+{
+	json_object *array = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(array, json_object_new_string(v[i]));
+	return array;
+}
+
 static json_object *format_apply(const struct cp_state_apply *apply)
 {
-	json_object *obj = json_object_new_object(), *files = json_object_new_array(),
-		    *steps = json_object_new_array();
+	json_object *obj = json_object_new_object(), *steps = json_object_new_array();
 
 	json_object_object_add(obj, "started_at", json_object_new_int64(apply->started_at));
 	json_object_object_add(obj, "finished_at", json_object_new_int64(apply->finished_at));
 	json_object_object_add(obj, "pid", json_object_new_int64(apply->pid));
 	json_object_object_add(obj, "agent", json_object_new_string(apply->agent));
 	json_object_object_add(obj, "backend", json_object_new_string(apply->backend));
-	for (size_t i = 0; i < apply->n_policy_files; i++)
-		json_object_array_add(files, json_object_new_string(apply->policy_files[i]));
-	json_object_object_add(obj, "policy_files", files);
+	json_object_object_add(obj, "policy_files",
+			       strings_json(apply->policy_files, apply->n_policy_files));
 	for (size_t i = 0; i < apply->n_steps; i++)
 		json_object_array_add(steps, format_step(&apply->steps[i]));
 	json_object_object_add(obj, "steps", steps);
+	json_object_object_add(obj, "left_out", strings_json(apply->left_out, apply->n_left_out));
 	return obj;
 }
 
@@ -463,6 +490,9 @@ void cp_state_apply_free(struct cp_state_apply *apply)
 	for (size_t i = 0; i < apply->n_policy_files; i++)
 		free(apply->policy_files[i]);
 	free(apply->policy_files);
+	for (size_t i = 0; i < apply->n_left_out; i++)
+		free(apply->left_out[i]);
+	free(apply->left_out);
 	free(apply->steps);
 	free(apply);
 }
@@ -479,18 +509,28 @@ int cp_state_apply_add_step(struct cp_state_apply *apply, const struct cp_state_
 	return 0;
 }
 
+static int strv_add(char ***v, size_t *n, const char *s)
+{
+	char **grown = reallocarray(*v, *n + 1, sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	*v = grown;
+	grown[*n] = strdup(s);
+	if (!grown[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
 int cp_state_apply_add_policy_file(struct cp_state_apply *apply, const char *file)
 {
-	char **files = reallocarray(apply->policy_files, apply->n_policy_files + 1, sizeof(*files));
+	return strv_add(&apply->policy_files, &apply->n_policy_files, file);
+}
 
-	if (!files)
-		return -ENOMEM;
-	apply->policy_files = files;
-	files[apply->n_policy_files] = strdup(file);
-	if (!files[apply->n_policy_files])
-		return -ENOMEM;
-	apply->n_policy_files++;
-	return 0;
+int cp_state_apply_add_left_out(struct cp_state_apply *apply, const char *name)
+{
+	return strv_add(&apply->left_out, &apply->n_left_out, name);
 }
 
 void cp_state_set_last_apply(struct cp_state *state, struct cp_state_apply *apply)

@@ -62,6 +62,9 @@ struct cp_state_apply {
 	size_t n_policy_files;
 	struct cp_state_step *steps;
 	size_t n_steps;
+	/* Names left in the kernel's order, the cache lacking their figures (--cached-only). */
+	char **left_out;
+	size_t n_left_out;
 };
 
 struct cp_state {
@@ -126,9 +129,10 @@ static inline void cp_state_apply_freep(struct cp_state_apply **p)
 	if (*p)
 		cp_state_apply_free(*p);
 }
-/* Append a copy of @step / of @file. Return 0 or -ENOMEM. */
+/* Append a copy of @step / of @file / of @name. Return 0 or -ENOMEM. */
 int cp_state_apply_add_step(struct cp_state_apply *apply, const struct cp_state_step *step);
 int cp_state_apply_add_policy_file(struct cp_state_apply *apply, const char *file);
+int cp_state_apply_add_left_out(struct cp_state_apply *apply, const char *name);
 /* Replace state->last_apply with @apply (owned by the state from now on). */
 void cp_state_set_last_apply(struct cp_state *state, struct cp_state_apply *apply);
 

@@ -179,6 +179,76 @@ static void test_apply(const struct cp_inventory *inv)
 	cp_apply_result_free(&res);
 }
 
+/* The calibration of --cached-only: aes-generic's figure missing from the cache. */
+static void calibration_lacking_aes(struct cp_calibration *cal)
+{
+	struct cp_measured *m = calloc(1, sizeof(*m));
+
+	if (!m || !(m->points = calloc(1, sizeof(*m->points))))
+		abort();
+	cp_strscpy(m->name, sizeof(m->name), "aes");
+	cp_strscpy(m->driver, sizeof(m->driver), "aes-generic");
+	m->n_points = 1;
+	m->points[0] =
+	    (struct cp_point){.size = 4096, .depth = 1, .verdict = CP_VERDICT_UNMEASURED};
+	*cal = (struct cp_calibration){.measured = m, .n_measured = 1, .n_unmeasured = 1};
+}
+
+static bool has_step_of(const struct cp_apply_result *res, const char *name)
+{
+	for (size_t i = 0; i < res->n_steps; i++)
+		if (strcmp(res->steps[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * apply --cached-only: a name whose figures the cache lacks keeps the
+ * kernel's order, the others are applied, and the record says which was
+ * left out.
+ */
+static void test_cached_only(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
+	struct cp_apply_options opts = {
+	    .state_path = state_path, .cache_path = cache_path, .cached_only = true};
+	struct cp_apply_result res = {.inventory = *inv};
+	_cleanup_(cp_run_free) struct cp_run run;
+	_cleanup_(cp_state_free) struct cp_state state;
+	size_t n_all;
+
+	write_earlier_files();
+	cp_run_load(&run, &(struct cp_apply_options){.dry_run = true, .cache_path = ""}, policy,
+		    &res);
+	cp_run_load_state(&run);
+	if (cp_run_plan(&run) < 0)
+		abort();
+	ok(has_step_of(&res, "aes"), "without --cached-only, aes has steps");
+	n_all = res.n_steps;
+	res.inventory = (struct cp_inventory){};
+	cp_apply_result_free(&res);
+	cp_run_free(&run);
+
+	res = (struct cp_apply_result){.inventory = *inv};
+	calibration_lacking_aes(&res.calibration);
+	cp_run_load(&run, &opts, policy, &res);
+	cp_run_load_state(&run);
+	is_int(cp_run_plan(&run), 0, "--cached-only: planned");
+	ok(res.n_left_out == 1 && strcmp(res.left_out[0], "aes") == 0, "aes left out");
+	ok(!has_step_of(&res, "aes"), "none of its steps selected");
+	ok(res.n_steps > 0 && res.n_steps < n_all, "the other names' steps are (%zu of %zu)",
+	   res.n_steps, n_all);
+	is_int(cp_run_record_start(&run), 0, "recorded");
+	apply_without_kernel(&run);
+	end_run(&run);
+	peek_state(&state);
+	ok(state.last_apply && state.last_apply->n_left_out == 1 &&
+	       strcmp(state.last_apply->left_out[0], "aes") == 0,
+	   "the state says which name was left out");
+	res.inventory = (struct cp_inventory){};
+	cp_apply_result_free(&res);
+}
+
 static void test_dry_run(const struct cp_inventory *inv)
 {
 	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
@@ -336,6 +406,7 @@ int main(void)
 	load_fixture("proc-crypto-6.1.txt", &inv);
 	test_apply(&inv);
 	test_dry_run(&inv);
+	test_cached_only(&inv);
 	test_cache_unwritable(&inv, dir);
 	test_state_unreadable(&inv, dir);
 	test_nothing_to_change(&inv); /* last: it gives the drivers their planned priorities */

@@ -233,6 +233,45 @@ static void test_noise_robust(void)
 	cp_calibration_free(&all);
 }
 
+/* apply --cached-only leaves out each name with a point the cache lacked, once. */
+static void test_names_unmeasured(void)
+{
+	struct cp_calibration all = {}, a, b, c, d;
+	char **names = NULL;
+	int n;
+
+	one_point(&a, "sha256-avx2", 4096, CP_VERDICT_UNMEASURED, 0, 0, 0);
+	one_point(&b, "sha256-generic", 4096, CP_VERDICT_UNMEASURED, 0, 0, 0);
+	one_point(&c, "xts-aes-aesni", 4096, CP_VERDICT_MEASURED, 900, 880, 910);
+	one_point(&d, "md5-generic", 4096, CP_VERDICT_UNMEASURED, 0, 0, 0);
+	snprintf(a.measured[0].name, CP_NAME_MAX, "sha256");
+	snprintf(b.measured[0].name, CP_NAME_MAX, "sha256");
+	snprintf(c.measured[0].name, CP_NAME_MAX, "xts(aes)");
+	snprintf(d.measured[0].name, CP_NAME_MAX, "md5");
+	(void) cp_calibration_merge(&all, &a);
+	(void) cp_calibration_merge(&all, &b);
+	(void) cp_calibration_merge(&all, &c);
+	(void) cp_calibration_merge(&all, &d);
+	n = cp_apply_names_unmeasured(&all, &names);
+	is_int(n, 2, "two names lack figures");
+	if (n == 2) {
+		is_str(names[0], "md5", "sorted: md5 first");
+		is_str(names[1], "sha256", "sha256 once, for its two drivers");
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	cp_calibration_free(&all);
+
+	all = (struct cp_calibration){};
+	one_point(&c, "xts-aes-aesni", 4096, CP_VERDICT_MEASURED, 900, 880, 910);
+	(void) cp_calibration_merge(&all, &c);
+	names = (char **) &all; /* overwritten */
+	is_int(cp_apply_names_unmeasured(&all, &names), 0, "every figure: none left out");
+	ok(names == NULL, "and no array");
+	cp_calibration_free(&all);
+}
+
 static void test_state_record(void)
 {
 	struct cp_apply_result res = {};
@@ -329,6 +368,7 @@ int main(void)
 	test_merge();
 	test_measurements();
 	test_noise_robust();
+	test_names_unmeasured();
 	test_state_record();
 	test_created_bookkeeping();
 	return done_testing();

@@ -267,6 +267,8 @@ static struct cp_state_apply *make_apply(void)
 				      .result = CP_STEP_FAILED,
 				      .error = -EOPNOTSUPP};
 	(void) cp_state_apply_add_step(a, &step);
+	(void) cp_state_apply_add_left_out(a, "sha224");
+	(void) cp_state_apply_add_left_out(a, "sha256");
 	return a;
 }
 
@@ -293,6 +295,9 @@ static void test_last_apply(const char *dir)
 	is_str(a->backend, "module", "backend kept");
 	ok(a->n_policy_files == 1 && strcmp(a->policy_files[0], "/etc/cryptoprio.conf") == 0,
 	   "policy files kept");
+	ok(a->n_left_out == 2 && strcmp(a->left_out[0], "sha224") == 0 &&
+	       strcmp(a->left_out[1], "sha256") == 0,
+	   "the names left out kept");
 	is_int(a->n_steps, 3, "every step");
 	ok(a->steps[0].action == CP_STEP_SET && a->steps[0].old_priority == 3000 &&
 	       a->steps[0].new_priority == 399 && a->steps[0].result == CP_STEP_DONE,
@@ -394,6 +399,9 @@ static void test_last_apply_corrupt(void)
 	    "\"policy_files\":[],\"steps\":[{\"driver\":\"d\",\"algorithm\":\"n\","
 	    "\"action\":\"jump\",\"old_priority\":1,\"new_priority\":2,\"why\":\"\","
 	    "\"result\":\"done\",\"errno\":0,\"message\":\"\"}]}}",
+	    "{\"version\":1,\"originals\":[],\"last_apply\":{\"started_at\":1,"
+	    "\"finished_at\":0,\"pid\":1,\"agent\":\"a\",\"backend\":\"b\","
+	    "\"policy_files\":[],\"steps\":[],\"left_out\":[\"sha256\",7]}}",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
