@@ -43,6 +43,10 @@ for u in systemd-timesyncd.service getty@tty1.service serial-getty@ttyS0.service
 	ln -sfn /dev/null "$unitdir/$u"
 done
 
+# The host's cryptoprio files and udev out of the way (guest-host-state.sh).
+# shellcheck source=guest-host-state.sh
+CP_GUEST_SYSTEMD=1 . "$CP_SRC/tests/vm/guest-host-state.sh"
+
 # Debian's tmpfiles.d/tmp.conf empties /tmp at boot: keep the host's /tmp
 # (a build directory there must stay visible, as in the plain mode).
 echo 'd /tmp 1777 root root -' >/etc/tmpfiles.d/tmp.conf

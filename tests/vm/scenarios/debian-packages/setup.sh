@@ -14,17 +14,30 @@ debs=$CP_SRC/build/debs
 mkdir -p /etc/dkms
 : >/etc/dkms/no-autoinstall
 install_cryptoprio_module || echo "cryptoprio.ko not built for $kver" >"$CP_RESULTS/no-module.txt"
-# man-db's trigger would index the whole host's man pages over 9p.
-echo 'man-db man-db/auto-update boolean false' | debconf-set-selections
+# The host's state, which this root is, must not make dpkg slow here:
+# man-db's trigger would index the whole host's man pages over 9p (minutes
+# under TCG; it runs while /var/lib/man-db/auto-update exists, whatever
+# debconf says), and where the host has initramfs-tools the package's
+# update-initramfs trigger would rebuild the initramfs of every kernel in
+# the host's /boot.
+rm -f /var/lib/man-db/auto-update
+if [[ -f /etc/initramfs-tools/update-initramfs.conf ]]; then
+	sed -i 's/^update_initramfs=.*/update_initramfs=no/' /etc/initramfs-tools/update-initramfs.conf
+fi
 # The host root is a container image whose policy-rc.d (exit 101) forbids
 # maintainer scripts to start or stop services: not so on a machine.
 rm -f /usr/sbin/policy-rc.d
+# dpkg's lines, each with the seconds since its start, in the setup's log
+# as they come: progress for the runner's hang detector.
 start=$SECONDS
-if DEBIAN_FRONTEND=noninteractive dpkg -i "$debs"/cryptoprio_*.deb "$debs"/cryptoprio-dkms_*.deb \
-	>"$CP_RESULTS/dpkg-install.txt" 2>&1; then
+DEBIAN_FRONTEND=noninteractive dpkg -i "$debs"/cryptoprio_*.deb "$debs"/cryptoprio-dkms_*.deb 2>&1 |
+	while IFS= read -r line; do printf '%3d s: %s\n' $((SECONDS - start)) "$line"; done |
+	tee "$CP_RESULTS/dpkg-install.txt"
+rc=${PIPESTATUS[0]}
+if ((rc == 0)); then
 	echo "$((SECONDS - start))" >"$CP_RESULTS/dpkg-install.secs"
 else
-	echo "dpkg -i failed: $?" >>"$CP_RESULTS/dpkg-install.txt"
+	echo "dpkg -i failed: $rc" >>"$CP_RESULTS/dpkg-install.txt"
 fi
 echo virtio_crypto >/etc/modules-load.d/cp-test-virtio.conf
 cat >/etc/cryptoprio.conf <<'CONF'
