@@ -418,7 +418,10 @@ static int cp_run_wait(struct cp_run *run)
 	}
 }
 
-/* Give up on @run: a zombie if requests are still out. */
+/*
+ * Give up on @run: a zombie if requests are still out. Until it is on the
+ * zombie list no reaper can free it; from then on it is not ours to read.
+ */
 static bool cp_run_abandon(struct cp_run *run, int why, u64 grace_ns)
 {
 	unsigned long flags;
@@ -432,16 +435,16 @@ static bool cp_run_abandon(struct cp_run *run, int why, u64 grace_ns)
 	spin_unlock_irqrestore(&run->lock, flags);
 	if (!late)
 		return false;
+	pr_warn("%s: %d request(s) not completed %llu ms after the last one (%s); keeping their memory until the driver completes them, module pinned\n",
+		run->ops->driver_name(&run->tfm), atomic_read(&run->outstanding),
+		grace_ns / NSEC_PER_MSEC,
+		why == -EINTR ? "caller killed" : "timed out");
 	/* the caller's command holds a reference: this one is the zombie's */
 	__module_get(THIS_MODULE);
 	spin_lock(&cp_zombie_lock);
 	list_add_tail(&run->zombie_node, &cp_zombies);
 	cp_zombie_bytes += run->bytes;
 	spin_unlock(&cp_zombie_lock);
-	pr_warn("%s: %d request(s) not completed %llu ms after the last one (%s); keeping their memory until the driver completes them, module pinned\n",
-		run->ops->driver_name(&run->tfm), atomic_read(&run->outstanding),
-		grace_ns / NSEC_PER_MSEC,
-		why == -EINTR ? "caller killed" : "timed out");
 	/* the last completion may have come in between: look again */
 	queue_work(cp_wq, &cp_reaper);
 	return true;
