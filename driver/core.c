@@ -6,6 +6,7 @@
 
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
@@ -180,7 +181,19 @@ static int cp_calibrate_traced(const struct cp_params *p,
 	if (r)
 		return r;
 	r = cp_calibrate(p, res, extack);
-	cp_command_end(&trace, r == -ETIMEDOUT || r == -EINTR);
+	cp_command_end(&trace, r == CP_RUN_ABANDONED);
+	/*
+	 * netlink_rcv_skb() sends no answer for -EINTR, which is for a caller
+	 * that is being killed: a driver's own -EINTR would leave a living
+	 * caller waiting forever for one.
+	 */
+	if (r == -EINTR) {
+		NL_SET_ERR_MSG(extack, "the driver failed a request with EINTR, which netlink cannot answer: EIO instead");
+		r = -EIO;
+	}
+	/* given up on: the caller was killed, or the engine stopped answering */
+	if (r == CP_RUN_ABANDONED)
+		r = fatal_signal_pending(current) ? -EINTR : -ETIMEDOUT;
 	return r;
 }
 

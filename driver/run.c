@@ -295,6 +295,9 @@ static bool cp_slot_account(struct cp_slot *slot, int err)
 {
 	struct cp_run *run = slot->run;
 
+	/* an answer above 0 is no errno, but a failure all the same */
+	if (err > 0)
+		err = -EIO;
 	slot->err = err;
 	WRITE_ONCE(run->last_completion, ktime_get());
 	if (err) {
@@ -479,7 +482,7 @@ int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
 
 	r = cp_run_wait(run);
 	if (r && cp_run_abandon(run, r, grace_ns))
-		return r;
+		return CP_RUN_ABANDONED;
 	/* the last callback completed us under the lock: let it drop it */
 	spin_lock_irqsave(&run->lock, flags);
 	spin_unlock_irqrestore(&run->lock, flags);
