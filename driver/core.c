@@ -38,7 +38,7 @@ static int cp_command_begin(struct cp_trace *trace,
 /* @zombie: a run was left to a hung engine, which holds what it uses. */
 static void cp_command_end(struct cp_trace *trace, bool zombie)
 {
-	cp_trace_end(trace, !zombie);
+	cp_trace_end(trace, zombie);
 	module_put(THIS_MODULE);
 }
 
@@ -332,7 +332,13 @@ static struct genl_family cp_family __ro_after_init = {
 	.version = CRYPTOPRIO_GENL_VERSION,
 	.maxattr = CRYPTOPRIO_ATTR_MAX,
 	.policy = cp_policy,
-	/* a run sleeps up to 3 s: do not hold genl_mutex over it */
+	/*
+	 * A calibration sleeps for its budget (1 s at most), then for each of
+	 * its runs (the known answers', the timed one) until no request has
+	 * come back for the grace period (2 s at most): an engine returning
+	 * one request a grace period keeps it up to depth x grace per run,
+	 * and the trace's cleanup 1 s more. Do not hold genl_mutex over it.
+	 */
 	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.small_ops = cp_ops,
@@ -362,6 +368,7 @@ static void __exit cp_exit(void)
 	/* waits for commands still running (genetlink's cb_lock) */
 	genl_unregister_family(&cp_family);
 	cp_run_exit();
+	cp_trace_exit();
 }
 
 module_init(cp_init);

@@ -230,6 +230,9 @@ void cp_run_prepare(struct cp_run *run, bool decrypt);
  */
 int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
 	      u64 *wall_ns);
+/* Let the reaper look at the zombies (and the instances they held) again. */
+void cp_reap_soon(void);
+bool cp_zombies_empty(void);
 /* -EBUSY (and why, in @extack) if a new run of @driver must not start. */
 int cp_zombie_check(const char *driver, size_t bytes,
 		    struct netlink_ext_ack *extack);
@@ -294,8 +297,16 @@ struct cp_trace {
 	unsigned int n;
 };
 int cp_trace_begin(struct cp_trace *t);
-/* @wait: for instances still being released (not after a zombie run). */
-void cp_trace_end(struct cp_trace *t, bool wait);
+/*
+ * @zombie: the command left a zombie run, which holds what it uses: what
+ * is still in use is left to the reaper (cp_trace_leftovers) at once,
+ * instead of being waited for.
+ */
+void cp_trace_end(struct cp_trace *t, bool zombie);
+/* The reaper's part: unregister what zombies' commands left, once unused. */
+void cp_trace_leftovers(void);
+/* Module exit: forget the leftovers (no zombie is left to hold them). */
+void cp_trace_exit(void);
 
 /* resolve.c */
 int cp_resolve(const char *name, enum cryptoprio_type type, u32 mask,

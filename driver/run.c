@@ -265,7 +265,7 @@ static void cp_slot_retire(struct cp_run *run)
 	}
 	spin_unlock_irqrestore(&run->lock, flags);
 	if (reap)
-		queue_work(cp_wq, &cp_reaper);
+		cp_reap_soon();
 }
 
 static bool cp_run_should_stop(struct cp_run *run)
@@ -449,7 +449,7 @@ static bool cp_run_abandon(struct cp_run *run, int why, u64 grace_ns)
 	cp_zombie_bytes += run->bytes;
 	spin_unlock(&cp_zombie_lock);
 	/* the last completion may have come in between: look again */
-	queue_work(cp_wq, &cp_reaper);
+	cp_reap_soon();
 	return true;
 }
 
@@ -517,10 +517,30 @@ out:
 	return r;
 }
 
-/* Free zombie runs whose last request has come back. */
+void cp_reap_soon(void)
+{
+	queue_work(cp_wq, &cp_reaper);
+}
+
+bool cp_zombies_empty(void)
+{
+	bool empty;
+
+	spin_lock(&cp_zombie_lock);
+	empty = list_empty(&cp_zombies);
+	spin_unlock(&cp_zombie_lock);
+	return empty;
+}
+
+/*
+ * Free zombie runs whose last request has come back, then what their
+ * commands left registered (trace.c); each zombie's module reference is
+ * dropped last.
+ */
 static void cp_reap(struct work_struct *work)
 {
 	struct cp_run *run, *tmp;
+	unsigned int freed = 0;
 	LIST_HEAD(dead);
 
 	spin_lock(&cp_zombie_lock);
@@ -539,8 +559,11 @@ static void cp_reap(struct work_struct *work)
 		/* the last callback may still be returning: let it leave */
 		synchronize_rcu();
 		cp_run_free(run);
-		module_put(THIS_MODULE);
+		freed++;
 	}
+	cp_trace_leftovers();
+	while (freed--)
+		module_put(THIS_MODULE);
 }
 
 int cp_run_init(void)
