@@ -89,9 +89,9 @@ echo "vmalloc_kb $vmalloc0 $vmalloc1" >>"$r/memory.txt"
 echo "free_kb $free0 $free1" >>"$r/memory.txt"
 check "slab within 8 MiB of where it started" test $((slab1 - slab0)) -le 8192
 check "vmalloc within 8 MiB of where it started" test $((vmalloc1 - vmalloc0)) -le 8192
-# free memory moves more (7.2 lost 8.6 MiB with nothing left behind): 16
-# MiB, where the runs left behind would take 54
-check "free memory within 16 MiB of where it started" test $((free0 - free1)) -le 16384
+# Free memory is logged, not checked: it moved 8.6 MiB on 7.2 and 17.8 on
+# 6.12 with nothing left behind (the runs left behind would hold 54). A
+# run's buffers go with its transform, which rmmod cp_test_engine checks.
 check "no run was kept for the engine (no zombie)" \
 	not sh -c "dmesg | tail -n +$((base + 1)) | grep -q 'not completed'"
 check "/proc/crypto as it was" cmp "$r/crypto-before.txt" <(priority_snapshot)
