@@ -279,7 +279,7 @@ static unsigned int cp_req_dlen(struct cp_slot *s)
 	return ((struct acomp_req *)s->req)->dlen;
 }
 
-/* One request per slot of @run; -ETIMEDOUT/-EINTR: @run is a zombie now. */
+/* One request per slot of @run; CP_RUN_ABANDONED: @run is a zombie now. */
 static int cp_acomp_go(struct cp_acomp_kat *k, struct cp_run *run, bool decompress)
 {
 	cp_run_prepare(run, decompress);
@@ -318,11 +318,11 @@ static int cp_ref_go(struct cp_acomp_kat *k, bool decompress)
 {
 	int r = cp_acomp_go(k, k->ref, decompress);
 
-	if (r == -ETIMEDOUT || r == -EINTR) {
+	if (r == CP_RUN_ABANDONED) {
 		k->ref = NULL;	/* a zombie: cannot happen to a synchronous one */
 		return r;
 	}
-	return r ? r : k->ref->slots[0].err;
+	return k->ref->slots[0].err;
 }
 
 /* The slot decompressed to the corpus, exactly. */
@@ -405,7 +405,7 @@ static int cp_acomp_kat_cross(struct cp_acomp_kat *k, bool *ok)
 		rs->clen = s->clen;
 		memset(cp_buf_mem(&rs->src), 0, rs->src.len);
 		r = cp_ref_go(k, true);
-		if (r == -ETIMEDOUT || r == -EINTR)
+		if (r == CP_RUN_ABANDONED)
 			return r;
 		/* the reference failing on it: the candidate's output is bad */
 		if (r || !cp_src_is_corpus(k, rs))
@@ -441,7 +441,7 @@ static int cp_acomp_kat_judge(struct cp_acomp_kat *k, struct cp_result *res)
 		r = cp_acomp_kat_compress(k, &ok);
 	if (!r && ok)
 		r = cp_acomp_kat_cross(k, &ok);
-	if (r == -ETIMEDOUT || r == -EINTR)
+	if (r == CP_RUN_ABANDONED)
 		return r;
 	if (r) {
 		/* no reference after all: the candidate must still compress */
@@ -482,7 +482,7 @@ int cp_acomp_known_answer(struct cp_run *run, u64 grace_ns,
 		r = cp_acomp_kat_judge(&k, res);
 	else
 		r = cp_acomp_kat_compress(&k, &ok);
-	if (r == -ETIMEDOUT || r == -EINTR) {
+	if (r == CP_RUN_ABANDONED) {
 		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period");
 		goto out;
 	}

@@ -183,7 +183,7 @@ static void cp_akcipher_fill(struct cp_run *run, const u8 *msg)
 	}
 }
 
-/* One request per slot of @run; -ETIMEDOUT/-EINTR: @run is a zombie now. */
+/* One request per slot of @run; CP_RUN_ABANDONED: @run is a zombie now. */
 static int cp_akcipher_go(struct cp_akcipher_kat *k, struct cp_run *run)
 {
 	cp_akcipher_fill(run, k->msg);
@@ -312,7 +312,7 @@ int cp_akcipher_known_answer(struct cp_run *run, u64 grace_ns,
 	if (k.ref) {
 		r = cp_akcipher_ref_answer(&k);
 		judged = !r;
-		if (r && r != -ETIMEDOUT && r != -EINTR) {
+		if (r && r != CP_RUN_ABANDONED) {
 			pr_debug("reference %s failed: %d\n", res->reference, r);
 			res->reference[0] = '\0';
 			r = 0;
@@ -320,7 +320,7 @@ int cp_akcipher_known_answer(struct cp_run *run, u64 grace_ns,
 	}
 	if (!r)
 		r = cp_akcipher_go(&k, run);
-	if (r == -ETIMEDOUT || r == -EINTR) {
+	if (r == CP_RUN_ABANDONED) {
 		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period");
 		goto out;
 	}

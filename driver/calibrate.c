@@ -116,11 +116,12 @@ static int cp_timed_run(struct cp_run *run, const struct cp_params *p,
 	r = cp_run_go(run, false, p->budget_ns, p->grace_ns, &res->wall_ns);
 	cp_cpu_busy_since(&m, &b);
 	own = current->se.sum_exec_runtime - own;
-	if (r == -ETIMEDOUT || r == -EINTR) {
+	if (r == CP_RUN_ABANDONED) {
 		NL_SET_ERR_MSG(extack, "requests did not complete within the budget plus the grace period");
 		return r;
 	}
 	if (r) {
+		/* its own error, whatever it is: -ETIMEDOUT from mxs-dcp */
 		NL_SET_ERR_MSG(extack, "the driver failed a request");
 		return r;
 	}
@@ -241,7 +242,7 @@ int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 	if (!r)
 		r = cp_timed_run(run, p, res, extack);
 	/* timed out or killed with requests out: the run is a zombie now */
-	if (r != -ETIMEDOUT && r != -EINTR)
+	if (r != CP_RUN_ABANDONED)
 		cp_run_free(run);
 	goto out_key;
 free_tfm:

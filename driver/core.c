@@ -6,6 +6,7 @@
 
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
@@ -37,7 +38,7 @@ static int cp_command_begin(struct cp_trace *trace,
 /* @zombie: a run was left to a hung engine, which holds what it uses. */
 static void cp_command_end(struct cp_trace *trace, bool zombie)
 {
-	cp_trace_end(trace, !zombie);
+	cp_trace_end(trace, zombie);
 	module_put(THIS_MODULE);
 }
 
@@ -180,7 +181,19 @@ static int cp_calibrate_traced(const struct cp_params *p,
 	if (r)
 		return r;
 	r = cp_calibrate(p, res, extack);
-	cp_command_end(&trace, r == -ETIMEDOUT || r == -EINTR);
+	cp_command_end(&trace, r == CP_RUN_ABANDONED);
+	/*
+	 * netlink_rcv_skb() sends no answer for -EINTR, which is for a caller
+	 * that is being killed: a driver's own -EINTR would leave a living
+	 * caller waiting forever for one.
+	 */
+	if (r == -EINTR) {
+		NL_SET_ERR_MSG(extack, "the driver failed a request with EINTR, which netlink cannot answer: EIO instead");
+		r = -EIO;
+	}
+	/* given up on: the caller was killed, or the engine stopped answering */
+	if (r == CP_RUN_ABANDONED)
+		r = fatal_signal_pending(current) ? -EINTR : -ETIMEDOUT;
 	return r;
 }
 
@@ -319,7 +332,13 @@ static struct genl_family cp_family __ro_after_init = {
 	.version = CRYPTOPRIO_GENL_VERSION,
 	.maxattr = CRYPTOPRIO_ATTR_MAX,
 	.policy = cp_policy,
-	/* a run sleeps up to 3 s: do not hold genl_mutex over it */
+	/*
+	 * A calibration sleeps for its budget (1 s at most), then for each of
+	 * its runs (the known answers', the timed one) until no request has
+	 * come back for the grace period (2 s at most): an engine returning
+	 * one request a grace period keeps it up to depth x grace per run,
+	 * and the trace's cleanup 1 s more. Do not hold genl_mutex over it.
+	 */
 	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.small_ops = cp_ops,
@@ -349,6 +368,7 @@ static void __exit cp_exit(void)
 	/* waits for commands still running (genetlink's cb_lock) */
 	genl_unregister_family(&cp_family);
 	cp_run_exit();
+	cp_trace_exit();
 }
 
 module_init(cp_init);

@@ -214,14 +214,25 @@ void cp_run_free(struct cp_run *run);
 /* Point every slot's request at its buffers for encryption or decryption. */
 void cp_run_prepare(struct cp_run *run, bool decrypt);
 /*
+ * cp_run_go()'s answer when it gave up on @run with requests still out,
+ * none having come back for the grace period or the caller killed: @run
+ * belongs to the zombie list now and the caller must forget it. Positive,
+ * so that no driver's error can be taken for it: a driver's own -ETIMEDOUT
+ * or -EINTR (mxs-dcp completes with -ETIMEDOUT after its hardware timed
+ * out) is an ordinary failure, and a positive answer counts as -EIO.
+ */
+#define CP_RUN_ABANDONED	1
+
+/*
  * Send one request per slot (@once; each slot's result in slot->err) or
- * keep @run->depth requests in flight for @budget_ns. Returns 0, a
- * driver's error, or, when requests stopped coming back for @grace_ns
- * (-ETIMEDOUT) or the caller was killed (-EINTR) with requests still out:
- * then @run belongs to the zombie list and the caller must forget it.
+ * keep @run->depth requests in flight for @budget_ns. Returns 0, the
+ * driver's first error (not with @once), or CP_RUN_ABANDONED.
  */
 int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
 	      u64 *wall_ns);
+/* Let the reaper look at the zombies (and the instances they held) again. */
+void cp_reap_soon(void);
+bool cp_zombies_empty(void);
 /* -EBUSY (and why, in @extack) if a new run of @driver must not start. */
 int cp_zombie_check(const char *driver, size_t bytes,
 		    struct netlink_ext_ack *extack);
@@ -265,12 +276,18 @@ unsigned int cp_kpp_peer_len(const struct cp_geometry *g);
 int cp_kpp_known_answer(struct cp_run *run, u64 grace_ns,
 			struct cp_result *res, struct netlink_ext_ack *extack);
 
-/* kat.c */
+/*
+ * kat.c. The known-answer checks (also acomp.c's, akcipher.c's, kpp.c's)
+ * return 0, a negative errno, or CP_RUN_ABANDONED: then @run is a zombie.
+ */
 int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
 		    u64 grace_ns, struct cp_result *res,
 		    struct netlink_ext_ack *extack);
 
-/* calibrate.c */
+/*
+ * calibrate.c: 0, a negative errno, or CP_RUN_ABANDONED (the run left as a
+ * zombie, which the caller reports as -ETIMEDOUT or -EINTR)
+ */
 int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 		 struct netlink_ext_ack *extack);
 
@@ -280,8 +297,16 @@ struct cp_trace {
 	unsigned int n;
 };
 int cp_trace_begin(struct cp_trace *t);
-/* @wait: for instances still being released (not after a zombie run). */
-void cp_trace_end(struct cp_trace *t, bool wait);
+/*
+ * @zombie: the command left a zombie run, which holds what it uses: what
+ * is still in use is left to the reaper (cp_trace_leftovers) at once,
+ * instead of being waited for.
+ */
+void cp_trace_end(struct cp_trace *t, bool zombie);
+/* The reaper's part: unregister what zombies' commands left, once unused. */
+void cp_trace_leftovers(void);
+/* Module exit: forget the leftovers (no zombie is left to hold them). */
+void cp_trace_exit(void);
 
 /* resolve.c */
 int cp_resolve(const char *name, enum cryptoprio_type type, u32 mask,

@@ -101,8 +101,8 @@ static void cp_fill(struct cp_kat *k, struct cp_run *run, const u8 *in)
 }
 
 /*
- * One request per slot of @run on @in. -ETIMEDOUT or -EINTR: @run is a
- * zombie now (the caller forgets it); else each slot's result in its err.
+ * One request per slot of @run on @in. CP_RUN_ABANDONED: @run is a zombie
+ * now (the caller forgets it); else 0, each slot's result in its err.
  */
 static int cp_go(struct cp_kat *k, struct cp_run *run, bool decrypt,
 		 const u8 *in)
@@ -117,7 +117,7 @@ static int cp_ref_go(struct cp_kat *k, bool decrypt, const u8 *in)
 {
 	int r = cp_go(k, k->ref, decrypt, in);
 
-	if (r) {
+	if (r == CP_RUN_ABANDONED) {
 		k->ref = NULL;	/* a zombie: cannot happen to a synchronous one */
 		return r;
 	}
@@ -210,7 +210,7 @@ static int cp_kat_geniv(struct cp_kat *k, bool *ok)
 		}
 		cp_read_whole(&run->slots[i], k->want);
 		r = cp_ref_go(k, true, k->want);
-		if (r < 0 && r != -EBADMSG)
+		if (r && r != -EBADMSG)
 			return r;
 		cp_read(k->ref, &k->ref->slots[0], true, k->got, &len);
 		*ok = !r && !memcmp(k->got, text, run->req_size);
@@ -279,9 +279,9 @@ none:
 
 /*
  * Judge the candidate against the reference; res->kat says the verdict.
- * The candidate's runs fail only by -ETIMEDOUT or -EINTR (each slot's
- * answer is in its err): any other error is the reference's, which then
- * is no reference.
+ * The candidate's runs fail only by CP_RUN_ABANDONED (each slot's answer,
+ * a driver's -ETIMEDOUT too, is in its err): any error is the reference's,
+ * which then is no reference.
  */
 static int cp_kat_judge(struct cp_kat *k, struct cp_result *res)
 {
@@ -292,7 +292,7 @@ static int cp_kat_judge(struct cp_kat *k, struct cp_result *res)
 	r = run->geo.shape.geniv ? cp_kat_geniv(k, &ok) : cp_kat_compare(k, &ok);
 	if (!r && ok && cp_is_aead(run))
 		r = cp_kat_bad_tag(k, &ok);
-	if (r == -ETIMEDOUT || r == -EINTR)
+	if (r == CP_RUN_ABANDONED)
 		return r;
 	if (r) {
 		pr_debug("reference %s failed: %d\n", res->reference, r);
@@ -382,7 +382,7 @@ int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
 		if (!r && run->slots[0].err)
 			r = run->slots[0].err;
 	}
-	if (r == -ETIMEDOUT || r == -EINTR) {
+	if (r == CP_RUN_ABANDONED) {
 		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period");
 		goto out;
 	}

@@ -386,7 +386,7 @@ static void cp_kpp_fill(struct cp_run *run, const struct cp_kpp_group *grp)
 	}
 }
 
-/* One request per slot of @run; -ETIMEDOUT/-EINTR: @run is a zombie now. */
+/* One request per slot of @run; CP_RUN_ABANDONED: @run is a zombie now. */
 static int cp_kpp_go(struct cp_kpp_kat *k, struct cp_run *run)
 {
 	cp_kpp_fill(run, k->grp);
@@ -524,7 +524,7 @@ int cp_kpp_known_answer(struct cp_run *run, u64 grace_ns, struct cp_result *res,
 	if (k.ref) {
 		r = cp_kpp_ref_answer(&k);
 		judged = !r;
-		if (r && r != -ETIMEDOUT && r != -EINTR) {
+		if (r && r != CP_RUN_ABANDONED) {
 			pr_debug("reference %s failed: %d\n", res->reference, r);
 			res->reference[0] = '\0';
 			r = 0;
@@ -532,7 +532,7 @@ int cp_kpp_known_answer(struct cp_run *run, u64 grace_ns, struct cp_result *res,
 	}
 	if (!r)
 		r = cp_kpp_go(&k, run);
-	if (r == -ETIMEDOUT || r == -EINTR) {
+	if (r == CP_RUN_ABANDONED) {
 		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period");
 		goto out;
 	}

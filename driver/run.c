@@ -265,7 +265,7 @@ static void cp_slot_retire(struct cp_run *run)
 	}
 	spin_unlock_irqrestore(&run->lock, flags);
 	if (reap)
-		queue_work(cp_wq, &cp_reaper);
+		cp_reap_soon();
 }
 
 static bool cp_run_should_stop(struct cp_run *run)
@@ -295,6 +295,9 @@ static bool cp_slot_account(struct cp_slot *slot, int err)
 {
 	struct cp_run *run = slot->run;
 
+	/* an answer above 0 is no errno, but a failure all the same */
+	if (err > 0)
+		err = -EIO;
 	slot->err = err;
 	WRITE_ONCE(run->last_completion, ktime_get());
 	if (err) {
@@ -418,7 +421,10 @@ static int cp_run_wait(struct cp_run *run)
 	}
 }
 
-/* Give up on @run: a zombie if requests are still out. */
+/*
+ * Give up on @run: a zombie if requests are still out. Until it is on the
+ * zombie list no reaper can free it; from then on it is not ours to read.
+ */
 static bool cp_run_abandon(struct cp_run *run, int why, u64 grace_ns)
 {
 	unsigned long flags;
@@ -432,18 +438,18 @@ static bool cp_run_abandon(struct cp_run *run, int why, u64 grace_ns)
 	spin_unlock_irqrestore(&run->lock, flags);
 	if (!late)
 		return false;
+	pr_warn("%s: %d request(s) not completed %llu ms after the last one (%s); keeping their memory until the driver completes them, module pinned\n",
+		run->ops->driver_name(&run->tfm), atomic_read(&run->outstanding),
+		grace_ns / NSEC_PER_MSEC,
+		why == -EINTR ? "caller killed" : "timed out");
 	/* the caller's command holds a reference: this one is the zombie's */
 	__module_get(THIS_MODULE);
 	spin_lock(&cp_zombie_lock);
 	list_add_tail(&run->zombie_node, &cp_zombies);
 	cp_zombie_bytes += run->bytes;
 	spin_unlock(&cp_zombie_lock);
-	pr_warn("%s: %d request(s) not completed %llu ms after the last one (%s); keeping their memory until the driver completes them, module pinned\n",
-		run->ops->driver_name(&run->tfm), atomic_read(&run->outstanding),
-		grace_ns / NSEC_PER_MSEC,
-		why == -EINTR ? "caller killed" : "timed out");
 	/* the last completion may have come in between: look again */
-	queue_work(cp_wq, &cp_reaper);
+	cp_reap_soon();
 	return true;
 }
 
@@ -476,7 +482,7 @@ int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
 
 	r = cp_run_wait(run);
 	if (r && cp_run_abandon(run, r, grace_ns))
-		return r;
+		return CP_RUN_ABANDONED;
 	/* the last callback completed us under the lock: let it drop it */
 	spin_lock_irqsave(&run->lock, flags);
 	spin_unlock_irqrestore(&run->lock, flags);
@@ -511,10 +517,30 @@ out:
 	return r;
 }
 
-/* Free zombie runs whose last request has come back. */
+void cp_reap_soon(void)
+{
+	queue_work(cp_wq, &cp_reaper);
+}
+
+bool cp_zombies_empty(void)
+{
+	bool empty;
+
+	spin_lock(&cp_zombie_lock);
+	empty = list_empty(&cp_zombies);
+	spin_unlock(&cp_zombie_lock);
+	return empty;
+}
+
+/*
+ * Free zombie runs whose last request has come back, then what their
+ * commands left registered (trace.c); each zombie's module reference is
+ * dropped last.
+ */
 static void cp_reap(struct work_struct *work)
 {
 	struct cp_run *run, *tmp;
+	unsigned int freed = 0;
 	LIST_HEAD(dead);
 
 	spin_lock(&cp_zombie_lock);
@@ -533,8 +559,11 @@ static void cp_reap(struct work_struct *work)
 		/* the last callback may still be returning: let it leave */
 		synchronize_rcu();
 		cp_run_free(run);
-		module_put(THIS_MODULE);
+		freed++;
 	}
+	cp_trace_leftovers();
+	while (freed--)
+		module_put(THIS_MODULE);
 }
 
 int cp_run_init(void)

@@ -23,7 +23,11 @@
  *   hang   never completed: requests are parked on a list; they are
  *          released (computed correctly and completed) as soon as the
  *          mode is set to anything else
- * completion (mode ok, slow or wrong; hang always parks)
+ *   etimedout  nothing computed: each request completes with -ETIMEDOUT
+ *          after 10 ms, as mxs-dcp does once its hardware timed out
+ *   eintr  the same with -EINTR: a driver's own error that looks like
+ *          the module's give-up codes
+ * completion (mode ok, slow, wrong, etimedout or eintr; hang always parks)
  *   async  from the workqueue (default): the call returns -EINPROGRESS
  *   sync   computed inside the call, which returns the result (0 or an
  *          error) and calls no callback
@@ -70,8 +74,12 @@
 
 #include "cp_test_engine.h"
 
-enum cpt_mode { CPT_OK, CPT_SLOW, CPT_WRONG, CPT_HANG };
-static const char * const cpt_mode_names[] = { "ok", "slow", "wrong", "hang" };
+enum cpt_mode { CPT_OK, CPT_SLOW, CPT_WRONG, CPT_HANG, CPT_ETIMEDOUT, CPT_EINTR };
+static const char * const cpt_mode_names[] = {
+	"ok", "slow", "wrong", "hang", "etimedout", "eintr"
+};
+/* How long a request of mode etimedout or eintr takes to fail. */
+#define CPT_FAIL_AFTER_US	10000
 static int cpt_mode = CPT_OK;
 
 enum cpt_completion { CPT_ASYNC, CPT_SYNC, CPT_INLINE };
@@ -94,6 +102,27 @@ static unsigned int cpt_queued;		/* on the workqueue, running or parked */
 bool cpt_wrong(void)
 {
 	return READ_ONCE(cpt_mode) == CPT_WRONG;
+}
+
+/* The error every request completes with in a failing mode, else 0. */
+static int cpt_fault_err(void)
+{
+	switch (READ_ONCE(cpt_mode)) {
+	case CPT_ETIMEDOUT:
+		return -ETIMEDOUT;
+	case CPT_EINTR:
+		return -EINTR;
+	default:
+		return 0;
+	}
+}
+
+/* What the engine answers @r: the failing mode's error, or its result. */
+static int cpt_answer(struct cpt_req *r)
+{
+	int err = cpt_fault_err();
+
+	return err ?: r->run(r);
 }
 
 /* Flip the byte at @off of @sg. */
@@ -132,6 +161,8 @@ static void cpt_delay(bool may_sleep)
 {
 	if (READ_ONCE(cpt_mode) == CPT_SLOW)
 		cpt_wait_us(200, may_sleep);
+	if (cpt_fault_err())
+		cpt_wait_us(CPT_FAIL_AFTER_US, may_sleep);
 	cpt_wait_us(READ_ONCE(cpt_latency_us), may_sleep);
 	cpt_busy_wait_us(READ_ONCE(cpt_burn_us));
 }
@@ -197,7 +228,7 @@ static void cpt_work(struct work_struct *work)
 
 	cpt_delay(true);
 	r->in_worker = true;
-	err = r->run(r);
+	err = cpt_answer(r);
 	spin_lock_irqsave(&cpt_lock, flags);
 	cpt_queued--;
 	spin_unlock_irqrestore(&cpt_lock, flags);
@@ -227,7 +258,7 @@ static int cpt_run_now(struct cpt_req *r, bool inline_cb)
 	int err;
 
 	cpt_delay(base->flags & CRYPTO_TFM_REQ_MAY_SLEEP);
-	err = r->run(r);
+	err = cpt_answer(r);
 	if (!inline_cb)
 		return err;
 	cpt_base_complete(base, err);
@@ -317,7 +348,7 @@ static const struct kernel_param_ops cpt_mode_ops = {
 	.get = cpt_mode_get,
 };
 module_param_cb(mode, &cpt_mode_ops, NULL, 0644);
-MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), hang (never complete)");
+MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), hang (never complete), etimedout or eintr (fail each request with it after 10 ms)");
 
 static int cpt_completion_set(const char *val, const struct kernel_param *kp)
 {

@@ -110,5 +110,5 @@ static void __exit cpt_exit(void)
 module_init(cpt_init);
 module_exit(cpt_exit);
 
-MODULE_DESCRIPTION("cryptoprio test-only engine: slow, wrong, hanging, queued or inline on demand");
+MODULE_DESCRIPTION("cryptoprio test-only engine: slow, wrong, hanging, failing, queued or inline on demand");
 MODULE_LICENSE("GPL");
