@@ -287,12 +287,20 @@ static int cp_resolve_doit(struct sk_buff *skb, struct genl_info *info)
 				    "MASK takes only ASYNC, KERN_DRIVER_ONLY and ALLOCATES_MEMORY");
 		return -EINVAL;
 	}
+	/*
+	 * One traced command at a time: a resolve's cleanup would otherwise
+	 * take a calibration's instances, briefly unused between its runs,
+	 * for its own and remove them.
+	 */
+	if (mutex_lock_killable(&cp_run_mutex))
+		return -EINTR;
 	r = cp_command_begin(&trace, info->extack);
-	if (r)
-		return r;
-	r = cp_resolve(nla_data(tb[CRYPTOPRIO_ATTR_NAME]), type, mask, driver,
-		       sizeof(driver), info->extack);
-	cp_command_end(&trace, false);
+	if (!r) {
+		r = cp_resolve(nla_data(tb[CRYPTOPRIO_ATTR_NAME]), type, mask,
+			       driver, sizeof(driver), info->extack);
+		cp_command_end(&trace, false);
+	}
+	mutex_unlock(&cp_run_mutex);
 	if (r)
 		return r;
 
