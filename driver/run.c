@@ -2,12 +2,15 @@
 /*
  * cryptoprio: the run engine. A run keeps up to depth requests in flight.
  *
- * Submitting: process context loops (cp_slot_loop); a completion callback,
- * which may run in softirq or hard-irq context, resubmits its slot at most
- * once. Whatever would make it loop — a driver that answers synchronously,
- * one that completes inline from inside its own encrypt(), one whose queue
- * is full (-ENOSPC, -EAGAIN) — is handed to the slot's work item, which
- * continues in process context. So no callback loops or recurses.
+ * Submitting: process context loops (cp_slot_loop); a completion callback
+ * in process or softirq context resubmits its slot at most once. Whatever
+ * would make it loop — a driver that answers synchronously, one that
+ * completes inline from inside its own encrypt(), one whose queue is full
+ * (-ENOSPC, -EAGAIN) — is handed to the slot's work item, which continues
+ * in process context. So no callback loops or recurses. A callback in
+ * hard-irq context (or with interrupts disabled), where the crypto API
+ * takes no request, hands its resubmission to the work item too: it only
+ * queues it.
  *
  * Ending: once the budget is spent no slot resubmits. The owner waits for
  * the requests in flight for as long as they keep coming back: it gives up
@@ -19,6 +22,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -358,6 +363,15 @@ static void cp_slot_work(struct work_struct *work)
 	cp_slot_loop(container_of(work, struct cp_slot, work));
 }
 
+/*
+ * Drivers take requests in process or softirq context only: cryptd, for
+ * one, warns in local_bh_enable() when called from hard irq.
+ */
+static bool cp_may_submit_here(void)
+{
+	return !in_hardirq() && !irqs_disabled();
+}
+
 /* A request came back, in any context: resubmit once at most. */
 static void cp_slot_done(struct cp_slot *slot, int err)
 {
@@ -370,8 +384,12 @@ static void cp_slot_done(struct cp_slot *slot, int err)
 		cp_slot_retire(run);
 		return;
 	}
-	/* completed inline from inside its own submit: no recursion */
-	if (atomic_read(&slot->in_submit)) {
+	/*
+	 * Completed inline from inside its own submit (no recursion), or
+	 * from hard irq: the work item submits. It is not pending (the
+	 * slot's request was in flight until now), so this queues it once.
+	 */
+	if (atomic_read(&slot->in_submit) || !cp_may_submit_here()) {
 		queue_work(cp_wq, &slot->work);
 		return;
 	}

@@ -27,12 +27,21 @@
  *          after 10 ms, as mxs-dcp does once its hardware timed out
  *   eintr  the same with -EINTR: a driver's own error that looks like
  *          the module's give-up codes
+ *   busydrop  each request is answered -EBUSY, as if backlogged, and then
+ *          dropped: never computed, never completed (caam/qi's enqueue
+ *          retry path). The engine keeps nothing of it (the request is its
+ *          owner's memory) and counts it in the read-only parameter
+ *          `dropped`; the owner's transform still holds the module, so
+ *          rmmod answers "in use" while the owner keeps it
  * completion (mode ok, slow, wrong, etimedout or eintr; hang always parks)
  *   async  from the workqueue (default): the call returns -EINPROGRESS
  *   sync   computed inside the call, which returns the result (0 or an
  *          error) and calls no callback
  *   inline computed inside the call, which calls the request's callback
  *          itself, from the submitting context, then returns -EINPROGRESS
+ *   hardirq  computed by the workqueue as async, then completed from a
+ *          hard-IRQ context (an hrtimer of HRTIMER_MODE_REL_HARD, 1 us
+ *          later), as a driver completing from its interrupt handler
  * queue_len (default 0: unlimited)
  *   at most this many requests queued, running or parked at once; beyond
  *   it a request with CRYPTO_TFM_REQ_MAY_BACKLOG goes to a backlog (the
@@ -55,6 +64,10 @@
  *
  * A shape whose computation may sleep (rsa, ecdh) is always completed async.
  *
+ * Queueing a request disables bottom halves around the queue's lock, as
+ * cryptd does: a caller submitting from hard-IRQ context, which the crypto
+ * API does not allow, gets the kernel's warning from local_bh_enable().
+ *
  * With sync or inline completion, the delays of slow and latency_us are
  * slept only when the request may sleep (CRYPTO_TFM_REQ_MAY_SLEEP), and
  * waited on the CPU otherwise.
@@ -74,16 +87,21 @@
 
 #include "cp_test_engine.h"
 
-enum cpt_mode { CPT_OK, CPT_SLOW, CPT_WRONG, CPT_HANG, CPT_ETIMEDOUT, CPT_EINTR };
+enum cpt_mode {
+	CPT_OK, CPT_SLOW, CPT_WRONG, CPT_HANG, CPT_ETIMEDOUT, CPT_EINTR,
+	CPT_BUSYDROP
+};
 static const char * const cpt_mode_names[] = {
-	"ok", "slow", "wrong", "hang", "etimedout", "eintr"
+	"ok", "slow", "wrong", "hang", "etimedout", "eintr", "busydrop"
 };
 /* How long a request of mode etimedout or eintr takes to fail. */
 #define CPT_FAIL_AFTER_US	10000
 static int cpt_mode = CPT_OK;
 
-enum cpt_completion { CPT_ASYNC, CPT_SYNC, CPT_INLINE };
-static const char * const cpt_completion_names[] = { "async", "sync", "inline" };
+enum cpt_completion { CPT_ASYNC, CPT_SYNC, CPT_INLINE, CPT_HARDIRQ };
+static const char * const cpt_completion_names[] = {
+	"async", "sync", "inline", "hardirq"
+};
 static int cpt_completion = CPT_ASYNC;
 
 static unsigned int cpt_queue_len;
@@ -98,6 +116,12 @@ static DEFINE_SPINLOCK(cpt_lock);
 static LIST_HEAD(cpt_parked);		/* requests held in hang mode */
 static LIST_HEAD(cpt_backlog);		/* waiting for room in the queue */
 static unsigned int cpt_queued;		/* on the workqueue, running or parked */
+static atomic_t cpt_dropped = ATOMIC_INIT(0);	/* mode busydrop */
+
+/* completion hardirq: computed requests wait here for the timer */
+static DEFINE_RAW_SPINLOCK(cpt_irq_lock);
+static LIST_HEAD(cpt_irq_done);
+static struct hrtimer cpt_irq_timer;
 
 bool cpt_wrong(void)
 {
@@ -175,6 +199,36 @@ static void cpt_callback(struct crypto_async_request *base, int err)
 	local_bh_enable();
 }
 
+/* Hard IRQ: complete every request the workers have computed. */
+static enum hrtimer_restart cpt_irq_fire(struct hrtimer *t)
+{
+	struct cpt_req *r, *tmp;
+	LIST_HEAD(done);
+
+	raw_spin_lock(&cpt_irq_lock);
+	list_splice_init(&cpt_irq_done, &done);
+	raw_spin_unlock(&cpt_irq_lock);
+	list_for_each_entry_safe(r, tmp, &done, node) {
+		list_del(&r->node);
+		/* @r belongs to its owner again from here on */
+		cpt_base_complete(r->base, r->err);
+	}
+	return HRTIMER_NORESTART;
+}
+
+/* Hand @r, computed, to the hard-IRQ timer. */
+static void cpt_irq_complete(struct cpt_req *r, int err)
+{
+	unsigned long flags;
+
+	r->err = err;
+	raw_spin_lock_irqsave(&cpt_irq_lock, flags);
+	list_add_tail(&r->node, &cpt_irq_done);
+	raw_spin_unlock_irqrestore(&cpt_irq_lock, flags);
+	hrtimer_start(&cpt_irq_timer, ns_to_ktime(NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_HARD);
+}
+
 /* Queue @r, or park it in hang mode. Counted in cpt_queued already. */
 static void cpt_admit_locked(struct cpt_req *r)
 {
@@ -233,7 +287,10 @@ static void cpt_work(struct work_struct *work)
 	cpt_queued--;
 	spin_unlock_irqrestore(&cpt_lock, flags);
 	/* @r belongs to its owner again from here on (it may resubmit it) */
-	cpt_callback(base, err);
+	if (r->hardirq)
+		cpt_irq_complete(r, err);
+	else
+		cpt_callback(base, err);
 	cpt_drain_backlog();
 }
 
@@ -281,11 +338,20 @@ static int cpt_submit_to(struct cpt_req *r, struct crypto_async_request *base,
 	r->base = base;
 	r->run = run;
 	r->in_worker = false;
+	r->hardirq = completion == CPT_HARDIRQ;
 	INIT_WORK(&r->work, cpt_work);
 	cpt_count_down();
-	if (completion != CPT_ASYNC && READ_ONCE(cpt_mode) != CPT_HANG)
+	if (READ_ONCE(cpt_mode) == CPT_BUSYDROP) {
+		/* "backlogged", then forgotten: nothing of @r is kept */
+		atomic_inc(&cpt_dropped);
+		return -EBUSY;
+	}
+	if ((completion == CPT_SYNC || completion == CPT_INLINE) &&
+	    READ_ONCE(cpt_mode) != CPT_HANG)
 		return cpt_run_now(r, completion == CPT_INLINE);
 
+	/* as cryptd: warns if called from hard IRQ, outside the API's contract */
+	local_bh_disable();
 	spin_lock_irqsave(&cpt_lock, flags);
 	if (cpt_full_locked() || !list_empty(&cpt_backlog)) {
 		if ((base->flags & CRYPTO_TFM_REQ_MAY_BACKLOG) &&
@@ -301,6 +367,7 @@ static int cpt_submit_to(struct cpt_req *r, struct crypto_async_request *base,
 		err = -EINPROGRESS;
 	}
 	spin_unlock_irqrestore(&cpt_lock, flags);
+	local_bh_enable();
 	return err;
 }
 
@@ -348,7 +415,18 @@ static const struct kernel_param_ops cpt_mode_ops = {
 	.get = cpt_mode_get,
 };
 module_param_cb(mode, &cpt_mode_ops, NULL, 0644);
-MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), hang (never complete), etimedout or eintr (fail each request with it after 10 ms)");
+MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), hang (never complete), etimedout or eintr (fail each request with it after 10 ms), busydrop (answer -EBUSY, never complete)");
+
+static int cpt_dropped_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&cpt_dropped));
+}
+
+static const struct kernel_param_ops cpt_dropped_ops = {
+	.get = cpt_dropped_get,
+};
+module_param_cb(dropped, &cpt_dropped_ops, NULL, 0444);
+MODULE_PARM_DESC(dropped, "requests answered -EBUSY and dropped in mode busydrop (read-only)");
 
 static int cpt_completion_set(const char *val, const struct kernel_param *kp)
 {
@@ -372,7 +450,7 @@ static const struct kernel_param_ops cpt_completion_ops = {
 	.get = cpt_completion_get,
 };
 module_param_cb(completion, &cpt_completion_ops, NULL, 0644);
-MODULE_PARM_DESC(completion, "async (from a workqueue), sync (in the call, no callback), inline (callback called in the call, then -EINPROGRESS)");
+MODULE_PARM_DESC(completion, "async (from a workqueue), sync (in the call, no callback), inline (callback called in the call, then -EINPROGRESS), hardirq (callback from a hard-IRQ hrtimer)");
 
 /* A longer queue (or 0, unlimited) takes backlogged requests in at once. */
 static int cpt_queue_len_set(const char *val, const struct kernel_param *kp)
@@ -428,16 +506,21 @@ MODULE_PARM_DESC(hang_after, "N > 0: the N-th request submitted from now on swit
 
 int cpt_core_init(void)
 {
+	cpt_hrtimer_setup(&cpt_irq_timer, cpt_irq_fire, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_HARD);
 	cpt_wq = alloc_workqueue(KBUILD_MODNAME, WQ_UNBOUND, 0);
 	return cpt_wq ? 0 : -ENOMEM;
 }
 
 /*
  * Once the module's algorithms are unregistered: no transform is left, so
- * no request is parked, backlogged or queued; this waits for a worker still
- * returning from a callback.
+ * no request is parked, backlogged, queued or waiting for the hard-IRQ
+ * timer (a request dropped in mode busydrop is its owner's, whose transform
+ * held the module until freed); this waits for a worker still returning
+ * from a callback, then for the timer.
  */
 void cpt_core_exit(void)
 {
 	destroy_workqueue(cpt_wq);
+	hrtimer_cancel(&cpt_irq_timer);
 }

@@ -25,6 +25,20 @@
 #define cpt_base_complete(base, err) ((base)->complete(base, err))
 #endif
 
+/* 6.13 added hrtimer_setup(); 7.x removed hrtimer_init(). */
+#include <linux/hrtimer.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define cpt_hrtimer_setup(t, fn, clock, mode) hrtimer_setup(t, fn, clock, mode)
+#else
+static inline void cpt_hrtimer_setup(struct hrtimer *t,
+				     enum hrtimer_restart (*fn)(struct hrtimer *),
+				     clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
+}
+#endif
+
 /* 6.12 moved <asm/unaligned.h> to <linux/unaligned.h>. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #include <linux/unaligned.h>
@@ -40,8 +54,8 @@
 
 /*
  * Per request, at the start of the outer request's context: the work item,
- * the list node (parked or backlog), what computes it, and the fallback's
- * request last.
+ * the list node (parked, backlog, or completed for the hard-IRQ timer), what
+ * computes it, and the fallback's request last.
  */
 struct cpt_req {
 	struct work_struct work;
@@ -50,6 +64,8 @@ struct cpt_req {
 	int (*run)(struct cpt_req *r);
 	struct crypto_async_request *base;	/* the outer request */
 	bool in_worker;		/* computed by the engine's worker: may sleep */
+	bool hardirq;		/* completed from the hard-IRQ timer */
+	int err;		/* the result the hard-IRQ timer completes with */
 	unsigned long subreq[] __aligned(CRYPTO_MINALIGN);
 };
 
