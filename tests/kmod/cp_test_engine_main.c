@@ -38,6 +38,13 @@
  *   which must be registered first (modprobe ecdh_generic): the kernel
  *   cannot load it by that name (cp_test_engine_kpp.c)
  *
+ * geometry (load time only; default honest)
+ *   small: once their self-tests have passed (which they could not with
+ *   these sizes), gcm(aes) claims an 8-byte IV and at most an 8-byte tag
+ *   (the kernel's: 12 and 16) and sha256 a 16-byte digest (32): a driver
+ *   that lies about its sizes, for cryptoprio.ko's known-answer check
+ *   (cp_test_engine_aead.c, cp_test_engine_hash.c)
+ *
  * A fallback of the same name is no use where the test needs the engine's
  * composites to be the only implementations of their names (allocating an
  * authenc(...) fallback instantiates the kernel's generic one):
@@ -51,10 +58,22 @@
 
 #include "cp_test_engine.h"
 
+static char *geometry = "honest";
+module_param(geometry, charp, 0444);
+MODULE_PARM_DESC(geometry, "honest, or small: gcm(aes) and sha256 claim smaller sizes than their algorithms' after their self-tests");
+
+/* read by cp_test_engine_aead.c and cp_test_engine_hash.c */
+bool cpt_geometry_small;
+
 static int __init cpt_init(void)
 {
 	int r;
 
+	if (strcmp(geometry, "honest") && strcmp(geometry, "small")) {
+		pr_err("geometry=%s: honest or small\n", geometry);
+		return -EINVAL;
+	}
+	cpt_geometry_small = !strcmp(geometry, "small");
 	r = cpt_kpp_check();
 	if (r)
 		return r;
