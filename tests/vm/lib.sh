@@ -534,3 +534,23 @@ _cp_on_exit() {
 	exit "$rc"
 }
 trap _cp_on_exit EXIT
+
+# ms_of CMD...: run CMD, print its wall time in ms (its status is ignored).
+ms_of() {
+	local t0 t1
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1 || true
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+}
+
+# unload_test_engine: rmmod cp_test_engine, saying what holds it when
+# refused, then cryptoprio: a misbehaving engine's scenario ends with
+# nothing of the calibrations left holding either.
+unload_test_engine() {
+	local rc=0 out
+	out=$(rmmod cp_test_engine 2>&1) || rc=$?
+	[[ $rc == 0 ]] || module_users cp_test_engine
+	check "rmmod cp_test_engine: nothing holds the engine ($out)" test "$rc" = 0
+	check "rmmod cryptoprio" rmmod cryptoprio
+}

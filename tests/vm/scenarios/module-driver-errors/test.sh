@@ -95,11 +95,7 @@ check "vmalloc within 8 MiB of where it started" test $((vmalloc1 - vmalloc0)) -
 check "no run was kept for the engine (no zombie)" \
 	not sh -c "dmesg | tail -n +$((base + 1)) | grep -q 'not completed'"
 check "/proc/crypto as it was" cmp "$r/crypto-before.txt" <(priority_snapshot)
-rc=0
-out=$(rmmod cp_test_engine 2>&1) || rc=$?
-[[ $rc == 0 ]] || module_users cp_test_engine
-check "rmmod cp_test_engine: nothing holds the engine ($out)" test "$rc" = 0
-check "rmmod cryptoprio" rmmod cryptoprio
+unload_test_engine
 
 dmesg | tail -n +"$((base + 1))" >"$r/dmesg.txt"
 check "kernel log since insmod: no oops, BUG or warning" \

@@ -24,14 +24,6 @@ kat() {  # kat DRIVER FILE [ARGS]: calibrate, print the known-answer result
 	jget "$f" "d['results'][0]['known_answer'] if d['results'] else 'none'"
 }
 
-# ms_of CMD...: run CMD, print its wall time in ms (its status is ignored).
-ms_of() {
-	local t0 t1
-	t0=$(date +%s%N)
-	"$@" >/dev/null 2>&1 || true
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000))
-}
 
 # completion=hardirq: every callback from a hard-IRQ hrtimer.
 echo hardirq >"$p/completion"

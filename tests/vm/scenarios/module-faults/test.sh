@@ -134,14 +134,6 @@ fast_ns=$(jget "$r/fast.json" "int(d['results'][0]['ns_per_request'])")
 log "ns/request at 16 B: ok $fast_ns, slow $slow_ns"
 check "mode slow: at least 200 us more per request" test "$slow_ns" -ge $((fast_ns + 200000))
 
-# ms_of CMD...: run CMD, print its wall time in ms (its status is ignored).
-ms_of() {
-	local t0 t1
-	t0=$(date +%s%N)
-	"$@" >/dev/null 2>&1 || true
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000))
-}
 
 # Hang: a hung engine costs at most 2 x grace (4 s) more than a working
 # one of the same shape, whose time (instantiating the reference: seconds

@@ -50,11 +50,7 @@ check "calibrate sha256: the engine faulty, known answer mismatch" \
 	grep -qx "cp_test_engine_sha256 faulty mismatch" "$r/calibrate-sha256.txt"
 
 check "/proc/crypto as it was" priorities_as "$r/crypto-before.txt"
-rc=0
-out=$(rmmod cp_test_engine 2>&1) || rc=$?
-[[ $rc == 0 ]] || module_users cp_test_engine
-check "rmmod cp_test_engine: nothing holds the engine ($out)" test "$rc" = 0
-check "rmmod cryptoprio" rmmod cryptoprio
+unload_test_engine
 
 dmesg | tail -n +"$((base + 1))" >"$r/dmesg.txt"
 check "kernel log since insmod: no oops, BUG, warning, slab or fortify report" \
