@@ -81,8 +81,11 @@ ok "apply --from: a usage error" exits 2 "$ctl" apply --from "$fixture"
 
 # Exported in tests/vm's 7.2 guest by apply-gears-any, with the policy it
 # planned there and the steps plan printed there: the same steps here.
+# (its policy copied with mode 0644: in a tree unpacked by root from a git
+# archive it is 0664, which the loader refuses)
 vm=$fixtures/export-7.2-gears-any
-"$ctl" -c "$vm.conf" plan --from "$vm.json" --no-legend >"$tmp/vm.plan"
+install -m 0644 "$vm.conf" "$tmp/vm.conf"
+"$ctl" -c "$tmp/vm.conf" plan --from "$vm.json" --no-legend >"$tmp/vm.plan"
 ok "plan --from the 7.2 guest's export: the steps plan printed in the guest" diff "$vm.plan" "$tmp/vm.plan"
 ok "the guest's steps are some" test -s "$vm.plan"
 cp "$vm.json" "$tmp/vm.json"

@@ -14,6 +14,35 @@
 
 #define POLICY_FIXTURES FIXTURES "/policy"
 
+/*
+ * A copy of fixture @name, mode 0644, in a directory of the test's own:
+ * the loader refuses files others can write, and a tree unpacked by root
+ * from a git archive (a release tarball) has its files 0664.
+ */
+static char fixture_dir[] = "/tmp/cryptoprio-test-policy.XXXXXX";
+
+static const char *fixture_copy(const char *name)
+{
+	static char path[PATH_MAX];
+	char from[PATH_MAX], buf[4096];
+	FILE *in, *out;
+	size_t n;
+
+	snprintf(from, sizeof(from), "%s/%s", POLICY_FIXTURES, name);
+	snprintf(path, sizeof(path), "%s/%s", fixture_dir, name);
+	in = fopen(from, "r");
+	out = fopen(path, "w");
+	if (!in || !out || fchmod(fileno(out), 0644) < 0)
+		abort();
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			abort();
+	if (ferror(in) || fclose(out) != 0)
+		abort();
+	fclose(in);
+	return path;
+}
+
 static struct cp_policy *from_strings(const char *const *texts, size_t n)
 {
 	struct cp_policy *p = cp_policy_new();
@@ -66,7 +95,7 @@ static void test_errors(void)
 	    {38, "line too long"},
 	};
 	_cleanup_(cp_policy_freep) struct cp_policy *p = NULL;
-	const char *path = POLICY_FIXTURES "/errors.conf";
+	const char *path = fixture_copy("errors.conf");
 	int r;
 
 	r = cp_policy_load(NULL, path, &p);
@@ -92,7 +121,7 @@ static void test_valid(void)
 	struct cp_driver_rule d;
 	struct cp_settings s;
 
-	is_int(cp_policy_load(NULL, POLICY_FIXTURES "/valid.conf", &p), 0, "valid.conf accepted");
+	is_int(cp_policy_load(NULL, fixture_copy("valid.conf"), &p), 0, "valid.conf accepted");
 	cp_policy_global(p, &s);
 	is_int(s.rank, CP_RANK_LATENCY, "Rank = latency (inline ';' comment stripped)");
 	is_int(s.origin[CP_KEY_RANK].line, 4, "Rank set at line 4");
@@ -255,12 +284,27 @@ static void test_metrics_file(void)
 	       "only in [Policy]");
 }
 
+static void fixtures_remove(void)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", fixture_dir,
+			 i ? "valid.conf" : "errors.conf");
+		(void) unlink(path);
+	}
+	(void) rmdir(fixture_dir);
+}
+
 int main(void)
 {
+	if (!mkdtemp(fixture_dir))
+		return 1;
 	test_errors();
 	test_metrics_file();
 	test_valid();
 	test_defaults_and_override();
 	test_files();
+	fixtures_remove();
 	return done_testing();
 }
