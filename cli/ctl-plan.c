@@ -389,15 +389,6 @@ static json_object *step_json(const struct cp_apply_step_result *s, bool with_re
 	return o;
 }
 
-static json_object *strings_json(char **v, size_t n)
-{
-	json_object *array = json_object_new_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(array, json_object_new_string(v[i]));
-	return array;
-}
-
 /*
  * @applied as for print_text(): an apply --cached-only that found no name
  * with its figures is --dry-run's document; "left_out" lists the names it
@@ -411,7 +402,7 @@ static json_object *result_json(const struct cp_apply_result *r, bool apply, boo
 		json_object_object_add(doc, "dry_run", json_object_new_boolean(!applied));
 	json_object_object_add(
 	    doc, "policy_files",
-	    strings_json(r->policy ? r->policy->files : NULL, r->policy ? r->policy->n_files : 0));
+	    cp_json_strv(r->policy ? r->policy->files : NULL, r->policy ? r->policy->n_files : 0));
 	json_object_object_add(doc, "inventory_source",
 			       json_object_new_string(cp_source_to_string(r->inventory.source)));
 	json_object_object_add(doc, "calibration", calibration_json(r));
@@ -420,10 +411,10 @@ static json_object *result_json(const struct cp_apply_result *r, bool apply, boo
 		json_object_array_add(steps, step_json(&r->steps[i], apply));
 	json_object_object_add(doc, "steps", steps);
 	if (apply)
-		json_object_object_add(doc, "left_out", strings_json(r->left_out, r->n_left_out));
+		json_object_object_add(doc, "left_out", cp_json_strv(r->left_out, r->n_left_out));
 	json_object_object_add(
 	    doc, "notes",
-	    strings_json(r->plan ? r->plan->notes : NULL, r->plan ? r->plan->n_notes : 0));
+	    cp_json_strv(r->plan ? r->plan->notes : NULL, r->plan ? r->plan->n_notes : 0));
 	if (applied) {
 		json_object_object_add(doc, "applied_at", json_object_new_int64(r->applied_at));
 		json_object_object_add(doc, "changed",

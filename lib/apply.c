@@ -85,28 +85,18 @@ int cp_apply_names_unmeasured(const struct cp_calibration *cal, char ***ret)
 
 	for (size_t i = 0; i < cal->n_measured; i++) {
 		const struct cp_measured *m = &cal->measured[i];
-		char **grown;
 
 		if (!has_unmeasured_point(m) || names_have(names, n, m->name))
 			continue;
-		grown = realloc(names, (n + 1) * sizeof(*names));
-		if (!grown)
-			goto oom;
-		names = grown;
-		names[n] = strdup(m->name);
-		if (!names[n])
-			goto oom;
-		n++;
+		if (cp_strv_push(&names, &n, m->name) < 0) {
+			cp_strv_free(names, n);
+			return -ENOMEM;
+		}
 	}
 	if (n > 1)
 		qsort(names, n, sizeof(*names), compare_names);
 	*ret = names;
 	return (int) n;
-oom:
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return -ENOMEM;
 }
 
 bool cp_apply_name_selected(const struct cp_inventory *inv, const char *name,
@@ -840,8 +830,6 @@ void cp_apply_result_free(struct cp_apply_result *result)
 	if (result->plan)
 		cp_plan_free(result->plan);
 	free(result->steps);
-	for (size_t i = 0; i < result->n_left_out; i++)
-		free(result->left_out[i]);
-	free(result->left_out);
+	cp_strv_free(result->left_out, result->n_left_out);
 	memset(result, 0, sizeof(*result));
 }

@@ -8,18 +8,11 @@
 #include "macro.h"
 #include "state.h"
 
-static void strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void cp_daemon_record_free(struct cp_daemon_record *rec)
 {
-	strv_free(rec->policy_files, rec->n_policy_files);
-	strv_free(rec->waiting, rec->n_waiting);
-	strv_free(rec->pending, rec->n_pending);
+	cp_strv_free(rec->policy_files, rec->n_policy_files);
+	cp_strv_free(rec->waiting, rec->n_waiting);
+	cp_strv_free(rec->pending, rec->n_pending);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -32,11 +25,11 @@ static int strv_copy(char *const *from, size_t n, char ***ret, size_t *ret_n)
 	for (size_t i = 0; i < n; i++) {
 		v[i] = strdup(from[i]);
 		if (!v[i]) {
-			strv_free(v, i);
+			cp_strv_free(v, i);
 			return -ENOMEM;
 		}
 	}
-	strv_free(*ret, *ret_n);
+	cp_strv_free(*ret, *ret_n);
 	*ret = v;
 	*ret_n = n;
 	return 0;
@@ -57,15 +50,6 @@ int cp_daemon_record_set_pending(struct cp_daemon_record *rec, char *const *name
 	return strv_copy(names, n, &rec->pending, &rec->n_pending);
 }
 
-static json_object *strv_to_json(char *const *v, size_t n)
-{
-	json_object *a = json_object_new_array();
-
-	for (size_t i = 0; a && i < n; i++)
-		json_object_array_add(a, json_object_new_string(v[i]));
-	return a;
-}
-
 json_object *cp_daemon_record_to_json(const struct cp_daemon_record *rec)
 {
 	json_object *o = json_object_new_object();
@@ -78,7 +62,7 @@ json_object *cp_daemon_record_to_json(const struct cp_daemon_record *rec)
 	json_object_object_add(o, "stopped_at", json_object_new_int64(rec->stopped_at));
 	json_object_object_add(o, "ready_usec", json_object_new_uint64(rec->ready_usec));
 	json_object_object_add(o, "policy_files",
-			       strv_to_json(rec->policy_files, rec->n_policy_files));
+			       cp_json_strv(rec->policy_files, rec->n_policy_files));
 	json_object_object_add(o, "runs", json_object_new_uint64(rec->runs));
 	json_object_object_add(o, "module_events", json_object_new_uint64(rec->module_events));
 	json_object_object_add(o, "reloads", json_object_new_uint64(rec->reloads));
@@ -91,9 +75,9 @@ json_object *cp_daemon_record_to_json(const struct cp_daemon_record *rec)
 	json_object_object_add(o, "last_measured", json_object_new_uint64(rec->last_measured));
 	json_object_object_add(o, "backend", json_object_new_string(rec->backend));
 	json_object_object_add(o, "last_error", json_object_new_string(rec->last_error));
-	json_object_object_add(o, "waiting", strv_to_json(rec->waiting, rec->n_waiting));
+	json_object_object_add(o, "waiting", cp_json_strv(rec->waiting, rec->n_waiting));
 	json_object_object_add(o, "cache_unsaved", json_object_new_boolean(rec->cache_unsaved));
-	json_object_object_add(o, "pending", strv_to_json(rec->pending, rec->n_pending));
+	json_object_object_add(o, "pending", cp_json_strv(rec->pending, rec->n_pending));
 	json_object_object_add(o, "last_run_failed", json_object_new_boolean(rec->last_run_failed));
 	return o;
 }
@@ -125,7 +109,7 @@ static int get_strv(json_object *o, const char *key, char ***ret, size_t *ret_n)
 
 		if (!json_object_is_type(s, json_type_string) ||
 		    !(v[i] = strdup(json_object_get_string(s)))) {
-			strv_free(v, i);
+			cp_strv_free(v, i);
 			return json_object_is_type(s, json_type_string) ? -ENOMEM : -EBADMSG;
 		}
 	}

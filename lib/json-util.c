@@ -70,6 +70,15 @@ json_object *cp_json_new_versioned(int64_t version)
 	return NULL;
 }
 
+json_object *cp_json_strv(char *const *v, size_t n)
+{
+	json_object *array = json_object_new_array();
+
+	for (size_t i = 0; array && i < n; i++)
+		json_object_array_add(array, json_object_new_string(v[i]));
+	return array;
+}
+
 static int format(json_object *doc, int flags, char **ret_text)
 {
 	char *text = NULL;

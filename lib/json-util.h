@@ -45,3 +45,6 @@ int cp_json_get_string(json_object *obj, const char *key, char *dst, size_t size
 /* The integer member @key of @obj in @ret: -EBADMSG if missing, not an integer or not in [@min,
  * @max]. */
 int cp_json_get_int(json_object *obj, const char *key, int64_t min, int64_t max, int64_t *ret);
+
+/* A JSON array of the @n strings of @v (NULL with 0: empty). */
+json_object *cp_json_strv(char *const *v, size_t n);

@@ -86,3 +86,26 @@ static inline int negative_errno(void)
 {
 	return errno > 0 ? -errno : -EIO;
 }
+
+/* A vector of @n strings and the vector itself (either may be NULL with 0). */
+static inline void cp_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Append a copy of @s to the @n strings of *@v. Returns 0 or -ENOMEM (*@v kept). */
+static inline int cp_strv_push(char ***v, size_t *n, const char *s)
+{
+	char **grown = realloc(*v, (*n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	*v = grown;
+	grown[*n] = strdup(s);
+	if (!grown[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}

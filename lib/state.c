@@ -310,15 +310,6 @@ static json_object *format_step(const struct cp_state_step *step)
 	return obj;
 }
 
-static json_object *strings_json(char *const *v, size_t n)
-{
-	json_object *array = json_object_new_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(array, json_object_new_string(v[i]));
-	return array;
-}
-
 static json_object *format_apply(const struct cp_state_apply *apply)
 {
 	json_object *obj = json_object_new_object(), *steps = json_object_new_array();
@@ -329,11 +320,11 @@ static json_object *format_apply(const struct cp_state_apply *apply)
 	json_object_object_add(obj, "agent", json_object_new_string(apply->agent));
 	json_object_object_add(obj, "backend", json_object_new_string(apply->backend));
 	json_object_object_add(obj, "policy_files",
-			       strings_json(apply->policy_files, apply->n_policy_files));
+			       cp_json_strv(apply->policy_files, apply->n_policy_files));
 	for (size_t i = 0; i < apply->n_steps; i++)
 		json_object_array_add(steps, format_step(&apply->steps[i]));
 	json_object_object_add(obj, "steps", steps);
-	json_object_object_add(obj, "left_out", strings_json(apply->left_out, apply->n_left_out));
+	json_object_object_add(obj, "left_out", cp_json_strv(apply->left_out, apply->n_left_out));
 	return obj;
 }
 
@@ -487,12 +478,8 @@ struct cp_state_apply *cp_state_apply_new(void)
 
 void cp_state_apply_free(struct cp_state_apply *apply)
 {
-	for (size_t i = 0; i < apply->n_policy_files; i++)
-		free(apply->policy_files[i]);
-	free(apply->policy_files);
-	for (size_t i = 0; i < apply->n_left_out; i++)
-		free(apply->left_out[i]);
-	free(apply->left_out);
+	cp_strv_free(apply->policy_files, apply->n_policy_files);
+	cp_strv_free(apply->left_out, apply->n_left_out);
 	free(apply->steps);
 	free(apply);
 }
@@ -509,28 +496,14 @@ int cp_state_apply_add_step(struct cp_state_apply *apply, const struct cp_state_
 	return 0;
 }
 
-static int strv_add(char ***v, size_t *n, const char *s)
-{
-	char **grown = reallocarray(*v, *n + 1, sizeof(*grown));
-
-	if (!grown)
-		return -ENOMEM;
-	*v = grown;
-	grown[*n] = strdup(s);
-	if (!grown[*n])
-		return -ENOMEM;
-	(*n)++;
-	return 0;
-}
-
 int cp_state_apply_add_policy_file(struct cp_state_apply *apply, const char *file)
 {
-	return strv_add(&apply->policy_files, &apply->n_policy_files, file);
+	return cp_strv_push(&apply->policy_files, &apply->n_policy_files, file);
 }
 
 int cp_state_apply_add_left_out(struct cp_state_apply *apply, const char *name)
 {
-	return strv_add(&apply->left_out, &apply->n_left_out, name);
+	return cp_strv_push(&apply->left_out, &apply->n_left_out, name);
 }
 
 void cp_state_set_last_apply(struct cp_state *state, struct cp_state_apply *apply)
