@@ -123,19 +123,6 @@ static bool cp_trace_had(const struct cp_trace *t, const char *driver)
 }
 
 /*
- * Whether an instance is built on @alg (under crypto_alg_sem): its spawn
- * stays on @alg's cra_users for the instance's life, while the reference
- * it took is dropped once the instance is registered, so that the
- * refcount does not show it. Removing @alg would remove that instance
- * too, whoever built it: it is in use. Ours built on it are removed
- * first, and it then follows.
- */
-static bool cp_has_users(const struct crypto_alg *alg)
-{
-	return !list_empty(&alg->cra_users);
-}
-
-/*
  * A new instance, with a reference taken, or NULL; *@busy counts the new
  * ones still in use.
  */
@@ -148,8 +135,7 @@ static struct crypto_alg *cp_trace_find(const struct cp_trace *t, int *busy)
 		if (!cp_is_instance(alg) || cp_trace_had(t, alg->cra_driver_name))
 			continue;
 		/* 1: the registration's own reference, nobody else's */
-		if (refcount_read(&alg->cra_refcnt) != 1 || cp_has_users(alg) ||
-		    !crypto_mod_get(alg)) {
+		if (refcount_read(&alg->cra_refcnt) != 1 || !crypto_mod_get(alg)) {
 			(*busy)++;
 			continue;
 		}
@@ -166,11 +152,7 @@ static struct crypto_alg *cp_trace_find(const struct cp_trace *t, int *busy)
  */
 static bool cp_unregister_unused(struct crypto_alg *alg)
 {
-	bool unused;
-
-	down_read(&crypto_alg_sem);
-	unused = refcount_read(&alg->cra_refcnt) == 2 && !cp_has_users(alg);
-	up_read(&crypto_alg_sem);
+	bool unused = refcount_read(&alg->cra_refcnt) == 2;
 
 	if (unused) {
 		pr_debug("unregistering %s\n", alg->cra_driver_name);

@@ -103,39 +103,6 @@ stable_snapshot "$r/after.txt"
 check "/proc/crypto: the same drivers and priorities as before" \
 	diff "$r/before.txt" "$r/after.txt"
 
-# 2b. An instance someone else builds on the command's reference while the
-# command runs is theirs: the cleanup leaves it and the reference it is
-# built on (its spawn holds no reference once registered: removing the
-# reference would remove theirs with it). Here the reference of
-# cp_test_engine_cbc_aes, and cts(REFERENCE) bound through AF_ALG during a
-# slow run of the engine, held until the run is over.
-"$ctl" calibrate --raw --json cp_test_engine_cbc_aes --size 4096 >"$r/ref.json" 2>/dev/null || true
-ref=$(jget "$r/ref.json" "d['results'][0]['reference'] or ''" || true)
-log "the engine's reference: $ref"
-check "its reference is one the command registers" \
-	test -n "$ref" -a -z "$(awk -v d="$ref" '$1 == d' "$r/before.txt")"
-echo 2000 >/sys/module/cp_test_engine/parameters/latency_us
-"$ctl" calibrate --raw cp_test_engine_cbc_aes --size 4096 --budget 1000 >/dev/null 2>"$r/users.err" &
-pid=$!
-check "the reference is registered during the run" \
-	wait_until 20 grep -q "^driver *: $ref\$" /proc/crypto
-modprobe_q algif_skcipher
-python3 -c 'import os, socket, sys, time
-s = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)
-s.bind(("skcipher", sys.argv[1]))
-open(sys.argv[2], "w").close()
-while os.path.exists(sys.argv[2]):
-	time.sleep(0.05)' "cts($ref)" /tmp/cp-cts-bound &
-holder=$!
-check "cts($ref) bound on it" wait_until 10 test -e /tmp/cp-cts-bound
-wait "$pid" || true
-echo 0 >/sys/module/cp_test_engine/parameters/latency_us
-check "after the command: cts($ref), someone else's, still registered" \
-	grep -q "^driver *: cts($ref)\$" /proc/crypto
-check "and the reference it is built on" grep -q "^driver *: $ref\$" /proc/crypto
-rm -f /tmp/cp-cts-bound
-wait "$holder" || true
-
 # 3. rmmod cryptoprio while a calibration waits on a hung engine: refused
 # while it runs, never a callback into freed code.
 echo hang >"$param"
