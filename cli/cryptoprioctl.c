@@ -148,6 +148,8 @@ const char *ctl_module_reason(int negative_errno)
 	case -EPERM:
 	case -EACCES:
 		return "needs CAP_NET_ADMIN (run as root)";
+	case -EPROTO: /* its family's version is older than ours */
+		return "is older than this cryptoprioctl (rmmod cryptoprio; modprobe cryptoprio)";
 	default:
 		return strerror(-negative_errno);
 	}

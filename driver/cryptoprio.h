@@ -183,6 +183,7 @@ struct cp_run {
 	bool once;			/* one request per slot, no resubmission */
 	bool stop;			/* the owner gave up: submit no more */
 	ktime_t deadline;
+	ktime_t hard_end;		/* give up then whatever comes back */
 	u64 grace_ns;			/* give up when none came back for this long */
 	size_t bytes;			/* buffer memory, for the zombie bound */
 
@@ -307,6 +308,15 @@ void cp_trace_end(struct cp_trace *t, bool zombie);
 void cp_trace_leftovers(void);
 /* Module exit: forget the leftovers (no zombie is left to hold them). */
 void cp_trace_exit(void);
+
+/*
+ * core.c: the command in progress, as its runs see it. Its runs end within
+ * its budget plus CP_COMMAND_GRACES grace periods from the first one's
+ * start (13 s at most), however an engine trickles its answers.
+ */
+#define CP_COMMAND_GRACES	6
+bool cp_command_caller_gone(void);
+ktime_t cp_command_deadline(void);
 
 /* resolve.c */
 int cp_resolve(const char *name, enum cryptoprio_type type, u32 mask,

@@ -222,7 +222,7 @@ int cp_mod_calibrate(struct cp_nl *nl, const struct cp_mod_calib_req *req,
 	r = cp_mod_family(nl, &family);
 	if (r < 0)
 		return r;
-	r = cp_nl_transact(nl, cp_mod_build_calibrate(buf, family, req), calibrate_cb, &c);
+	r = cp_nl_transact_acked(nl, cp_mod_build_calibrate(buf, family, req), calibrate_cb, &c);
 	if (r < 0)
 		return r;
 	if (c.error < 0)
@@ -295,7 +295,8 @@ int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type
 	r = cp_mod_family(nl, &family);
 	if (r < 0)
 		return r;
-	r = cp_nl_transact(nl, cp_mod_build_resolve(buf, family, name, type, mask), resolve_cb, &c);
+	r = cp_nl_transact_acked(nl, cp_mod_build_resolve(buf, family, name, type, mask),
+				 resolve_cb, &c);
 	if (r < 0)
 		return r;
 	if (c.error < 0)

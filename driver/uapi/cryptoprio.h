@@ -10,7 +10,15 @@
 #include <linux/types.h>
 
 #define CRYPTOPRIO_GENL_NAME	"cryptoprio"
-#define CRYPTOPRIO_GENL_VERSION	1
+/*
+ * 2: commands are answered when they end, by the module's worker, not by
+ * the netlink handler: the reply, then an ack (NLMSG_ERROR 0) whether or
+ * not the request asked for one; or the error, with its extended ack.
+ * A request that asks for an ack (NLM_F_ACK) also gets one when it is
+ * queued, before the answer: ask for none. A request refused before it is
+ * queued (a bad attribute, EBUSY) gets its error at once, as in 1.
+ */
+#define CRYPTOPRIO_GENL_VERSION	2
 
 /* Limits enforced by the module (refused with EINVAL and an extack message). */
 #define CRYPTOPRIO_MAX_REQ_SIZE	(1U << 20)		/* bytes per request */
