@@ -27,6 +27,7 @@
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -563,6 +564,31 @@ out:
 	spin_unlock(&cp_zombie_lock);
 	return r;
 }
+
+/*
+ * /sys/module/cryptoprio/parameters/kept_runs: one line per zombie run,
+ * "DRIVER OUTSTANDING BYTES", for cryptoprioctl status. A zombie is freed
+ * only by the reaper, which takes it off the list under the lock first.
+ */
+static int cp_kept_runs_get(char *buf, const struct kernel_param *kp)
+{
+	struct cp_run *run;
+	int n = 0;
+
+	spin_lock(&cp_zombie_lock);
+	list_for_each_entry(run, &cp_zombies, zombie_node)
+		n += scnprintf(buf + n, PAGE_SIZE - n, "%s %d %zu\n",
+			       run->ops->driver_name(&run->tfm),
+			       atomic_read(&run->outstanding), run->bytes);
+	spin_unlock(&cp_zombie_lock);
+	return n;
+}
+
+static const struct kernel_param_ops cp_kept_runs_ops = {
+	.get = cp_kept_runs_get,
+};
+module_param_cb(kept_runs, &cp_kept_runs_ops, NULL, 0444);
+MODULE_PARM_DESC(kept_runs, "runs kept for requests an engine never completed: DRIVER OUTSTANDING BYTES per line (read-only)");
 
 void cp_reap_soon(void)
 {

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/genetlink.h>
 
 #include "cpmod.h"
+#include "fileio.h"
 #include "macro.h"
 
 static struct nlmsghdr *put_header(void *buf, uint16_t type, uint8_t cmd, uint8_t version)
@@ -420,4 +424,55 @@ const char *cp_mod_kat_to_string(enum cryptoprio_kat kat)
 		return "unsupported";
 	}
 	return "unknown";
+}
+
+/* One line "DRIVER OUTSTANDING BYTES" ending at @end: 0 or -EBADMSG. */
+static int parse_kept_run(const char *line, const char *end, struct cp_mod_kept_run *run)
+{
+	char name[CP_NAME_MAX + 1];
+	int name_end = 0, used = 0;
+
+	/* counts are digits: sscanf would take "-1" for 4294967295 */
+	if (sscanf(line, "%64s%n", name, &name_end) != 1 ||
+	    line + name_end + strspn(line + name_end, " 0123456789") != end)
+		return -EBADMSG;
+	if (sscanf(line, "%64s %" SCNu32 " %" SCNu64 "%n", name, &run->outstanding, &run->bytes,
+		   &used) != 3 ||
+	    line + used != end || strlen(name) >= sizeof(run->driver))
+		return -EBADMSG;
+	cp_strscpy(run->driver, sizeof(run->driver), name);
+	return 0;
+}
+
+int cp_mod_parse_kept_runs(const char *text, struct cp_mod_kept_run *runs, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		struct cp_mod_kept_run run = {0};
+
+		if (!end || parse_kept_run(line, end, &run) < 0)
+			return -EBADMSG; /* the module ends every line */
+		if (n < max)
+			runs[n++] = run;
+		line = end + 1;
+	}
+	return (int) n;
+}
+
+int cp_mod_kept_runs(struct cp_mod_kept_run *runs, size_t max)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t size;
+	int r;
+
+	r = cp_read_file(CP_MOD_KEPT_RUNS_PATH, 64 * 1024, &text, &size);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (strlen(text) != size)
+		return -EBADMSG;
+	return cp_mod_parse_kept_runs(text, runs, max);
 }

@@ -74,6 +74,26 @@ int cp_mod_calibrate(struct cp_nl *nl, const struct cp_mod_calib_req *req,
 int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type, uint32_t mask,
 		   struct cp_mod_resolve_result *res);
 
+/*
+ * A run the module keeps for requests an engine never completed, with its
+ * memory, its transform and the engine's module (cryptoprio(4), HANGING
+ * DRIVERS): listed by the module in CP_MOD_KEPT_RUNS_PATH.
+ */
+struct cp_mod_kept_run {
+	char driver[CP_NAME_MAX];
+	uint32_t outstanding; /* requests still out */
+	uint64_t bytes;	      /* the run's buffers */
+};
+#define CP_MOD_KEPT_RUNS_PATH "/sys/module/cryptoprio/parameters/kept_runs"
+#define CP_MOD_KEPT_RUNS_MAX  64
+/*
+ * The kept runs, at most @max: their number, 0 when the module is not
+ * loaded (or is older and lists none), -EBADMSG for a line not
+ * "DRIVER OUTSTANDING BYTES".
+ */
+int cp_mod_kept_runs(struct cp_mod_kept_run *runs, size_t max);
+int cp_mod_parse_kept_runs(const char *text, struct cp_mod_kept_run *runs, size_t max);
+
 /* Message builders and reply parsers, split out for tests on recorded messages. */
 struct nlmsghdr *cp_mod_build_getfamily(void *buf);
 int cp_mod_parse_getfamily(const struct nlmsghdr *nlh, uint16_t *family, uint32_t *version);

@@ -324,6 +324,27 @@ static void test_request_size(void)
 	   "another akcipher or key agreement is not");
 }
 
+/* The module's kept_runs parameter, as driver/run.c prints it. */
+static void test_kept_runs(void)
+{
+	struct cp_mod_kept_run runs[2];
+
+	is_int(cp_mod_parse_kept_runs("", runs, 2), 0, "no kept run");
+	is_int(cp_mod_parse_kept_runs("cp_test_engine_cbc_aes 16 1114112\n"
+				      "mxs-dcp-aes 1 8192\n",
+				      runs, 2),
+	       2, "two kept runs");
+	is_str(runs[0].driver, "cp_test_engine_cbc_aes", "the first one's driver");
+	is_int(runs[0].outstanding, 16, "its requests still out");
+	ok(runs[1].bytes == 8192, "the second one's bytes");
+	is_int(cp_mod_parse_kept_runs("a 1 2\nb 3 4\nc 5 6\n", runs, 2), 2,
+	       "more than asked for: the first ones");
+	is_int(cp_mod_parse_kept_runs("a 1 2", runs, 2), -EBADMSG, "a line without its end");
+	is_int(cp_mod_parse_kept_runs("a 1\n", runs, 2), -EBADMSG, "a field missing");
+	is_int(cp_mod_parse_kept_runs("a 1 2 3\n", runs, 2), -EBADMSG, "a field too many");
+	is_int(cp_mod_parse_kept_runs("a -1 2\n", runs, 2), -EBADMSG, "not a count");
+}
+
 int main(void)
 {
 	test_build_calibrate();
@@ -335,5 +356,6 @@ int main(void)
 	test_error_extack();
 	test_strings();
 	test_request_size();
+	test_kept_runs();
 	return done_testing();
 }

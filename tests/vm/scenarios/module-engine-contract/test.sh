@@ -4,7 +4,8 @@
 # engine queues as cryptd does, so such a call warns); one that answers
 # -EBUSY for a backlogged request and drops it leaves one zombie run, logged
 # once, that ends the calibration within budget + grace, refuses the
-# driver's next calibration and pins cryptoprio.ko and the engine.
+# driver's next calibration, pins cryptoprio.ko and the engine, and shows
+# in cryptoprioctl status (the module's kept_runs).
 p=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS
 modprobe_q "$cpu_aes_module" crypto_user
@@ -67,6 +68,13 @@ check "cryptoprio still loaded" grep -q '^cryptoprio ' /proc/modules
 check "the zombie shows in /sys/module/cryptoprio/refcnt (one more)" \
 	test "$(cat /sys/module/cryptoprio/refcnt)" = $((refs + 1))
 check "the engine cannot be unloaded either" not rmmod cp_test_engine
+"$ctl" status >"$r/status.txt" || true
+"$ctl" status --json >"$r/status.json" || true
+check "status shows the kept run: 4 requests out, the engine's module pinned" \
+	grep -q '^  cp_test_engine_cbc_aes: 4 request(s) out, .* KiB pinned' "$r/status.txt"
+check "and so does status --json" \
+	test "$(jget "$r/status.json" "[(k['driver'], k['outstanding']) for k in d['kept_runs']]")" \
+	= "[('cp_test_engine_cbc_aes', 4)]"
 check "$cpu_cbc calibrates meanwhile" \
 	test "$(kat "$cpu_cbc" "$r/after.json" --size 4096 --budget 200)" = ok
 check "/proc/crypto as it was" cmp "$r/before.txt" <(priority_snapshot)
