@@ -241,7 +241,7 @@ int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 	r = cp_known_answer(run, key, res->key_size, p->grace_ns, res, extack);
 	if (!r)
 		r = cp_timed_run(run, p, res, extack);
-	/* timed out or killed with requests out: the run is a zombie now */
+	/* given up on with requests out: the run is a zombie now */
 	if (r != CP_RUN_ABANDONED)
 		cp_run_free(run);
 	goto out_key;

@@ -268,9 +268,10 @@ static int cp_calibrate_run(struct cp_command *c, struct sk_buff **msg)
 	r = cp_calibrate(&c->p, res, &c->extack);
 	cp_trace_end(&trace, r == CP_RUN_ABANDONED);
 	/*
-	 * netlink_rcv_skb() sends no answer for -EINTR, which is for a caller
-	 * that is being killed: a client would take a driver's own -EINTR
-	 * for that.
+	 * A driver's own -EINTR would read as an interrupted call of the
+	 * client's (and version 1, answering from the handler, could not
+	 * send it: netlink_rcv_skb() drops -EINTR, meant for a caller being
+	 * killed).
 	 */
 	if (r == -EINTR) {
 		NL_SET_ERR_MSG(&c->extack, "the driver failed a request with EINTR, which netlink cannot answer: EIO instead");

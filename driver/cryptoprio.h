@@ -216,8 +216,9 @@ void cp_run_free(struct cp_run *run);
 void cp_run_prepare(struct cp_run *run, bool decrypt);
 /*
  * cp_run_go()'s answer when it gave up on @run with requests still out,
- * none having come back for the grace period or the caller killed: @run
- * belongs to the zombie list now and the caller must forget it. Positive,
+ * none having come back for the grace period, the command's time up or
+ * its caller gone: @run belongs to the zombie list now and the caller
+ * must forget it. Positive,
  * so that no driver's error can be taken for it: a driver's own -ETIMEDOUT
  * or -EINTR (mxs-dcp completes with -ETIMEDOUT after its hardware timed
  * out) is an ordinary failure, and a positive answer counts as -EIO.
@@ -287,7 +288,7 @@ int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
 
 /*
  * calibrate.c: 0, a negative errno, or CP_RUN_ABANDONED (the run left as a
- * zombie, which the caller reports as -ETIMEDOUT or -EINTR)
+ * zombie, which the command reports as -ETIMEDOUT)
  */
 int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 		 struct netlink_ext_ack *extack);
