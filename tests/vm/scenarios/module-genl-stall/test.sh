@@ -37,6 +37,7 @@ together() {
 	shift
 	ms_to "$r/$tag-writer.ms" "$@" &
 	pids+=($!)
+	sleep 1 # the writer waiting for cb_lock, where it would wait
 	ms_to "$r/$tag-genl.ms" genl ctrl list &
 	pids+=($!)
 	ms_to "$r/$tag-ethtool.ms" ethtool lo &
@@ -65,6 +66,7 @@ t0=${EPOCHREALTIME/./}
 	>"$r/calibrate.out" 2>"$r/calibrate.err" &
 cal=$!
 check "the calibration is running (the engine's transform is held)" wait_until 20 running
+t1=${EPOCHREALTIME/./}
 together during-rmmod rmmod team
 together during-modprobe modprobe team
 alive=no
@@ -77,14 +79,17 @@ check "the calibration was still running meanwhile" test "$alive" = yes
 
 rc=0
 wait "$cal" || rc=$?
-secs=$(((${EPOCHREALTIME/./} - t0) / 1000000))
-log "the calibration: exit $rc after $secs s: $(cat "$r/calibrate.err")"
+now=${EPOCHREALTIME/./}
+secs=$(((now - t1) / 1000000))
+log "the calibration: exit $rc after $(((now - t0) / 1000000)) s, $secs s since its transform was allocated: $(cat "$r/calibrate.err")"
 check "the calibration fails with ETIMEDOUT" \
 	grep -q "Connection timed out" "$r/calibrate.err"
-# budget 1 s + 6 x 2 s from its first run, the allocations and the
-# trace's cleanup (1 s) before and after: 20 s, against about 50
-check "and ends within its bound (budget + 6 x grace + allocation and cleanup)" \
-	test "$secs" -le 20
+# from its transform: budget 1 s + 6 x 2 s from its first run, the
+# trace's cleanup (1 s), and before the first run the reference's
+# allocation and self-test, the kernel's time: 4-9 s seen under load
+# (6.12, four VMs on two cores). 30 s, against about 60 for the handler
+check "and ends within its bound (budget + 6 x grace, cleanup, the reference's allocation)" \
+	test "$secs" -le 30
 check "the kernel log says its time was up" \
 	sh -c "dmesg | tail -n +$((base + 1)) | grep -q '$cbc: .* not completed (the command.s time is up)'"
 
