@@ -3,6 +3,8 @@
 # every error as file:line: reason, exit 1, and change nothing, neither in
 # /proc/crypto nor in the state file. With the errors fixed, apply works.
 # shellcheck source=../apply-default/apply-common.sh
+#
+# In CI on 7.2 only: depends only on cryptoprio (the policy files).
 . "$CP_SCENARIO_DIR/../apply-default/apply-common.sh"
 log "calibration backend: $(load_cpmod)"
 check "set virtio_crypto_aes_cbc 3000 (apply would lower it)" "$ctl" set virtio_crypto_aes_cbc 3000

@@ -4,6 +4,9 @@
 # keep later SAs on virtio-crypto, originals and the plan are in the state
 # file, a second apply changes nothing, status shows the plan.
 # shellcheck source=apply-common.sh
+#
+# The CPU's drivers of the arch first (list shows them in CI on both
+# arches): the rotation.
 . "$CP_SCENARIO_DIR/apply-common.sh"
 backend=$(load_cpmod)
 log "calibration backend: $backend"

@@ -10,6 +10,8 @@
 # Reaching virtio-crypto needs the cryptoprio module on Linux >= 7.2
 # (AF_ALG binds only CPU implementations there); on 6.1 AF_ALG reaches it.
 # shellcheck source=../apply-default/apply-common.sh
+#
+# Depends only on cryptoprio (ranking): not in CI's matrix, by rotation.
 . "$CP_SCENARIO_DIR/../apply-default/apply-common.sh"
 backend=$(load_cpmod)
 log "calibration backend: $backend"

@@ -12,6 +12,8 @@
 # strace is stopped (SIGSTOP), which freezes the applier at its next
 # syscall with the lock held for as long as the check needs, whatever the
 # load of the machine; SIGCONT lets it finish.
+#
+# Depends only on cryptoprio (the lock): not in CI's matrix, by rotation.
 delay_us=300000
 needs_strace
 modprobe_q "$cpu_aes_module" crypto_user

@@ -1,5 +1,7 @@
 # Bad input to set/reset: a precise one-line error, the documented exit code,
 # and the kernel's priorities unchanged.
+#
+# In CI on 7.2 only: depends only on cryptoprio (its argument checks).
 modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 

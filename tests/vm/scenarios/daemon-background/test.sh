@@ -7,6 +7,9 @@
 # measures nothing. --once does the same before it exits: READY=1 first
 # (where a notify socket is given), then the rest. A name's first runs go
 # round by round: a short budget leaves no driver unmeasured while another ran twice.
+#
+# Depends only on cryptoprio (the background calibration): not in CI's
+# matrix, by rotation.
 [[ -f ${CP_KMOD:-}/cryptoprio.ko && -f $CP_KMOD/cp_test_engine.ko ]] ||
 	fail "cryptoprio.ko or cp_test_engine.ko not built for this kernel"
 modprobe_q "$cpu_aes_module" "$cpu_gcm_module" crypto_user

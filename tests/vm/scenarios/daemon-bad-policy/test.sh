@@ -1,5 +1,8 @@
 # An invalid policy at boot: nothing applied, the errors logged with
 # file:line, the unit failed (in systemctl --failed).
+#
+# Depends only on cryptoprio (policy files): not in CI's matrix, by
+# rotation.
 svc=cryptoprio.service
 journalctl -b -u $svc --no-pager | tee "$CP_RESULTS/journal.txt"
 check "cryptoprio.service failed" test "$(unit_prop $svc ActiveState)" = failed

@@ -1,5 +1,8 @@
 # A module loaded after the daemon is up (and one removed and loaded again,
 # which resets its priorities) gets the policy within 5 s, without a restart.
+#
+# Kernel-dependent (a module loaded under the daemon), exclusive: every
+# kernel by rotation.
 svc=cryptoprio.service
 check "cryptoprio.service is active" test "$(unit_prop $svc ActiveState)" = active
 pid=$(unit_prop $svc MainPID)

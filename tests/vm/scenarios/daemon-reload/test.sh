@@ -3,6 +3,8 @@
 # daemon is not signalled; a SIGHUP with it is refused by the daemon with
 # file:line; the old policy stays in force (also for later module events).
 # `cryptoprioctl apply` tells the daemon to read the files it applied.
+#
+# Depends only on cryptoprio (reload): not in CI's matrix, by rotation.
 svc=cryptoprio.service
 conf=/etc/cryptoprio.conf
 check "cryptoprio.service is active" test "$(unit_prop $svc ActiveState)" = active

@@ -5,6 +5,9 @@
 # rsa's public-key operation is measured with its known answer; the
 # engine's rsa, whose self-test fails under QEMU, is not. So are the
 # shared-secret step of ecdh-nist-p256 and dh (kpp), against the CPU's.
+#
+# The module against each kernel's crypto API (6.1's is arm64's 6.1's):
+# every kernel by rotation.
 py=/usr/bin/python3
 engine_ready
 

@@ -6,6 +6,9 @@
 # have it write its 16-byte tag past the end of the scatterlist and its
 # 32-byte digest past a 16-byte heap buffer. No oops, slab or fortify
 # report; /proc/crypto as it was; both modules unload.
+#
+# Passed on 6.1, 6.12 and 7.2 when written; the fix it checks is the
+# module's on every kernel: by rotation.
 modprobe_q crypto_user
 
 base=$(dmesg | wc -l)

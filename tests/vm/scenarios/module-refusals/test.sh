@@ -1,6 +1,8 @@
 # What the module refuses, each with its reason shown by the CLI: an
 # unprivileged caller (EPERM), a 2 MiB request, depth 65, a budget over 1 s,
 # an unknown driver, missing attributes; and one run at a time (EBUSY).
+#
+# The module's own refusals, the same code on every kernel: the rotation.
 py=/usr/bin/python3
 modprobe_q "$cpu_aes_module" "$cpu_gcm_module" crypto_user
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"

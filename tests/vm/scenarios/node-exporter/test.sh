@@ -6,6 +6,8 @@
 # the run made and the figures the cache holds. Then a priority set behind
 # cryptoprio's back shows as drift, and the export's calibration serves as
 # a cache shared by a fleet.
+#
+# Depends only on cryptoprio (its metrics): not in CI's matrix, by rotation.
 ne=$CP_PACKAGES/prometheus-node-exporter/usr/bin/prometheus-node-exporter
 dir=/var/lib/prometheus/node-exporter
 [[ -x $ne ]] || fail "no node_exporter at $ne (tests/vm/fetch-packages)"

@@ -3,6 +3,8 @@
 # so, and changes nothing. apply without privileges refuses before doing
 # anything. apply --dry-run as root shows the same steps as plan.
 # shellcheck source=../apply-default/apply-common.sh
+#
+# Depends only on cryptoprio (plan): not in CI's matrix, by rotation.
 . "$CP_SCENARIO_DIR/../apply-default/apply-common.sh"
 log "calibration backend (root): $(load_cpmod)"
 check "set virtio_crypto_aes_cbc 3000" "$ctl" set virtio_crypto_aes_cbc 3000

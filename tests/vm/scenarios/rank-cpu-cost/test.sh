@@ -18,6 +18,8 @@
 # much. A longer latency only charges the engine more of the guest's own
 # background (5 to 11% of its CPU under TCG): with 3 ms, 6.1 put the
 # engine within noise of aesni in one run of three.
+#
+# Depends only on cryptoprio (ranking): not in CI's matrix, by rotation.
 eng=cp_test_engine_cbc_aes
 params=/sys/module/cp_test_engine/parameters
 modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user

@@ -1,6 +1,9 @@
 # set and reset change what a real kernel user gets: an IPsec SA added after
 # `set virtio_crypto_aes_cbc 3000` is built on virtio-crypto, after `reset`
 # on aesni again; the original is recorded once in /run/cryptoprio/state.json.
+#
+# In CI on 7.2: on 6.1, apply-composites changes priorities through the same
+# UPDATEALG message.
 modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user xfrm_user esp4
 wait_for_driver virtio_crypto_aes_cbc
 wait_for_driver "$cpu_cbc"

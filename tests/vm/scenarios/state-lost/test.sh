@@ -4,6 +4,8 @@
 # is moved aside with a warning, never fatal; a corrupt cache is ignored
 # with a warning. With both lost, what was changed before cannot be told
 # (man cryptoprioctl, FILES): checked too, so the documented loss is real.
+#
+# In CI on 7.2 only: depends only on cryptoprio (the state file).
 modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 wait_for_driver "$cpu_cbc"
