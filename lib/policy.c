@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The policy (policy.h): cryptoprio.conf and its drop-ins parsed with inih,
+ * every value checked, and the effective settings for a name or a driver.
+ */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* asprintf, getline */
 #endif

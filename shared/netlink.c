@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The netlink socket (netlink.h): requests sent, replies and extended acks
+ * parsed, within the receive buffer's bound.
+ */
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
