@@ -11,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply-internal.h"
+#include "apply-measurements.h"
+#include "apply-record.h"
+#include "apply-run.h"
+#include "apply-workloads.h"
 #include "defaults.h"
 #include "macro.h"
 #include "paths.h"

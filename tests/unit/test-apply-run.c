@@ -13,7 +13,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "apply-internal.h"
+#include "apply-run.h"
+#include "apply.h"
 #include "fileio-internal.h"
 #include "macro.h"
 #include "policy-fixture.h"
