@@ -2,7 +2,7 @@
 /*
  * A run's record in the state file, built in memory: the instances it
  * creates, those gone since, the plan pending (apply-record.h). The run's
- * files (apply-run.c) write it.
+ * files (apply-files.c) write it.
  */
 #include <stdio.h>
 

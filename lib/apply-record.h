@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A run's record in the state file, built in memory: pure, for the run's
- * files (apply-run.c), which write it, and their unit tests.
+ * files (apply-files.c), which write it, and their unit tests.
  */
 #pragma once
 

@@ -2,7 +2,7 @@
 /*
  * policy -> inventory -> calibration -> plan -> UPDATEALG, shared by
  * `cryptoprioctl plan|apply` and cryptoprio-daemon (cryptoprioctl(8), "plan").
- * The top of the run: it calls the run's files (apply-run.c) and the pure
+ * The top of the run: it calls the run's files (apply-files.c) and the pure
  * parts (apply-workloads.c, apply-measurements.c, apply-record.c), and
  * none of them calls back (scripts/check-call-cycles).
  */
@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "apply-files.h"
 #include "apply-measurements.h"
-#include "apply-run.h"
 #include "apply-workloads.h"
 #include "apply.h"
 #include "crypto-user.h"
@@ -38,7 +38,7 @@ static int load_policy(const struct cp_apply_options *opts, struct cp_apply_resu
 }
 
 /* One engine call per workload point, the budget shared by the number of names. */
-static int calibrate_workloads(struct cp_run *run, const struct cp_settings *g,
+static int calibrate_workloads(struct cp_apply_files *run, const struct cp_settings *g,
 			       struct cp_workload *w, size_t n)
 {
 	struct cp_apply_result *result = run->result;
@@ -94,7 +94,7 @@ static int calibrate_workloads(struct cp_run *run, const struct cp_settings *g,
  * like any template instance it has no figures of its own, and its place
  * follows its class.
  */
-static int add_created_names(struct cp_run *run, struct cp_workload **w, size_t *n)
+static int add_created_names(struct cp_apply_files *run, struct cp_workload **w, size_t *n)
 {
 	const struct cp_inventory *inv = &run->result->inventory;
 
@@ -115,7 +115,7 @@ static int add_created_names(struct cp_run *run, struct cp_workload **w, size_t 
 	return 0;
 }
 
-static int calibrate(struct cp_run *run)
+static int calibrate(struct cp_apply_files *run)
 {
 	struct cp_workload *w = NULL;
 	struct cp_settings g;
@@ -234,7 +234,7 @@ static void run_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp
  * the record written before the first change says what a crash in between
  * may have left (cryptoprioctl status, reset).
  */
-static int apply_steps(struct cp_run *run)
+static int apply_steps(struct cp_apply_files *run)
 {
 	struct cp_apply_result *result = run->result;
 	struct cp_nl nl = {};
@@ -245,19 +245,19 @@ static int apply_steps(struct cp_run *run)
 		return r;
 	for (size_t i = 0; i < result->n_steps; i++) {
 		run_step(&nl, &result->steps[i], &run->state);
-		cp_run_step_done(run, i);
+		cp_apply_files_step_done(run, i);
 	}
 	cp_nl_close(&nl);
-	cp_run_steps_finished(run);
+	cp_apply_files_steps_finished(run);
 	return result->n_failed ? -EIO : 0;
 }
 
 /* Under the lock: the record before the first change, then the changes. */
-static int apply(struct cp_run *run)
+static int apply(struct cp_apply_files *run)
 {
 	int r;
 
-	r = cp_run_record_start(run);
+	r = cp_apply_files_record_start(run);
 	if (r < 0 || run->result->n_steps == 0)
 		return r; /* nothing changed */
 	return apply_steps(run);
@@ -295,7 +295,7 @@ static int copy_inventory(struct cp_inventory *to, const struct cp_inventory *fr
  * classified through the cache's memo of the module index, where there is
  * a cache.
  */
-static int load_inventory(struct cp_run *run)
+static int load_inventory(struct cp_apply_files *run)
 {
 	const struct cp_apply_options *opts = run->opts;
 	struct cp_apply_result *result = run->result;
@@ -344,7 +344,7 @@ static int check_files(const struct cp_apply_options *opts, struct cp_apply_resu
 static int run_pipeline(const struct cp_apply_options *opts, struct cp_apply_result *result)
 {
 	_cleanup_close_ int lock_fd = -1;
-	_cleanup_(cp_run_free) struct cp_run run = {};
+	_cleanup_(cp_apply_files_free) struct cp_apply_files run = {};
 	const struct cp_policy *policy = NULL;
 	int r;
 
@@ -361,16 +361,16 @@ static int run_pipeline(const struct cp_apply_options *opts, struct cp_apply_res
 		if (r < 0)
 			return r;
 	}
-	cp_run_load(&run, opts, policy, result);
+	cp_apply_files_load(&run, opts, policy, result);
 	r = load_inventory(&run);
 	if (r >= 0 && opts->dry_run && opts->check_needs)
 		r = check_files(opts, result);
 	if (r < 0)
 		return r;
-	cp_run_load_state(&run);
+	cp_apply_files_load_state(&run);
 	r = calibrate(&run);
 	if (r >= 0)
-		r = cp_run_plan(&run);
+		r = cp_apply_files_plan(&run);
 	/* --cached-only with no name that has its figures: nothing to do, nothing recorded. */
 	if (r >= 0 && result->n_left_out > 0 && result->n_steps == 0)
 		r = -ENODATA;
@@ -379,8 +379,9 @@ static int run_pipeline(const struct cp_apply_options *opts, struct cp_apply_res
 	/* the others applied */
 	if (r >= 0 && result->n_left_out > 0)
 		r = -ENODATA;
-	cp_run_save_cache(&run); /* what the calibration measured is kept even if the rest failed */
-	cp_run_record_finish(&run);
+	cp_apply_files_save_cache(
+	    &run); /* what the calibration measured is kept even if the rest failed */
+	cp_apply_files_record_finish(&run);
 	return r;
 }
 

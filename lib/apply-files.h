@@ -15,11 +15,12 @@
 #include "state.h"
 
 /*
- * One plan or apply run: the files it reads once at the start and writes
- * back once (the state twice when there are steps: the record before the
- * first change, the results after the last).
+ * The files of one plan or apply run, those it reads once at the start and
+ * writes back once (the state twice when there are steps: the record before
+ * the first change, the results after the last), with the options, the
+ * policy and the result they serve.
  */
-struct cp_run {
+struct cp_apply_files {
 	const struct cp_apply_options *opts;
 	const struct cp_policy *policy; /* the one in force: loaded, or handed in */
 	struct cp_apply_result *result;
@@ -33,7 +34,8 @@ struct cp_run {
 	struct cp_cache defaults_seen;
 	int n_defaults_new;
 	bool modules_changed; /* the cache's memo of the module index: worth a write */
-	bool final_write_due; /* the steps ran (or there were none): cp_run_record_finish writes */
+	/* The steps ran (or there were none): cp_apply_files_record_finish() writes. */
+	bool final_write_due;
 };
 
 /*
@@ -44,13 +46,13 @@ struct cp_run {
  * cannot be read knows nothing); each read once. Errors are kept for
  * later: the plan goes on without the file.
  */
-void cp_run_load(struct cp_run *run, const struct cp_apply_options *opts,
-		 const struct cp_policy *policy, struct cp_apply_result *result);
-void cp_run_load_state(struct cp_run *run);
-void cp_run_free(struct cp_run *run);
+void cp_apply_files_load(struct cp_apply_files *run, const struct cp_apply_options *opts,
+			 const struct cp_policy *policy, struct cp_apply_result *result);
+void cp_apply_files_load_state(struct cp_apply_files *run);
+void cp_apply_files_free(struct cp_apply_files *run);
 
 /* The plan and its selected steps, knowing the instances the loaded state created. */
-int cp_run_plan(struct cp_run *run);
+int cp_apply_files_plan(struct cp_apply_files *run);
 
 /*
  * Before any change: the originals of the drivers the steps touch, the
@@ -59,20 +61,20 @@ int cp_run_plan(struct cp_run *run);
  * here: the final write records the check. Returns 0 or a negative errno,
  * with nothing changed.
  */
-int cp_run_record_start(struct cp_run *run);
+int cp_apply_files_record_start(struct cp_apply_files *run);
 /* Step @i was sent to the kernel (result->steps[i] says how it went): kept in the record. */
-void cp_run_step_done(struct cp_run *run, size_t i);
-/* After the last step: the record finished, for cp_run_record_finish() to write. */
-void cp_run_steps_finished(struct cp_run *run);
+void cp_apply_files_step_done(struct cp_apply_files *run, size_t i);
+/* After the last step: the record finished, for cp_apply_files_record_finish() to write. */
+void cp_apply_files_steps_finished(struct cp_apply_files *run);
 /*
  * At the end of the run, whatever happened: the cache written once if the
  * calibration or the defaults changed it. Failing that, the calibration's
  * cache_warning and result->defaults_unsaved say what was not kept.
  */
-void cp_run_save_cache(struct cp_run *run);
+void cp_apply_files_save_cache(struct cp_apply_files *run);
 /*
- * After cp_run_save_cache(), when the steps ran or there were none: the
+ * After cp_apply_files_save_cache(), when the steps ran or there were none: the
  * caller's before_final_write hook adds its part to the state, which is
  * then written, once (result->state_error if that fails).
  */
-void cp_run_record_finish(struct cp_run *run);
+void cp_apply_files_record_finish(struct cp_apply_files *run);
