@@ -43,8 +43,8 @@ struct cp_apply_result {
 	size_t n_created, n_removed, n_in_use; /* creates done; removes done, and found held */
 	time_t applied_at;
 	/* Added for the CLI: */
-	enum cp_calibrate calibrate; /* the policy's Calibrate= */
-	bool unprivileged;	     /* no CAP_NET_ADMIN: calibrated through AF_ALG only */
+	enum cp_calibration_mode calibrate; /* the policy's Calibrate= */
+	bool unprivileged;		    /* no CAP_NET_ADMIN: calibrated through AF_ALG only */
 	int state_error; /* saving the steps' results failed (the changes were made): errno or 0 */
 	/* Defaults first seen now that the cache could not take (its error in defaults_error). */
 	struct cp_cache defaults_unsaved;
