@@ -233,7 +233,7 @@ const char *cp_rank_to_string(enum cp_rank rank)
 	return word_name(rank_words, rank);
 }
 
-const char *cp_calibrate_to_string(enum cp_calibrate calibrate)
+const char *cp_calibration_mode_to_string(enum cp_calibration_mode calibrate)
 {
 	return word_name(calibrate_words, calibrate);
 }
@@ -839,7 +839,7 @@ static void settings_set(struct cp_settings *ret, int k, uint64_t v, struct cp_o
 		ret->verify = v != 0;
 		break;
 	case CP_KEY_CALIBRATE:
-		ret->calibrate = (enum cp_calibrate) v;
+		ret->calibrate = (enum cp_calibration_mode) v;
 		break;
 	case CP_KEY_CALIBRATION_BUDGET:
 		ret->calibration_budget_usec = v;
