@@ -55,6 +55,7 @@ static const struct nla_policy cp_policy[CRYPTOPRIO_ATTR_MAX + 1] = {
 	[CRYPTOPRIO_ATTR_BUDGET_NS] = { .type = NLA_U64 },
 	[CRYPTOPRIO_ATTR_GRACE_NS] = { .type = NLA_U64 },
 	[CRYPTOPRIO_ATTR_MASK] = { .type = NLA_U32 },
+	[CRYPTOPRIO_ATTR_BUILD] = { .type = NLA_FLAG },
 };
 
 static struct genl_family cp_family;
@@ -297,6 +298,7 @@ static int cp_resolve_doit(struct sk_buff *skb, struct genl_info *info)
 	r = cp_command_begin(&trace, info->extack);
 	if (!r) {
 		r = cp_resolve(nla_data(tb[CRYPTOPRIO_ATTR_NAME]), type, mask,
+			       nla_get_flag(tb[CRYPTOPRIO_ATTR_BUILD]),
 			       driver, sizeof(driver), info->extack);
 		cp_command_end(&trace, false);
 	}
