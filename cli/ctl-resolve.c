@@ -179,7 +179,8 @@ static void ask(struct cp_nl *nl, const char *name, enum cryptoprio_type type,
 		const struct caller *caller, struct cp_inventory *inv, struct build_plan *plan,
 		struct answer *a, bool *built)
 {
-	*a = (struct answer){.r = cp_mod_resolve(nl, name, type, caller->mask, false, &a->res)};
+	*a = (struct answer){};
+	a->r = cp_mod_resolve(nl, name, type, caller->mask, false, &a->res);
 	if (a->r != -ENOPKG)
 		return;
 	if (!plan->asked) {
