@@ -40,7 +40,7 @@ static const struct {
 };
 
 struct walk {
-	cp_registered_fn *registered;
+	cp_registered_fn *registered, *template_exists;
 	void *data;
 	char **aliases;
 	size_t n;
@@ -142,13 +142,20 @@ static int walk_name(struct walk *w, const char *name, size_t len, int depth)
 	if (open == name || name[len - 1] != ')')
 		return -EINVAL;
 	r = add_alias(w, name, (size_t) (open - name), "");
-	return r < 0 ? r : walk_args(w, name, len, (size_t) (open - name) + 1, depth);
+	if (r < 0)
+		return r;
+	/* a template no module has: the build fails before asking for its arguments */
+	copy[open - name] = '\0';
+	if (w->template_exists && !w->template_exists(copy, w->data))
+		return 0;
+	return walk_args(w, name, len, (size_t) (open - name) + 1, depth);
 }
 
-int cp_build_aliases(const char *name, cp_registered_fn *registered, void *data, char ***aliases,
-		     size_t *n)
+int cp_build_aliases(const char *name, cp_registered_fn *registered,
+		     cp_registered_fn *template_exists, void *data, char ***aliases, size_t *n)
 {
-	struct walk w = {.registered = registered, .data = data};
+	struct walk w = {
+	    .registered = registered, .template_exists = template_exists, .data = data};
 	int r = walk_name(&w, name, strlen(name), 0);
 
 	if (r < 0) {
@@ -335,11 +342,51 @@ static void drop_other_cpus(char **v, size_t *n, const char *release)
 	*n = kept;
 }
 
-/* The registered predicate of the walk, then the running kernel's indexes. */
+/* The running kernel's indexes, and the caller's registered predicate. */
+struct machine {
+	struct cp_modindex alias, dep, builtin;
+	bool have_builtin;
+	cp_registered_fn *registered;
+	void *data;
+};
+
+static bool machine_registered(const char *name, void *data)
+{
+	const struct machine *m = data;
+
+	return m->registered(name, m->data);
+}
+
+/*
+ * Whether template @tmpl can be had: a module's alias or a built-in one.
+ * Without modules.builtin.alias.bin (depmod before kmod 27), every one
+ * can: a built-in template would otherwise be taken for none, and its
+ * build's loads missed.
+ */
+static bool machine_template_exists(const char *tmpl, void *data)
+{
+	const struct machine *m = data;
+	char alias[256];
+	const char *v;
+
+	if (!m->have_builtin)
+		return true;
+	snprintf(alias, sizeof(alias), "crypto-%s", tmpl);
+	return cp_modindex_lookup_all(&m->alias, alias, &v, 1) ||
+	       cp_modindex_lookup_all(&m->builtin, alias, &v, 1);
+}
+
+static void machine_close(struct machine *m)
+{
+	cp_modindex_close(&m->alias);
+	cp_modindex_close(&m->dep);
+	cp_modindex_close(&m->builtin);
+}
+
 int cp_build_would_load(const char *name, cp_registered_fn *registered, void *data, char ***modules,
 			size_t *n)
 {
-	_cleanup_(cp_modindex_close) struct cp_modindex alias_idx = {}, dep_idx = {};
+	_cleanup_(machine_close) struct machine m = {.registered = registered, .data = data};
 	char **aliases = NULL, **live = NULL;
 	size_t n_aliases = 0, n_live = 0;
 	struct utsname uts;
@@ -347,16 +394,20 @@ int cp_build_would_load(const char *name, cp_registered_fn *registered, void *da
 
 	if (uname(&uts) < 0)
 		return negative_errno();
-	r = cp_build_aliases(name, registered, data, &aliases, &n_aliases);
+	r = cp_modindex_open_running_file(&m.alias, "modules.alias.bin");
 	if (r >= 0)
-		r = cp_modindex_open_running_file(&alias_idx, "modules.alias.bin");
-	if (r >= 0)
-		r = cp_modindex_open_running_file(&dep_idx, "modules.dep.bin");
+		r = cp_modindex_open_running_file(&m.dep, "modules.dep.bin");
+	if (r < 0)
+		return r;
+	m.have_builtin =
+	    cp_modindex_open_running_file(&m.builtin, "modules.builtin.alias.bin") >= 0;
+	r = cp_build_aliases(name, machine_registered, machine_template_exists, &m, &aliases,
+			     &n_aliases);
 	if (r >= 0)
 		r = cp_modules_live(NULL, &live, &n_live);
 	if (r >= 0)
-		r = cp_alias_modules(&alias_idx, &dep_idx, aliases, n_aliases, live, n_live,
-				     modules, n);
+		r = cp_alias_modules(&m.alias, &m.dep, aliases, n_aliases, live, n_live, modules,
+				     n);
 	if (r >= 0)
 		drop_other_cpus(*modules, n, uts.release);
 	cp_strv_free(aliases, n_aliases);

@@ -22,11 +22,13 @@ typedef bool cp_registered_fn(const char *name, void *data);
  * asked: its template's, those of templates the template builds on
  * (xts and lrw: ecb; gcm: ctr and ghash...), then each argument's that
  * @registered says is not registered, and recursively its own. Not the
- * name's own: a lookup with CRYPTO_NOLOAD asks none for it. A name without
- * a template needs no build: none. -EINVAL for a malformed name.
+ * name's own: a lookup with CRYPTO_NOLOAD asks none for it. Below a
+ * template @template_exists says no module has (NULL: all have), none:
+ * its build fails first. A name without a template needs no build:
+ * none. -EINVAL for a malformed name.
  */
-int cp_build_aliases(const char *name, cp_registered_fn *registered, void *data, char ***aliases,
-		     size_t *n);
+int cp_build_aliases(const char *name, cp_registered_fn *registered,
+		     cp_registered_fn *template_exists, void *data, char ***aliases, size_t *n);
 
 /*
  * The modules @aliases name in @alias_idx (modules.alias.bin), with the
