@@ -312,7 +312,7 @@ static void drop_other_cpus(char **v, size_t *n, const char *release)
 	size_t size, kept = 0;
 
 	snprintf(path, sizeof(path), "/lib/modules/%s/modules.alias", release);
-	if (!has || !fits ||
+	if (*n == 0 || !has || !fits ||
 	    cp_read_file("/sys/devices/system/cpu/modalias", 4096, &cpu, &size) < 0 ||
 	    cp_read_file(path, 64 << 20, &aliases, &size) < 0)
 		return;
