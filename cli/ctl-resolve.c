@@ -48,10 +48,10 @@ static enum cryptoprio_type type_of(const struct cp_inventory *inv, const char *
 
 /*
  * Whether a template's lookup of @name finds it registered: by name or
- * driver name, not internal, and not a single-block cipher only, which
- * some templates look up as an skcipher first (lib/modload.c).
+ * driver name, not internal, and a single-block cipher only where @cipher
+ * (lib/modload.c).
  */
-static bool registered(const char *name, void *data)
+static bool registered(const char *name, bool cipher, void *data)
 {
 	const struct cp_inventory *inv = data;
 
@@ -59,7 +59,7 @@ static bool registered(const char *name, void *data)
 		const struct cp_alg *a = &inv->algs[i];
 
 		if ((streq(a->name, name) || streq(a->driver, name)) &&
-		    !(a->flags & CP_ALG_INTERNAL) && !streq(a->type, "cipher"))
+		    !(a->flags & CP_ALG_INTERNAL) && (cipher || !streq(a->type, "cipher")))
 			return true;
 	}
 	return false;

@@ -8,8 +8,8 @@
  * then has that argument built the same way. An argument serves by name
  * or driver name. A single-block cipher ("aes", "camellia") is not found
  * by every template that takes one: xts and lrw look it up as an skcipher
- * first, 6.7's cbc and ecb as an lskcipher, and so ask for its alias
- * although it is registered: it counts as not registered here.
+ * first, cbc and ecb since 6.7 as an lskcipher, and so ask for its alias
+ * although it is registered: under those it counts as not registered.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -40,11 +40,23 @@ static const struct {
 };
 
 struct walk {
-	cp_registered_fn *registered, *template_exists;
-	void *data;
+	const struct cp_build_lookup *l;
 	char **aliases;
 	size_t n;
 };
+
+static bool word_is(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && !memcmp(s, word, len);
+}
+
+/* Whether template @tmpl (of @len) finds a single-block cipher argument registered as such. */
+static bool takes_cipher(const struct walk *w, const char *tmpl, size_t len)
+{
+	if (word_is(tmpl, len, "xts") || word_is(tmpl, len, "lrw"))
+		return false;
+	return !(w->l->lskcipher && (word_is(tmpl, len, "cbc") || word_is(tmpl, len, "ecb")));
+}
 
 static int add_alias(struct walk *w, const char *name, size_t len, const char *suffix)
 {
@@ -59,7 +71,7 @@ static int add_alias(struct walk *w, const char *name, size_t len, const char *s
 	return cp_strv_push(&w->aliases, &w->n, alias);
 }
 
-static int walk_name(struct walk *w, const char *name, size_t len, int depth);
+static int walk_name(struct walk *w, const char *name, size_t len, int depth, bool cipher);
 
 /* The names template @tmpl builds on beside its argument @arg (of @len). */
 static int walk_builds_on(struct walk *w, const char *tmpl, size_t tlen, const char *arg,
@@ -69,7 +81,7 @@ static int walk_builds_on(struct walk *w, const char *tmpl, size_t tlen, const c
 	int r;
 
 	for (size_t i = 0; i < ARRAY_SIZE(builds_on); i++) {
-		if (strlen(builds_on[i].tmpl) != tlen || memcmp(builds_on[i].tmpl, tmpl, tlen))
+		if (!word_is(tmpl, tlen, builds_on[i].tmpl))
 			continue;
 		for (size_t k = 0; k < ARRAY_SIZE(builds_on[i].needs) && builds_on[i].needs[k];
 		     k++) {
@@ -81,7 +93,7 @@ static int walk_builds_on(struct walk *w, const char *tmpl, size_t tlen, const c
 
 			if (n < 0 || (size_t) n >= sizeof(name))
 				return -ENAMETOOLONG;
-			r = walk_name(w, name, strlen(name), depth + 1);
+			r = walk_name(w, name, strlen(name), depth + 1, true);
 			if (r < 0)
 				return r;
 		}
@@ -106,7 +118,8 @@ static int walk_args(struct walk *w, const char *name, size_t len, size_t start,
 		} else if (end || (name[i] == ',' && level == 0)) {
 			if (i == start || (end && level))
 				return -EINVAL;
-			r = walk_name(w, name + start, i - start, depth + 1);
+			r = walk_name(w, name + start, i - start, depth + 1,
+				      takes_cipher(w, name, tlen));
 			if (r >= 0)
 				r = walk_builds_on(w, name, tlen, name + start, i - start, depth);
 			if (r < 0)
@@ -117,8 +130,11 @@ static int walk_args(struct walk *w, const char *name, size_t len, size_t start,
 	return 0;
 }
 
-/* @name (of @len): nothing if registered, else its aliases and its parts'. */
-static int walk_name(struct walk *w, const char *name, size_t len, int depth)
+/*
+ * @name (of @len): nothing if registered (@cipher: a single-block cipher
+ * counts), else its aliases and its parts'.
+ */
+static int walk_name(struct walk *w, const char *name, size_t len, int depth, bool cipher)
 {
 	const char *open = memchr(name, '(', len);
 	char copy[256];
@@ -129,7 +145,7 @@ static int walk_name(struct walk *w, const char *name, size_t len, int depth)
 	memcpy(copy, name, len);
 	copy[len] = '\0';
 	if (depth > 0) {
-		if (w->registered(copy, w->data))
+		if (w->l->registered(copy, cipher, w->l->data))
 			return 0;
 		r = add_alias(w, name, len, "");
 		if (r >= 0)
@@ -146,17 +162,15 @@ static int walk_name(struct walk *w, const char *name, size_t len, int depth)
 		return r;
 	/* a template no module has: the build fails before asking for its arguments */
 	copy[open - name] = '\0';
-	if (w->template_exists && !w->template_exists(copy, w->data))
+	if (w->l->template_exists && !w->l->template_exists(copy, w->l->data))
 		return 0;
 	return walk_args(w, name, len, (size_t) (open - name) + 1, depth);
 }
 
-int cp_build_aliases(const char *name, cp_registered_fn *registered,
-		     cp_registered_fn *template_exists, void *data, char ***aliases, size_t *n)
+int cp_build_aliases(const char *name, const struct cp_build_lookup *l, char ***aliases, size_t *n)
 {
-	struct walk w = {
-	    .registered = registered, .template_exists = template_exists, .data = data};
-	int r = walk_name(&w, name, strlen(name), 0);
+	struct walk w = {.l = l};
+	int r = walk_name(&w, name, strlen(name), 0, true);
 
 	if (r < 0) {
 		cp_strv_free(w.aliases, w.n);
@@ -342,19 +356,19 @@ static void drop_other_cpus(char **v, size_t *n, const char *release)
 	*n = kept;
 }
 
-/* The running kernel's indexes, and the caller's registered predicate. */
+/* The running kernel's indexes. */
 struct machine {
 	struct cp_modindex alias, dep, builtin;
 	bool have_builtin;
-	cp_registered_fn *registered;
-	void *data;
+	void *data; /* the caller's */
+	bool (*registered)(const char *name, bool cipher, void *data);
 };
 
-static bool machine_registered(const char *name, void *data)
+static bool machine_registered(const char *name, bool cipher, void *data)
 {
 	const struct machine *m = data;
 
-	return m->registered(name, m->data);
+	return m->registered(name, cipher, m->data);
 }
 
 /*
@@ -383,10 +397,23 @@ static void machine_close(struct machine *m)
 	cp_modindex_close(&m->builtin);
 }
 
-int cp_build_would_load(const char *name, cp_registered_fn *registered, void *data, char ***modules,
-			size_t *n)
+/* Linux 6.7 or later (its lskcipher templates), from a release such as "6.12.118+deb12-amd64". */
+static bool has_lskcipher(const char *release)
+{
+	unsigned major = 0, minor = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2)
+		return true; /* unknown: the case that asks for more */
+	return major > 6 || (major == 6 && minor >= 7);
+}
+
+int cp_build_would_load(const char *name, bool (*registered)(const char *, bool, void *),
+			void *data, char ***modules, size_t *n)
 {
 	_cleanup_(machine_close) struct machine m = {.registered = registered, .data = data};
+	struct cp_build_lookup l = {.registered = machine_registered,
+				    .template_exists = machine_template_exists,
+				    .data = &m};
 	char **aliases = NULL, **live = NULL;
 	size_t n_aliases = 0, n_live = 0;
 	struct utsname uts;
@@ -394,6 +421,7 @@ int cp_build_would_load(const char *name, cp_registered_fn *registered, void *da
 
 	if (uname(&uts) < 0)
 		return negative_errno();
+	l.lskcipher = has_lskcipher(uts.release);
 	r = cp_modindex_open_running_file(&m.alias, "modules.alias.bin");
 	if (r >= 0)
 		r = cp_modindex_open_running_file(&m.dep, "modules.dep.bin");
@@ -401,8 +429,7 @@ int cp_build_would_load(const char *name, cp_registered_fn *registered, void *da
 		return r;
 	m.have_builtin =
 	    cp_modindex_open_running_file(&m.builtin, "modules.builtin.alias.bin") >= 0;
-	r = cp_build_aliases(name, machine_registered, machine_template_exists, &m, &aliases,
-			     &n_aliases);
+	r = cp_build_aliases(name, &l, &aliases, &n_aliases);
 	if (r >= 0)
 		r = cp_modules_live(NULL, &live, &n_live);
 	if (r >= 0)

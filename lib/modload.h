@@ -14,21 +14,31 @@
 
 #include "modindex.h"
 
-/* Whether @name is registered (as an algorithm or a driver name) for a lookup to find. */
-typedef bool cp_registered_fn(const char *name, void *data);
+/* What a build's walk asks of the machine. */
+struct cp_build_lookup {
+	/*
+	 * Whether @name is registered, as an algorithm or a driver name; with
+	 * @cipher false, a single-block cipher does not count (the template
+	 * looks its argument up under another type first).
+	 */
+	bool (*registered)(const char *name, bool cipher, void *data);
+	/* Whether template @tmpl can be had at all; NULL: every one can. */
+	bool (*template_exists)(const char *tmpl, void *data);
+	/* cbc and ecb look their argument up as an lskcipher first (Linux 6.7). */
+	bool lskcipher;
+	void *data;
+};
 
 /*
  * The aliases a build of @name asks modprobe for, each once, in the order
  * asked: its template's, those of templates the template builds on
  * (xts and lrw: ecb; gcm: ctr and ghash...), then each argument's that
- * @registered says is not registered, and recursively its own. Not the
- * name's own: a lookup with CRYPTO_NOLOAD asks none for it. Below a
- * template @template_exists says no module has (NULL: all have), none:
- * its build fails first. A name without a template needs no build:
- * none. -EINVAL for a malformed name.
+ * is not registered, and recursively its own. Not the name's own: a
+ * lookup with CRYPTO_NOLOAD asks none for it. Nothing below a template
+ * that does not exist: its build fails first. A name without a template
+ * needs no build: none. -EINVAL for a malformed name.
  */
-int cp_build_aliases(const char *name, cp_registered_fn *registered,
-		     cp_registered_fn *template_exists, void *data, char ***aliases, size_t *n);
+int cp_build_aliases(const char *name, const struct cp_build_lookup *l, char ***aliases, size_t *n);
 
 /*
  * The modules @aliases name in @alias_idx (modules.alias.bin), with the
@@ -48,9 +58,10 @@ int cp_modules_gained(char *const *before, size_t n_before, char *const *after, 
 		      char ***gained, size_t *n);
 
 /*
- * What a build of @name on the running kernel would load: the aliases,
- * looked up in its module index, less the modules loaded now. -ENOENT
- * etc. where the index cannot be read: then nobody can tell.
+ * What a build of @name on the running kernel would load: the aliases
+ * (with @registered, on @data), looked up in its module index, less the
+ * modules loaded now and those for another CPU. -ENOENT etc. where the
+ * index cannot be read: then nobody can tell.
  */
-int cp_build_would_load(const char *name, cp_registered_fn *registered, void *data, char ***modules,
-			size_t *n);
+int cp_build_would_load(const char *name, bool (*registered)(const char *, bool, void *),
+			void *data, char ***modules, size_t *n);
