@@ -293,10 +293,12 @@ int verb_resolve(struct ctl *ctl, int argc, char **argv)
 	}
 	if (plan.asked && plan.r < 0) {
 		failed = 1;
-		(void) ctl_errno(plan.r, NULL,
-				 "resolve: %s is not registered for some callers, and what a build "
-				 "would load cannot be told without the module index",
-				 name);
+		(void) ctl_errno(
+		    plan.r, NULL,
+		    "resolve: %s is not registered for some callers, and what a build "
+		    "would load cannot be told (a name this cannot parse, or no module "
+		    "index)",
+		    name);
 	}
 	if (built && live && check_nothing_loaded(name, live, n_live) != 0)
 		failed = 1;
