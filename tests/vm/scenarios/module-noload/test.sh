@@ -52,7 +52,9 @@ for name in "${names[@]}"; do
 	rc=0
 	"$ctl" resolve --type skcipher "$name" >"$out" 2>&1 || rc=$?
 	cat "$out"
-	"$ctl" resolve --type skcipher --json "$name" >"$CP_RESULTS/$tag.resolve.json" 2>/dev/null || true
+	# the JSON of the first only: each command takes ~10 s on a loaded host
+	[[ $name != "${names[0]}" ]] ||
+		"$ctl" resolve --type skcipher --json "$name" >"$CP_RESULTS/$tag.resolve.json" 2>/dev/null || true
 	mods_now >"$CP_RESULTS/$tag.mods.after"
 	crypto_now >"$CP_RESULTS/$tag.crypto.after"
 	check "resolve $name: exit status 0 ($rc)" test "$rc" -eq 0
@@ -62,9 +64,10 @@ for name in "${names[@]}"; do
 		diff "$CP_RESULTS/$tag.crypto.before" "$CP_RESULTS/$tag.crypto.after"
 	check "resolve $name: says it would load ${leaf}_generic" \
 		grep -q "would load.*${leaf}_generic" "$out"
-	check "resolve $name --json: would_load of every caller names ${leaf}_generic, no driver" \
-		test "$(jget "$CP_RESULTS/$tag.resolve.json" \
-			"all(c['driver'] is None and '${leaf}_generic' in c.get('would_load', []) for c in d['callers'])")" = True
+	[[ $name != "${names[0]}" ]] ||
+		check "resolve $name --json: would_load of every caller names ${leaf}_generic, no driver" \
+			test "$(jget "$CP_RESULTS/$tag.resolve.json" \
+				"all(c['driver'] is None and '${leaf}_generic' in c.get('would_load', []) for c in d['callers'])")" = True
 done
 
 # A template no module has: nothing to load, the build fails, no driver.
