@@ -40,6 +40,7 @@ struct cp_command {
 	struct cp_params p;		/* CALIBRATE: p.driver is @name */
 	enum cryptoprio_type type;	/* RESOLVE */
 	u32 mask;			/* RESOLVE */
+	bool build;			/* RESOLVE: may build what is not registered */
 	char name[CRYPTO_MAX_ALG_NAME];	/* the driver, or the algorithm's name */
 };
 
@@ -85,6 +86,7 @@ static const struct nla_policy cp_policy[CRYPTOPRIO_ATTR_MAX + 1] = {
 	[CRYPTOPRIO_ATTR_BUDGET_NS] = { .type = NLA_U64 },
 	[CRYPTOPRIO_ATTR_GRACE_NS] = { .type = NLA_U64 },
 	[CRYPTOPRIO_ATTR_MASK] = { .type = NLA_U32 },
+	[CRYPTOPRIO_ATTR_BUILD] = { .type = NLA_FLAG },
 };
 
 static struct genl_family cp_family;
@@ -301,8 +303,8 @@ static int cp_resolve_run(struct cp_command *c, struct sk_buff **msg)
 	r = cp_trace_begin(&trace);
 	if (r)
 		return r;
-	r = cp_resolve(c->name, c->type, c->mask, driver, sizeof(driver),
-		       &c->extack);
+	r = cp_resolve(c->name, c->type, c->mask, c->build, driver,
+		       sizeof(driver), &c->extack);
 	cp_trace_end(&trace, false);
 	if (r)
 		return r;
@@ -444,6 +446,7 @@ static int cp_parse_resolve(struct genl_info *info, struct cp_command *c)
 				    "MASK takes only ASYNC, KERN_DRIVER_ONLY and ALLOCATES_MEMORY");
 		return -EINVAL;
 	}
+	c->build = nla_get_flag(tb[CRYPTOPRIO_ATTR_BUILD]);
 	strscpy(c->name, nla_data(tb[CRYPTOPRIO_ATTR_NAME]), sizeof(c->name));
 	return 0;
 }

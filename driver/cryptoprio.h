@@ -320,7 +320,12 @@ bool cp_command_caller_gone(void);
 ktime_t cp_command_deadline(void);
 
 /* resolve.c */
+/*
+ * @build: where nothing is registered for @type and @mask, let the kernel
+ * build an instance (loading what it needs); else refused with ENOPKG.
+ */
 int cp_resolve(const char *name, enum cryptoprio_type type, u32 mask,
-	       char *driver, size_t len, struct netlink_ext_ack *extack);
+	       bool build, char *driver, size_t len,
+	       struct netlink_ext_ack *extack);
 
 #endif /* CRYPTOPRIO_H */

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The companion module's client: CALIBRATE, RESOLVE and its kept runs (cpmod.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -235,7 +236,7 @@ int cp_mod_calibrate(struct cp_nl *nl, const struct cp_mod_calib_req *req,
 }
 
 struct nlmsghdr *cp_mod_build_resolve(void *buf, uint16_t family, const char *name,
-				      enum cryptoprio_type type, uint32_t mask)
+				      enum cryptoprio_type type, uint32_t mask, bool build)
 {
 	struct nlmsghdr *nlh =
 	    put_header(buf, family, CRYPTOPRIO_CMD_RESOLVE, CRYPTOPRIO_GENL_VERSION);
@@ -245,6 +246,8 @@ struct nlmsghdr *cp_mod_build_resolve(void *buf, uint16_t family, const char *na
 	if (type != CRYPTOPRIO_TYPE_UNSPEC)
 		mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_TYPE, type);
 	mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_MASK, mask);
+	if (build)
+		mnl_attr_put(nlh, CRYPTOPRIO_ATTR_BUILD, 0, NULL);
 	return nlh;
 }
 
@@ -289,7 +292,7 @@ static int resolve_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type, uint32_t mask,
-		   struct cp_mod_resolve_result *res)
+		   bool build, struct cp_mod_resolve_result *res)
 {
 	char buf[CP_MOD_MSG_SIZE] = {0}; /* libmnl 1.0.4 leaves attribute padding as found */
 	struct resolve_reply c = {.res = res};
@@ -299,7 +302,7 @@ int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type
 	r = cp_mod_family(nl, &family);
 	if (r < 0)
 		return r;
-	r = cp_nl_transact_acked(nl, cp_mod_build_resolve(buf, family, name, type, mask),
+	r = cp_nl_transact_acked(nl, cp_mod_build_resolve(buf, family, name, type, mask, build),
 				 resolve_cb, &c);
 	if (r < 0)
 		return r;

@@ -41,7 +41,7 @@
 enum cryptoprio_cmd {
 	CRYPTOPRIO_CMD_UNSPEC,
 	CRYPTOPRIO_CMD_CALIBRATE,	/* DRIVER TYPE REQ_SIZE [DEPTH BUDGET_NS KEY_SIZE DECRYPT] */
-	CRYPTOPRIO_CMD_RESOLVE,		/* NAME TYPE [MASK] -> RESOLVED_DRIVER */
+	CRYPTOPRIO_CMD_RESOLVE,		/* NAME TYPE [MASK BUILD] -> RESOLVED_DRIVER */
 
 	__CRYPTOPRIO_CMD_MAX,
 };
@@ -99,6 +99,13 @@ enum cryptoprio_attr {
 	CRYPTOPRIO_ATTR_USED_KEY_SIZE,	/* u32: key bytes actually used */
 	CRYPTOPRIO_ATTR_GRACE_NS,	/* u64: give up after this long without a completion (100 ms..GRACE) */
 	CRYPTOPRIO_ATTR_COMPRESSED_SIZE, /* u32: acomp: bytes its compression of one request made */
+	/*
+	 * flag (RESOLVE): a NAME not registered for TYPE and MASK may be built
+	 * by the kernel (a template instance), which loads the modules the
+	 * template and its arguments need; without it such a NAME is refused
+	 * with ENOPKG.
+	 */
+	CRYPTOPRIO_ATTR_BUILD,
 
 	__CRYPTOPRIO_ATTR_MAX,
 };

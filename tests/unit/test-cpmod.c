@@ -82,8 +82,9 @@ static void test_build_calibrate(void)
 static void test_build_resolve(void)
 {
 	char buf[CP_MOD_MSG_SIZE];
-	struct nlmsghdr *nlh = cp_mod_build_resolve(
-	    buf, FAMILY, "cbc(aes)", CRYPTOPRIO_TYPE_SKCIPHER, CRYPTOPRIO_ALG_ALLOCATES_MEMORY);
+	struct nlmsghdr *nlh =
+	    cp_mod_build_resolve(buf, FAMILY, "cbc(aes)", CRYPTOPRIO_TYPE_SKCIPHER,
+				 CRYPTOPRIO_ALG_ALLOCATES_MEMORY, false);
 	const struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a;
 
@@ -92,10 +93,12 @@ static void test_build_resolve(void)
 	is_str(a ? mnl_attr_get_str(a) : NULL, "cbc(aes)", "algorithm name");
 	a = find_attr(nlh, CRYPTOPRIO_ATTR_MASK);
 	is_int(a ? mnl_attr_get_u32(a) : 0, 0x10000, "mask ALLOCATES_MEMORY");
-	a = find_attr(nlh, CRYPTOPRIO_ATTR_MASK);
-	nlh = cp_mod_build_resolve(buf, FAMILY, "cbc(aes)", CRYPTOPRIO_TYPE_SKCIPHER, 0);
+	ok(!find_attr(nlh, CRYPTOPRIO_ATTR_BUILD), "no BUILD unless asked");
+	nlh = cp_mod_build_resolve(buf, FAMILY, "cbc(aes)", CRYPTOPRIO_TYPE_SKCIPHER, 0, true);
 	a = find_attr(nlh, CRYPTOPRIO_ATTR_MASK);
 	ok(a && mnl_attr_get_u32(a) == 0, "mask 0 is sent, not left out");
+	a = find_attr(nlh, CRYPTOPRIO_ATTR_BUILD);
+	ok(a && mnl_attr_get_payload_len(a) == 0, "BUILD: a flag, sent when asked");
 }
 
 static void test_getfamily(void)
