@@ -335,13 +335,21 @@ static void cp_answer(struct cp_command *c, struct sk_buff *msg, int r)
 	netlink_ack(c->skb, c->nlh, r, &c->extack);
 }
 
-static void cp_command_free(struct cp_command *c)
+/*
+ * The command has run: the next may be taken. Before the answer, which
+ * lets the caller send its next calibration at once.
+ */
+static void cp_command_done(struct cp_command *c)
 {
 	spin_lock(&cp_queue_lock);
 	cp_queued--;
 	if (c->cmd == CRYPTOPRIO_CMD_CALIBRATE)
 		cp_calibrating = false;
 	spin_unlock(&cp_queue_lock);
+}
+
+static void cp_command_free(struct cp_command *c)
+{
 	sock_put(c->caller);
 	kfree_skb(c->skb);
 	kfree(c);
@@ -363,6 +371,7 @@ static void cp_command_work(struct work_struct *work)
 	else
 		r = cp_resolve_run(c, &msg);
 	cp_current = NULL;
+	cp_command_done(c);
 	cp_answer(c, msg, r);
 	cp_command_free(c);
 }
