@@ -327,6 +327,23 @@ slow_sendto() {
 		-e inject=sendto:delay_"$when"="$delay" -o "$out" "$@"
 }
 
+# record FIELD: the daemon's FIELD (reloads, reload_failures, runs,
+# module_events, ready_usec, last_measured...) in the state file.
+record() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["daemon"][sys.argv[2]])' \
+		"$state" "$1"
+}
+
+# reloads_are N [REFUSED]: the daemon has recorded N reloads in the state
+# file and, given REFUSED, that many refused. One for daemon-modprobe (N
+# only) and daemon-reload (which read "reloads: N (1 refused)" off
+# `cryptoprioctl status`: the same two counters of the same file, and
+# daemon-reload checks status's line on its own).
+reloads_are() {
+	[[ $(record reloads) == "$1" ]] || return 1
+	[[ $# -lt 2 || $(record reload_failures) == "$2" ]]
+}
+
 # state_created FILE: the drivers a state file lists as created by
 # cryptoprio, sorted, on one line (nothing if it cannot be read).
 state_created() {
