@@ -286,6 +286,28 @@ pins_policy() {
 # (bound to d), printed.
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
+# places FILE ALG FIELD: the FIELD (driver, reason, why) of each place that
+# FILE, a plan or apply document of `cryptoprioctl --json`, gives algorithm
+# ALG, best first, on one line separated by spaces (apply-gears-any and
+# zswap each had one for their algorithm: ALG is the parameter).
+places() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(p[sys.argv[3]] for a in d["algorithms"] if a["name"] == sys.argv[2] for p in a["places"]))' "$@"
+}
+
+# show FILE ALG: the places of ALG in FILE (as places reads it) for the
+# log, one per line, best first: "  DRIVER REASON: WHY". The driver is the
+# first word, so awk's $1 (rank-cpu-cost finds who is ahead of whom in it).
+show() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for a in d["algorithms"]:
+    if a["name"] == sys.argv[2]:
+        for p in a["places"]:
+            print("  %s %s: %s" % (p["driver"], p["reason"], p["why"]))' "$@"
+}
+
 # check_shapes PRIORITY TIMEOUT: for each "DRIVER|NAME|TYPE" line on
 # standard input, checks that DRIVER passes its self-test within TIMEOUT s
 # and is registered as NAME, of TYPE, at PRIORITY, asynchronous (but for
