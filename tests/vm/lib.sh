@@ -218,6 +218,17 @@ verdicts() {
 		"' '.join(sorted(x['driver'] + '=' + x['known_answer'] for x in d['results']))"
 }
 
+# kat DRIVER FILE [ARGS]: `cryptoprioctl calibrate --raw --json DRIVER
+# ARGS` into FILE, then the known-answer result of DRIVER ("none" if it has
+# no result). module-geometry, whose copy had "--budget 20ms" in it, passes
+# that in ARGS.
+kat() {
+	local drv=$1 f=$2
+	shift 2
+	"$ctl" calibrate --raw --json "$drv" "$@" >"$f" || true
+	jget "$f" "d['results'][0]['known_answer'] if d['results'] else 'none'"
+}
+
 # expect_verdicts VERDICT DRIVER...: the line verdicts prints when each
 # DRIVER has VERDICT.
 expect_verdicts() {
