@@ -594,6 +594,10 @@ ms_of() {
 	echo $(((t1 - t0) / 1000000))
 }
 
+# before A B: true if the time A is before B, both in seconds as
+# `date +%s.%N` prints them (decimals, which the shell's arithmetic lacks).
+before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
+
 # unload_test_engine: rmmod cp_test_engine, saying what holds it when
 # refused, then cryptoprio: a misbehaving engine's scenario ends with
 # nothing of the calibrations left holding either.
