@@ -69,7 +69,7 @@ check "virtio-crypto measured faster at 64 KiB" \
 check "apply read the policy file" test "$(jget "$j" "d['policy_files']")" = "['/etc/cryptoprio.conf']"
 if [[ $(jget "$j" "len(d['steps'])") != 0 ]]; then
 	check "the policy file is recorded with the plan" \
-		test "$(jget /run/cryptoprio/state.json "d['last_apply']['policy_files']")" = "['/etc/cryptoprio.conf']"
+		test "$(jget "$state" "d['last_apply']['policy_files']")" = "['/etc/cryptoprio.conf']"
 fi
 
 check "apply with Gears = any, RequestSize = 16, InFlight = 1" apply_policy 16 1

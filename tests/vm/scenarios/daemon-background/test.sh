@@ -23,7 +23,6 @@ pol=/run/cp-test/budget.conf
 mkdir -p /run/cp-test /var/lib/cryptoprio
 printf '[Policy]\nCalibrationBudget = 300ms\n' >$pol
 chmod 0644 $pol
-cache=/var/lib/cryptoprio/calibration.json
 rm -f "$cache"
 
 # start_daemon ERR ARGS...: the daemon with a notify socket, in the
