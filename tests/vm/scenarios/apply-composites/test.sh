@@ -27,9 +27,11 @@ E='echainiv(authenc(hmac(sha256),cbc(aes)))'
 A='authenc(hmac(sha256),cbc(aes))'
 eng_e=echainiv-authenc-hmac-sha256-cbc-aes-cp-caam
 
-# released DRIVER: wait until no SA holds DRIVER (xfrm frees states, and the
-# kernel instances, from a work item)
-released() { wait_until 20 test "$(refcnt "$1")" -le 1; }
+# unheld DRIVER: no SA holds DRIVER (xfrm frees states, and the kernel
+# instances, from a work item: wait for it). Named "released" before, as
+# module-faults' and module-genl-stall's count of the module's late
+# releases; its wait_until read the refcnt once, so it did not wait.
+unheld() { (($(refcnt "$1") <= 1)); }
 # mine: the drivers apply was planned to create, one per line
 mine() { printf '%s\n' "${creates[@]}" | cut -d'|' -f2; }
 # lowered_all: each of mine still registered has priority 0
@@ -139,7 +141,7 @@ policy_uncalibrated ""
 
 # 4. Gears = offload cpu: the created instances are removed
 ip xfrm state flush
-check "the SA let go of $cpu_e" released "$cpu_e"
+check "the SA let go of $cpu_e" wait_until 20 unheld "$cpu_e"
 policy_uncalibrated "Gears = offload cpu"
 rc=0
 "$ctl" --json apply >"$r/apply-offload.json" || rc=$?

@@ -24,8 +24,6 @@ pins_policy /etc/cp-lock-b.conf 50
 pins_policy /etc/cp-lock-c.conf 60
 pins_policy /etc/cp-lock-d.conf 70
 now() { date +%s.%N; }
-# before A B: the time A is before B.
-before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 "$ctl" -c /etc/cp-lock-a.conf --json plan >"$CP_RESULTS/plan-a.json"
 n_steps=$(py 'print(len(json.load(open(sys.argv[1]))["steps"]))' "$CP_RESULTS/plan-a.json")

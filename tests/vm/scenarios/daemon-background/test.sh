@@ -23,7 +23,6 @@ pol=/run/cp-test/budget.conf
 mkdir -p /run/cp-test /var/lib/cryptoprio
 printf '[Policy]\nCalibrationBudget = 300ms\n' >$pol
 chmod 0644 $pol
-cache=/var/lib/cryptoprio/calibration.json
 rm -f "$cache"
 
 # start_daemon ERR ARGS...: the daemon with a notify socket, in the
@@ -53,7 +52,6 @@ PY
 }
 # gone PID: the process exited (a zombie nobody reaped counts).
 gone() { ! kill -0 "$1" 2>/dev/null || grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
-record() { python3 -c 'import json,sys; print(json.load(open("/run/cryptoprio/state.json"))["daemon"][sys.argv[1]])' "$1"; }
 
 # The daemon under the budget: READY, then the rest.
 read -r ready_ms pid < <(start_daemon "$CP_RESULTS/daemon.err")

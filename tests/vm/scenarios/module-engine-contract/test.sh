@@ -21,14 +21,6 @@ wait_before_measuring cp_test_engine "$cpu_aes_module"
 base=$(dmesg | wc -l)
 since() { dmesg | tail -n +$((base + 1)); }
 
-kat() {  # kat DRIVER FILE [ARGS]: calibrate, print the known-answer result
-	local drv=$1 f=$2
-	shift 2
-	"$ctl" calibrate --raw --json "$drv" "$@" >"$f" || true
-	jget "$f" "d['results'][0]['known_answer'] if d['results'] else 'none'"
-}
-
-
 # completion=hardirq: every callback from a hard-IRQ hrtimer.
 echo hardirq >"$p/completion"
 check "completion hardirq: cbc(aes) known answer ok" \

@@ -24,7 +24,7 @@ nobody "$ctl" --json plan >"$CP_RESULTS/plan.json"
 check "plan --json: unprivileged, af_alg or cache, numbers as numbers" test "$(jget "$CP_RESULTS/plan.json" \
 	"d['calibration']['unprivileged'] and d['calibration']['backend'] in ('af_alg', 'none') and any(s['driver'] == 'virtio_crypto_aes_cbc' and s['old_priority'] == 3000 and type(s['new_priority']) is int for s in d['steps'])")" = True
 check "plan changed nothing" priorities_as "$CP_RESULTS/before.txt"
-check "plan wrote no plan into the state" not grep -q last_apply /run/cryptoprio/state.json
+check "plan wrote no plan into the state" not grep -q last_apply "$state"
 
 rc=0
 err=$(nobody "$ctl" apply 2>&1) || rc=$?

@@ -57,10 +57,10 @@ check "apply again" "$ctl" apply
 rm -f "$state"
 check "set after the loss" "$ctl" set virtio_crypto_aes_cbc 999
 check "the original recorded is the default, not the 1234 it had" python3 -c '
-import json
-s = json.load(open("/run/cryptoprio/state.json"))
+import json, sys
+s = json.load(open(sys.argv[1]))
 [o] = [o for o in s["originals"] if o["driver"] == "virtio_crypto_aes_cbc"]
-assert o["priority"] == 150, o'
+assert o["priority"] == 150, o' "$state"
 check "reset" "$ctl" reset
 check "every priority back again" priorities_as "$CP_RESULTS/before.txt"
 
