@@ -417,25 +417,6 @@ static int cp_command_queue(struct cp_command *c, struct sk_buff *skb,
 	return 0;
 }
 
-static int cp_calibrate_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct cp_command *c;
-	int r;
-
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return -ENOMEM;
-	c->cmd = CRYPTOPRIO_CMD_CALIBRATE;
-	r = cp_parse_calibrate(info, &c->p);
-	if (r) {
-		kfree(c);
-		return r;
-	}
-	strscpy(c->name, c->p.driver, sizeof(c->name));
-	c->p.driver = c->name;
-	return cp_command_queue(c, skb, info);
-}
-
 static int cp_parse_resolve(struct genl_info *info, struct cp_command *c)
 {
 	struct nlattr **tb = info->attrs;
@@ -460,7 +441,21 @@ static int cp_parse_resolve(struct genl_info *info, struct cp_command *c)
 	return 0;
 }
 
-static int cp_resolve_doit(struct sk_buff *skb, struct genl_info *info)
+/* CALIBRATE's attributes, into the command that keeps the driver's name. */
+static int cp_parse_calibrate_command(struct genl_info *info,
+				      struct cp_command *c)
+{
+	int r = cp_parse_calibrate(info, &c->p);
+
+	if (r)
+		return r;
+	strscpy(c->name, c->p.driver, sizeof(c->name));
+	c->p.driver = c->name;
+	return 0;
+}
+
+/* Both commands: checked here, run by the worker. */
+static int cp_command_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct cp_command *c;
 	int r;
@@ -468,8 +463,11 @@ static int cp_resolve_doit(struct sk_buff *skb, struct genl_info *info)
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
-	c->cmd = CRYPTOPRIO_CMD_RESOLVE;
-	r = cp_parse_resolve(info, c);
+	c->cmd = info->genlhdr->cmd;
+	if (c->cmd == CRYPTOPRIO_CMD_CALIBRATE)
+		r = cp_parse_calibrate_command(info, c);
+	else
+		r = cp_parse_resolve(info, c);
 	if (r) {
 		kfree(c);
 		return r;
@@ -480,12 +478,12 @@ static int cp_resolve_doit(struct sk_buff *skb, struct genl_info *info)
 static const struct genl_small_ops cp_ops[] = {
 	{
 		.cmd = CRYPTOPRIO_CMD_CALIBRATE,
-		.doit = cp_calibrate_doit,
+		.doit = cp_command_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = CRYPTOPRIO_CMD_RESOLVE,
-		.doit = cp_resolve_doit,
+		.doit = cp_command_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
 };
