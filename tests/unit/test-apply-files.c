@@ -150,6 +150,17 @@ static void add_member(const struct cp_apply_result *result, struct cp_state *st
 	json_object_object_add(state->doc, "caller", json_object_new_int(seen->calls));
 }
 
+/* A run over the earlier files, counted from its loading: planned (0) or not. */
+static int counted_run(struct cp_apply_files *run, const struct cp_apply_options *opts,
+		       const struct cp_policy *policy, struct cp_apply_result *res)
+{
+	write_earlier_files();
+	start_counting();
+	cp_apply_files_load(run, opts, policy, res);
+	cp_apply_files_load_state(run);
+	return cp_apply_files_plan(run);
+}
+
 static void test_apply(const struct cp_inventory *inv)
 {
 	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
@@ -157,11 +168,7 @@ static void test_apply(const struct cp_inventory *inv)
 	struct cp_apply_result res = {.inventory = *inv};
 	_cleanup_(cp_apply_files_free) struct cp_apply_files run;
 
-	write_earlier_files();
-	start_counting();
-	cp_apply_files_load(&run, &opts, policy, &res);
-	cp_apply_files_load_state(&run);
-	is_int(cp_apply_files_plan(&run), 0, "apply: planned");
+	is_int(counted_run(&run, &opts, policy, &res), 0, "apply: planned");
 	ok(res.n_steps >= 10, "with many steps (%zu)", res.n_steps);
 	is_int(cp_apply_files_record_start(&run), 0, "recorded before the first change");
 	is_str(counts_text(), "state 1/1, cache 1/0",
@@ -258,11 +265,7 @@ static void test_dry_run(const struct cp_inventory *inv)
 	struct cp_apply_result res = {.inventory = *inv};
 	_cleanup_(cp_apply_files_free) struct cp_apply_files run;
 
-	write_earlier_files();
-	start_counting();
-	cp_apply_files_load(&run, &opts, policy, &res);
-	cp_apply_files_load_state(&run);
-	is_int(cp_apply_files_plan(&run), 0, "plan: planned");
+	is_int(counted_run(&run, &opts, policy, &res), 0, "plan: planned");
 	end_run(&run);
 	is_str(counts_text(), "state 1/0, cache 1/0", "plan: each file read once, nothing written");
 	res.inventory = (struct cp_inventory){};
@@ -301,11 +304,7 @@ static void test_nothing_to_change(struct cp_inventory *inv)
 
 	settle(inv);
 	res.inventory = *inv;
-	write_earlier_files();
-	start_counting();
-	cp_apply_files_load(&run, &opts, policy, &res);
-	cp_apply_files_load_state(&run);
-	is_int(cp_apply_files_plan(&run), 0, "settled: planned");
+	is_int(counted_run(&run, &opts, policy, &res), 0, "settled: planned");
 	is_int(res.n_steps, 0, "nothing to change");
 	is_int(cp_apply_files_record_start(&run), 0, "recorded");
 	is_str(counts_text(), "state 1/0, cache 1/0", "no steps: nothing written ahead");
