@@ -12,6 +12,8 @@
 #include "config.h"
 #include "cpmod.h"
 #include "cryptoprioctl.h"
+#include "json-util.h"
+#include "modload.h"
 #include "units.h"
 
 static const struct ctl_verb verbs[] = {
@@ -148,6 +150,8 @@ const char *ctl_module_reason(int negative_errno)
 	case -EPERM:
 	case -EACCES:
 		return "needs CAP_NET_ADMIN (run as root)";
+	case -EPROTO: /* its family's version is older than ours */
+		return "is older than this cryptoprioctl (rmmod cryptoprio; modprobe cryptoprio)";
 	default:
 		return strerror(-negative_errno);
 	}
@@ -175,6 +179,38 @@ int ctl_open_module(const char *verb, struct cp_nl *nl, uint16_t *family)
 	if (r < 0)
 		cp_nl_close(nl);
 	return r < 0 ? EXIT_FAILURE : 0;
+}
+
+void ctl_modules_snapshot(struct ctl_modules *m)
+{
+	*m = (struct ctl_modules){};
+	m->ok = cp_modules_live(NULL, &m->names, &m->n) >= 0;
+}
+
+json_object *ctl_modules_loaded(const struct ctl *ctl, const char *verb, struct ctl_modules *before)
+{
+	struct ctl_modules after;
+	char **gained = NULL;
+	size_t n = 0;
+	json_object *arr = NULL;
+
+	ctl_modules_snapshot(&after);
+	if (before->ok && after.ok &&
+	    cp_modules_gained(before->names, before->n, after.names, after.n, &gained, &n) >= 0) {
+		arr = cp_json_strv(gained, n);
+		if (n && !ctl->json) {
+			fprintf(stderr,
+				"%s: the kernel loaded modules to build what was named:", verb);
+			for (size_t i = 0; i < n; i++)
+				fprintf(stderr, " %s", gained[i]);
+			fputc('\n', stderr);
+		}
+	}
+	cp_strv_free(gained, n);
+	cp_strv_free(after.names, after.n);
+	cp_strv_free(before->names, before->n);
+	*before = (struct ctl_modules){};
+	return arr;
 }
 
 void ctl_json_set_verb(const char *verb)

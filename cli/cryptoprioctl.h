@@ -87,6 +87,22 @@ struct cp_inventory;
  */
 int ctl_inventory_load(const char *verb, const char *file, struct cp_inventory *inv);
 
+/* The modules loaded when a command began (/proc/modules); ok false where unreadable. */
+struct ctl_modules {
+	char **names;
+	size_t n;
+	bool ok;
+};
+void ctl_modules_snapshot(struct ctl_modules *m);
+/*
+ * The modules loaded since @before was taken, which a calibration that
+ * had the kernel build an instance may have loaded: said on standard
+ * error (unless --json) with @verb, and as a JSON array (null where
+ * unknown) for the document. @before released.
+ */
+json_object *ctl_modules_loaded(const struct ctl *ctl, const char *verb,
+				struct ctl_modules *before);
+
 /*
  * Print a JSON document to stdout (one per command, as --json says) and
  * release it; "version" and "verb" come first.

@@ -378,7 +378,9 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 	};
 	_cleanup_(cp_nl_close) struct cp_nl nl = {};
 	_cleanup_free_ struct target *targets = NULL;
+	struct ctl_modules modules;
 	struct output out = {};
+	json_object *loaded;
 	size_t n_targets = 0;
 	uint16_t family;
 	int r, failed = 0;
@@ -393,6 +395,8 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 		r = find_targets(argv + optind, argc - optind, o.type, &targets, &n_targets);
 	if (r != 0)
 		return r;
+	/* a driver name not registered is built, loading what it needs: said after */
+	ctl_modules_snapshot(&modules);
 	output_start(ctl, targets, n_targets, &out);
 	for (size_t i = 0; i < n_targets; i++) {
 		/*
@@ -411,7 +415,12 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 		}
 	}
 done:
-	if (out.doc)
+	loaded = ctl_modules_loaded(ctl, "calibrate", &modules);
+	if (out.doc) {
+		json_object_object_add(out.doc, "modules_loaded", loaded);
 		ctl_json_print(out.doc);
+	} else {
+		json_object_put(loaded);
+	}
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -300,7 +300,7 @@ static json_object *summary_json(const struct cp_calibration *cal, const struct 
 }
 
 static void print_json(const struct cp_calibration *cal, const struct cp_inventory *inv,
-		       const struct calibrate_args *a)
+		       const struct calibrate_args *a, json_object *modules_loaded)
 {
 	json_object *doc = summary_json(cal, a), *algorithms = json_object_new_array(),
 		    *skipped = json_object_new_array();
@@ -330,6 +330,7 @@ static void print_json(const struct cp_calibration *cal, const struct cp_invento
 	}
 	json_object_object_add(doc, "algorithms", algorithms);
 	json_object_object_add(doc, "not_calibrated", skipped);
+	json_object_object_add(doc, "modules_loaded", modules_loaded);
 	ctl_json_print(doc);
 }
 
@@ -473,6 +474,8 @@ static void explain_backend(const struct cp_calibration *cal)
 int verb_calibrate(struct ctl *ctl, int argc, char **argv)
 {
 	struct calibrate_args a = {};
+	struct ctl_modules modules;
+	json_object *loaded;
 	struct cp_calibrate_options opts;
 	struct cp_calibration cal;
 	struct cp_inventory inv;
@@ -504,10 +507,14 @@ int verb_calibrate(struct ctl *ctl, int argc, char **argv)
 	    .backend = a.backend,
 	    .progress = isatty(STDERR_FILENO) ? show_progress : NULL,
 	};
+	/* the references' templates, AF_ALG's lookups: what they loaded is said after */
+	ctl_modules_snapshot(&modules);
 	r = cp_calibrate(&inv, &opts, &cal);
 	if (opts.progress)
 		fputs("\r\033[K", stderr);
+	loaded = ctl_modules_loaded(ctl, "calibrate", &modules);
 	if (r < 0) {
+		json_object_put(loaded);
 		cp_inventory_free(&inv);
 		if (a.backend == CP_BACKEND_MODULE && r == cal.module_error)
 			return ctl_error("calibrate: --backend module: the cryptoprio module %s",
@@ -515,10 +522,12 @@ int verb_calibrate(struct ctl *ctl, int argc, char **argv)
 		return ctl_errno(r, NULL, "calibrate");
 	}
 	explain_backend(&cal);
-	if (ctl->json)
-		print_json(&cal, &inv, &a);
-	else
+	if (ctl->json) {
+		print_json(&cal, &inv, &a, loaded);
+	} else {
 		print_table(ctl, &cal, &inv, &a);
+		json_object_put(loaded);
+	}
 	r = cal.n_measured == 0 && cal.n_skipped == 0;
 	cp_calibration_free(&cal);
 	cp_inventory_free(&inv);

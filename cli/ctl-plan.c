@@ -82,7 +82,7 @@ static void print_calibration(const struct cp_apply_result *r, const struct plan
 	const struct cp_calibration *c = &r->calibration;
 	bool all = o->all;
 
-	printf("Calibration: Calibrate=%s", cp_calibrate_to_string(r->calibrate));
+	printf("Calibration: Calibrate=%s", cp_calibration_mode_to_string(r->calibrate));
 	if (r->calibrate == CP_CALIBRATE_NEVER) {
 		printf(", nothing measured: ordered by class\n");
 		return;
@@ -295,7 +295,7 @@ static json_object *calibration_json(const struct cp_apply_result *r)
 	json_object *o = json_object_new_object(), *skipped = json_object_new_array();
 
 	json_object_object_add(o, "calibrate",
-			       json_object_new_string(cp_calibrate_to_string(r->calibrate)));
+			       json_object_new_string(cp_calibration_mode_to_string(r->calibrate)));
 	json_object_object_add(o, "backend",
 			       json_object_new_string(cp_backend_to_string(c->backend)));
 	json_object_object_add(o, "unprivileged", json_object_new_boolean(r->unprivileged));

@@ -12,6 +12,8 @@
 #include "cryptoprioctl.h"
 #include "ctl-table.h"
 #include "inventory-load.h"
+#include "json-util.h"
+#include "modload.h"
 
 static const struct caller {
 	const char *name;
@@ -36,21 +38,36 @@ static json_object *mask_json(uint32_t mask)
 }
 
 /* The module type of @name from the inventory, or UNSPEC. */
-static enum cryptoprio_type type_of(const char *name)
+static enum cryptoprio_type type_of(const struct cp_inventory *inv, const char *name)
 {
-	_cleanup_(cp_inventory_free) struct cp_inventory inv = {0};
-
-	if (cp_inventory_load(&inv) < 0)
-		return CRYPTOPRIO_TYPE_UNSPEC;
-	for (size_t i = 0; i < inv.n_algs; i++)
-		if (!strcmp(inv.algs[i].name, name) || !strcmp(inv.algs[i].driver, name))
-			return cp_mod_type_from_alg_type(inv.algs[i].type);
+	for (size_t i = 0; i < inv->n_algs; i++)
+		if (!strcmp(inv->algs[i].name, name) || !strcmp(inv->algs[i].driver, name))
+			return cp_mod_type_from_alg_type(inv->algs[i].type);
 	return CRYPTOPRIO_TYPE_UNSPEC;
 }
 
+/*
+ * Whether a template's lookup of @name finds it registered: by name or
+ * driver name, not internal, and a single-block cipher only where @cipher
+ * (lib/modload.c).
+ */
+static bool registered(const char *name, bool cipher, void *data)
+{
+	const struct cp_inventory *inv = data;
+
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *a = &inv->algs[i];
+
+		if ((streq(a->name, name) || streq(a->driver, name)) &&
+		    !(a->flags & CP_ALG_INTERNAL) && (cipher || !streq(a->type, "cipher")))
+			return true;
+	}
+	return false;
+}
+
 /* NAME and --type: 0, or the exit code after saying what is wrong. */
-static int parse_args(struct ctl *ctl, int argc, char **argv, const char **name,
-		      enum cryptoprio_type *type)
+static int parse_args(struct ctl *ctl, int argc, char **argv, const struct cp_inventory *inv,
+		      const char **name, enum cryptoprio_type *type)
 {
 	static const struct option options[] = {
 	    {"type", required_argument, NULL, 't'},
@@ -76,7 +93,7 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, const char **name,
 		return ctl_usage_error("resolve: name is %zu bytes, at most %d can be used",
 				       strlen(*name), CP_NAME_MAX - 1);
 	if (*type == CRYPTOPRIO_TYPE_UNSPEC)
-		*type = type_of(*name);
+		*type = type_of(inv, *name);
 	if (*type == CRYPTOPRIO_TYPE_UNSPEC)
 		return ctl_error("resolve: '%s' is no skcipher, aead or hash the kernel lists; "
 				 "name its type with --type",
@@ -84,78 +101,209 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, const char **name,
 	return 0;
 }
 
-static json_object *caller_json(const struct caller *caller, int r,
-				const struct cp_mod_resolve_result *res)
+/*
+ * What a build of NAME would load, asked once for all callers that need
+ * one: the modules (none: building is harmless), or why nobody can tell.
+ */
+struct build_plan {
+	bool asked;
+	int r;
+	char **modules;
+	size_t n;
+};
+
+/* One caller's answer: the driver, none (-ENOENT), a build not made (-ENOPKG), an error. */
+struct answer {
+	int r;
+	struct cp_mod_resolve_result res;
+	const struct build_plan *plan; /* with -ENOPKG */
+};
+
+static json_object *caller_json(const struct caller *caller, const struct answer *a)
 {
 	json_object *o = json_object_new_object();
+	bool unbuilt = a->r == -ENOPKG && a->plan;
 
 	json_object_object_add(o, "caller", json_object_new_string(caller->name));
 	json_object_object_add(o, "mask", mask_json(caller->mask));
-	json_object_object_add(o, "driver", r >= 0 ? json_object_new_string(res->driver) : NULL);
-	if (r < 0)
-		json_object_object_add(o, "error", json_object_new_string(strerror(-r)));
+	json_object_object_add(o, "driver",
+			       a->r >= 0 ? json_object_new_string(a->res.driver) : NULL);
+	if (unbuilt && a->plan->r >= 0)
+		json_object_object_add(o, "would_load", cp_json_strv(a->plan->modules, a->plan->n));
+	else if (unbuilt)
+		json_object_object_add(o, "error", json_object_new_string(strerror(-a->plan->r)));
+	else if (a->r < 0)
+		json_object_object_add(o, "error", json_object_new_string(strerror(-a->r)));
 	return o;
 }
 
 static const struct ctl_column columns[] = {{"CALLER"}, {"EXAMPLE"}, {"DRIVER"}};
 
-/* The table's row of @caller: its driver, "(none)" or "(error)". */
-static void add_row(struct ctl_table *t, const struct caller *caller, int r,
-		    const struct cp_mod_resolve_result *res)
+/* The table's cell of a driver not registered for the caller. */
+static char *unbuilt_cell(const struct build_plan *plan)
 {
+	size_t len = 0;
+	char *cell;
+
+	if (plan->r < 0)
+		return strdup("(not registered; cannot tell what a build would load)");
+	for (size_t i = 0; i < plan->n; i++)
+		len += strlen(plan->modules[i]) + 1;
+	cell = malloc(len + sizeof("(would load )"));
+	if (!cell)
+		return NULL;
+	strcpy(cell, "(would load");
+	for (size_t i = 0; i < plan->n; i++)
+		strcat(strcat(cell, " "), plan->modules[i]);
+	return strcat(cell, ")");
+}
+
+/* The table's row of @caller: its driver, "(none)", "(would load ...)" or "(error)". */
+static void add_row(struct ctl_table *t, const struct caller *caller, const struct answer *a)
+{
+	_cleanup_free_ char *unbuilt = a->r == -ENOPKG && a->plan ? unbuilt_cell(a->plan) : NULL;
 	const char *cells[] = {caller->name, caller->example,
-			       r >= 0 ? res->driver : (r == -ENOENT ? "(none)" : "(error)")};
+			       a->r >= 0 ? a->res.driver
+			       : unbuilt ? unbuilt
+					 : (a->r == -ENOENT ? "(none)" : "(error)")};
 
 	if (t)
 		(void) ctl_table_row(t, cells);
 }
 
+/*
+ * Ask for @caller: what is registered for its mask; where nothing is, a
+ * build only where the module index says it would load nothing.
+ */
+static void ask(struct cp_nl *nl, const char *name, enum cryptoprio_type type,
+		const struct caller *caller, struct cp_inventory *inv, struct build_plan *plan,
+		struct answer *a, bool *built)
+{
+	*a = (struct answer){};
+	a->r = cp_mod_resolve(nl, name, type, caller->mask, false, &a->res);
+	if (a->r != -ENOPKG)
+		return;
+	if (!plan->asked) {
+		plan->r = cp_build_would_load(name, registered, inv, &plan->modules, &plan->n);
+		plan->asked = true;
+	}
+	a->plan = plan;
+	if (plan->r < 0 || plan->n > 0)
+		return;
+	a->r = cp_mod_resolve(nl, name, type, caller->mask, true, &a->res);
+	a->plan = NULL;
+	*built = true;
+}
+
+/*
+ * The modules loaded since @before: a build the module index said would
+ * load nothing did (a template's lookup this does not know of). Said, and
+ * a failure. The modules stay: unloading is not resolve's to do.
+ */
+static int check_nothing_loaded(const char *name, char **before, size_t n_before)
+{
+	_cleanup_free_ char *list = NULL;
+	char **after = NULL, **gained = NULL;
+	size_t n_after = 0, n_gained = 0, len = 0;
+	int r;
+
+	r = cp_modules_live(NULL, &after, &n_after);
+	if (r >= 0)
+		r = cp_modules_gained(before, n_before, after, n_after, &gained, &n_gained);
+	cp_strv_free(after, n_after);
+	if (r < 0)
+		return ctl_errno(r, NULL, "resolve: cannot read /proc/modules after building %s",
+				 name);
+	for (size_t i = 0; i < n_gained; i++)
+		len += strlen(gained[i]) + 1;
+	list = calloc(1, len + 1);
+	for (size_t i = 0; list && i < n_gained; i++)
+		strcat(strcat(list, i ? " " : ""), gained[i]);
+	cp_strv_free(gained, n_gained);
+	if (n_gained)
+		return ctl_error("resolve: building %s loaded modules the module index did not "
+				 "foresee: %s",
+				 name, list ? list : "(out of memory)");
+	return 0;
+}
+
+/* The answers of the first @n callers: a table, or the JSON document. */
+static void print_answers(const struct ctl *ctl, const char *name, enum cryptoprio_type type,
+			  const struct answer *answers, size_t n)
+{
+	struct ctl_table *table;
+	json_object *doc, *arr;
+
+	if (!ctl->json) {
+		table = ctl_table_new(ctl, columns, ARRAY_SIZE(columns), "");
+		if (!table) {
+			(void) ctl_errno(-ENOMEM, NULL, "resolve");
+			return;
+		}
+		for (size_t i = 0; i < n; i++)
+			add_row(table, &callers[i], &answers[i]);
+		(void) ctl_table_print(table);
+		return;
+	}
+	doc = json_object_new_object();
+	arr = json_object_new_array();
+	json_object_object_add(doc, "name", json_object_new_string(name));
+	json_object_object_add(doc, "type", json_object_new_string(cp_mod_type_to_string(type)));
+	json_object_object_add(doc, "callers", arr);
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, caller_json(&callers[i], &answers[i]));
+	ctl_json_print(doc);
+}
+
 int verb_resolve(struct ctl *ctl, int argc, char **argv)
 {
+	_cleanup_(cp_inventory_free) struct cp_inventory inv = {0};
 	_cleanup_(cp_nl_close) struct cp_nl nl = {};
 	enum cryptoprio_type type = CRYPTOPRIO_TYPE_UNSPEC;
-	json_object *doc = NULL, *arr = NULL;
-	struct ctl_table *table = NULL;
+	struct answer answers[ARRAY_SIZE(callers)] = {};
+	struct build_plan plan = {};
+	char **live = NULL;
+	size_t n_live = 0, n_asked = 0;
 	const char *name = NULL;
+	bool built = false;
 	uint16_t family;
 	int r, failed = 0;
 
-	r = parse_args(ctl, argc, argv, &name, &type);
+	(void) cp_inventory_load(&inv);
+	r = parse_args(ctl, argc, argv, &inv, &name, &type);
 	if (r == 0)
 		r = ctl_open_module("resolve", &nl, &family);
 	if (r != 0)
 		return r;
-	if (ctl->json) {
-		doc = json_object_new_object();
-		arr = json_object_new_array();
-		json_object_object_add(doc, "name", json_object_new_string(name));
-		json_object_object_add(doc, "type",
-				       json_object_new_string(cp_mod_type_to_string(type)));
-		json_object_object_add(doc, "callers", arr);
-	} else {
-		table = ctl_table_new(ctl, columns, ARRAY_SIZE(columns), "");
-		if (!table)
-			return ctl_errno(-ENOMEM, NULL, "resolve");
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(callers); i++) {
-		struct cp_mod_resolve_result res;
+	if (cp_modules_live(NULL, &live, &n_live) < 0)
+		live = NULL;
+	for (; n_asked < ARRAY_SIZE(callers); n_asked++) {
+		struct answer *a = &answers[n_asked];
 
-		r = cp_mod_resolve(&nl, name, type, callers[i].mask, &res);
-		if (r < 0 && r != -ENOENT) {
+		ask(&nl, name, type, &callers[n_asked], &inv, &plan, a, &built);
+		if (a->r < 0 && a->r != -ENOENT && a->r != -ENOPKG) {
 			failed = 1;
-			(void) ctl_errno(r, nl.extack, "resolve %s for %s callers", name,
-					 callers[i].name);
-			if (r == -EPERM || r == -EACCES)
+			(void) ctl_errno(a->r, nl.extack, "resolve %s for %s callers", name,
+					 callers[n_asked].name);
+			if (a->r == -EPERM || a->r == -EACCES) {
+				n_asked++;
 				break;
+			}
 		}
-		if (ctl->json)
-			json_object_array_add(arr, caller_json(&callers[i], r, &res));
-		else
-			add_row(table, &callers[i], r, &res);
 	}
-	if (doc)
-		ctl_json_print(doc);
-	else
-		(void) ctl_table_print(table);
+	if (plan.asked && plan.r < 0) {
+		failed = 1;
+		(void) ctl_errno(
+		    plan.r, NULL,
+		    "resolve: %s is not registered for some callers, and what a build "
+		    "would load cannot be told (a name this cannot parse, or no module "
+		    "index)",
+		    name);
+	}
+	if (built && live && check_nothing_loaded(name, live, n_live) != 0)
+		failed = 1;
+	print_answers(ctl, name, type, answers, n_asked);
+	cp_strv_free(live, n_live);
+	cp_strv_free(plan.modules, plan.n);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

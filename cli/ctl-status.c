@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpmod.h"
 #include "cryptoprioctl.h"
 #include "ctl-daemon.h"
 #include "ctl-table.h"
@@ -185,6 +186,43 @@ static void print_created(const struct ctl *ctl, const struct cp_state *state)
 		ctl_table_free(t);
 }
 
+/*
+ * The runs the module keeps for requests an engine never completed: each
+ * pins its memory, the engine's module and cryptoprio's until the engine
+ * completes them, which may be never (cryptoprio(4)).
+ */
+static void print_kept_runs(const struct cp_mod_kept_run *runs, int n)
+{
+	if (n < 0) {
+		printf("Runs kept by the module: unknown (%s)\n", strerror(-n));
+		return;
+	}
+	printf("Runs kept by the module for requests an engine never completed: %d\n", n);
+	for (int i = 0; i < n; i++)
+		printf("  %s: %" PRIu32 " request(s) out, %" PRIu64
+		       " KiB pinned with the engine's module until it completes them\n",
+		       runs[i].driver, runs[i].outstanding, runs[i].bytes / 1024);
+}
+
+static json_object *kept_runs_json(const struct cp_mod_kept_run *runs, int n)
+{
+	json_object *arr;
+
+	if (n < 0)
+		return NULL; /* unknown */
+	arr = json_object_new_array();
+	for (int i = 0; i < n; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "driver", json_object_new_string(runs[i].driver));
+		json_object_object_add(o, "outstanding",
+				       json_object_new_int64(runs[i].outstanding));
+		json_object_object_add(o, "bytes", json_object_new_uint64(runs[i].bytes));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
 static void print_status(const struct ctl *ctl, const struct cp_state *state)
 {
 	char t[64];
@@ -264,7 +302,7 @@ static json_object *status_json(const struct cp_state *state)
 
 /* The document of status --json, the verdict and the drift first. */
 static void print_json(const struct cp_state *state, enum verdict v, const struct drift *drift,
-		       size_t n_drift)
+		       size_t n_drift, json_object *kept_runs)
 {
 	json_object *doc = json_object_new_object(), *rest = status_json(state);
 
@@ -273,6 +311,7 @@ static void print_json(const struct cp_state *state, enum verdict v, const struc
 	json_object_object_foreach(rest, key, value)
 	    json_object_object_add(doc, key, json_object_get(value));
 	json_object_put(rest);
+	json_object_object_add(doc, "kept_runs", kept_runs);
 	ctl_json_print(doc);
 }
 
@@ -280,9 +319,10 @@ static int report(const struct ctl *ctl, const struct cp_state *state)
 {
 	_cleanup_(cp_inventory_free) struct cp_inventory inv = {0};
 	_cleanup_free_ struct drift *drift = NULL;
+	struct cp_mod_kept_run kept[CP_MOD_KEPT_RUNS_MAX];
 	size_t n_drift = 0;
 	enum verdict v;
-	int r;
+	int r, n_kept;
 
 	r = cp_inventory_load(&inv);
 	if (r < 0)
@@ -293,10 +333,12 @@ static int report(const struct ctl *ctl, const struct cp_state *state)
 		return ctl_errno(-ENOMEM, NULL, "status");
 	n_drift = find_drift(state, &inv, drift);
 	v = verdict_of(state, n_drift);
+	n_kept = cp_mod_kept_runs(kept, ARRAY_SIZE(kept));
 	if (ctl->json) {
-		print_json(state, v, drift, n_drift);
+		print_json(state, v, drift, n_drift, kept_runs_json(kept, n_kept));
 	} else {
 		print_status(ctl, state);
+		print_kept_runs(kept, n_kept);
 		print_verdict(v, drift, n_drift);
 	}
 	return v == FAILED ? EXIT_FAILURE : v == DRIFTED ? EXIT_CHANGES : EXIT_SUCCESS;

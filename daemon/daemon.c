@@ -17,6 +17,7 @@
 #include "log.h"
 #include "macro.h"
 #include "metrics.h"
+#include "modload.h"
 #include "paths.h"
 #include "track.h"
 #include "uevent.h"
@@ -515,6 +516,32 @@ static void ready_after_final_write(const struct cp_apply_result *res, void *use
 }
 
 /*
+ * The modules loaded since @before (sorted names from /proc/modules), said:
+ * a calibration's known-answer reference can have the kernel load a
+ * template's module, and whatever else loaded one meanwhile shows too.
+ */
+static void log_modules_loaded(char **before, size_t n_before, bool ok)
+{
+	char **after = NULL, **gained = NULL, list[512] = "";
+	size_t n_after = 0, n_gained = 0;
+
+	if (ok && cp_modules_live(NULL, &after, &n_after) >= 0 &&
+	    cp_modules_gained(before, n_before, after, n_after, &gained, &n_gained) >= 0 &&
+	    n_gained) {
+		for (size_t i = 0; i < n_gained; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? " " : "", gained[i]);
+		cp_log(LOG_INFO,
+		       "Modules loaded during this run (a calibration's lookups, or "
+		       "anything else meanwhile): %s",
+		       list);
+	}
+	cp_strv_free(gained, n_gained);
+	cp_strv_free(after, n_after);
+	cp_strv_free(before, n_before);
+}
+
+/*
  * Apply the policy in force, to @only (NULL: everything). Returns 0, -EIO
  * when some steps failed, or another negative errno when nothing was
  * applied.
@@ -538,7 +565,9 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 	    .userdata = &ctx,
 	    .finish_calibration = strcmp(trigger, "background") == 0,
 	};
-	char status[512];
+	char status[512], **modules = NULL;
+	size_t n_modules = 0;
+	bool modules_ok;
 	int r;
 
 	if (only) {
@@ -548,7 +577,9 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 		o.only_drivers = patterns.v;
 		o.n_only_drivers = patterns.n;
 	}
+	modules_ok = cp_modules_live(NULL, &modules, &n_modules) >= 0;
 	r = cp_apply_run(&o, &res);
+	log_modules_loaded(modules, n_modules, modules_ok);
 	if (res.state_error)
 		record_written(d, NULL);
 	if (r < 0 && r != -EIO) {

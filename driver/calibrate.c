@@ -183,7 +183,12 @@ static int cp_alloc_candidate(const struct cp_params *p, struct cp_tfm *t,
 	const struct cp_type_ops *ops = cp_type_ops(p->type);
 	int r;
 
-	/* nothing is loaded for it: a driver that is not registered is no such driver */
+	/*
+	 * NOLOAD spares a module for the name itself only: a driver name of a
+	 * template instance not registered ("cbc(camellia-generic)") is built,
+	 * and the build loads what its template and arguments need. Asking to
+	 * calibrate it asks for that; cryptoprioctl says what was loaded.
+	 */
 	r = ops->alloc(t, p->driver, 0, CRYPTO_NOLOAD);
 	if (r) {
 		if (r == -ENOENT)
@@ -241,7 +246,7 @@ int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 	r = cp_known_answer(run, key, res->key_size, p->grace_ns, res, extack);
 	if (!r)
 		r = cp_timed_run(run, p, res, extack);
-	/* timed out or killed with requests out: the run is a zombie now */
+	/* given up on with requests out: the run is a zombie now */
 	if (r != CP_RUN_ABANDONED)
 		cp_run_free(run);
 	goto out_key;

@@ -5,41 +5,72 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/mutex.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include "cryptoprio.h"
 
-/* One calibration at a time: the engines and the CPU figures are shared. */
-static DEFINE_MUTEX(cp_run_mutex);
-
 /*
- * Every command runs with a reference on this module, so that rmmod fails
- * with EBUSY while one is going rather than freeing the code it returns
- * to, and notes the instances registered before it (trace.c).
+ * Commands run in the module's own worker, one at a time and in order, not
+ * in the netlink handler. genetlink holds cb_lock for reading around every
+ * handler, and a calibration waits on engines for seconds: a module
+ * registering or unregistering a family meanwhile (wireguard, team, a
+ * Wi-Fi driver) would wait for cb_lock as a writer, and every other
+ * genetlink user (nl80211, ethtool, devlink) behind it. So the handler
+ * checks the request, queues it and returns; the worker answers the
+ * caller's socket when the command ends, as netlink_rcv_skb() would have:
+ * the reply and an ack, or the error with its extended ack. A caller that
+ * closes its socket (killed) gets nothing, and its command stops waiting
+ * on the engine at once (what is still out is kept: run.c).
  */
-static int cp_command_begin(struct cp_trace *trace,
-			    struct netlink_ext_ack *extack)
-{
-	int r;
+#define CP_MAX_QUEUED	8	/* commands queued or running, ~1 KiB each */
 
-	if (!try_module_get(THIS_MODULE)) {
-		NL_SET_ERR_MSG(extack, "the module is being unloaded");
-		return -ENODEV;
-	}
-	r = cp_trace_begin(trace);
-	if (r)
-		module_put(THIS_MODULE);
-	return r;
+struct cp_command {
+	struct work_struct work;
+	u8 cmd;
+	struct sk_buff *skb;		/* the request, held: netlink_ack() reads it */
+	struct nlmsghdr *nlh;		/* in @skb */
+	struct sock *caller;		/* held: SOCK_DEAD once closed */
+	u32 portid;
+	ktime_t deadline;		/* of its runs, from the first; 0: none yet */
+	struct netlink_ext_ack extack;
+	struct cp_params p;		/* CALIBRATE: p.driver is @name */
+	enum cryptoprio_type type;	/* RESOLVE */
+	u32 mask;			/* RESOLVE */
+	bool build;			/* RESOLVE: may build what is not registered */
+	char name[CRYPTO_MAX_ALG_NAME];	/* the driver, or the algorithm's name */
+};
+
+static struct workqueue_struct *cp_cmd_wq;	/* ordered: one at a time */
+static DEFINE_SPINLOCK(cp_queue_lock);
+static unsigned int cp_queued;		/* commands queued or running */
+static bool cp_calibrating;		/* a CALIBRATE is queued or running */
+static struct cp_command *cp_current;	/* the worker's; only it reads this */
+
+/* The caller of the command in progress closed its socket (killed). */
+bool cp_command_caller_gone(void)
+{
+	return !cp_current || sock_flag(cp_current->caller, SOCK_DEAD);
 }
 
-/* @zombie: a run was left to a hung engine, which holds what it uses. */
-static void cp_command_end(struct cp_trace *trace, bool zombie)
+/*
+ * When the runs of the command in progress must have ended: its budget
+ * plus CP_COMMAND_GRACES grace periods after its first run began,
+ * however often a trickling engine moves a run's give-up time forward.
+ */
+ktime_t cp_command_deadline(void)
 {
-	cp_trace_end(trace, zombie);
-	module_put(THIS_MODULE);
+	struct cp_command *c = cp_current;
+
+	if (!c)
+		return ktime_get();
+	if (!c->deadline)
+		c->deadline = ktime_add_ns(ktime_get(), c->p.budget_ns +
+					   CP_COMMAND_GRACES * c->p.grace_ns);
+	return c->deadline;
 }
 
 static const struct nla_policy cp_policy[CRYPTOPRIO_ATTR_MAX + 1] = {
@@ -55,6 +86,7 @@ static const struct nla_policy cp_policy[CRYPTOPRIO_ATTR_MAX + 1] = {
 	[CRYPTOPRIO_ATTR_BUDGET_NS] = { .type = NLA_U64 },
 	[CRYPTOPRIO_ATTR_GRACE_NS] = { .type = NLA_U64 },
 	[CRYPTOPRIO_ATTR_MASK] = { .type = NLA_U32 },
+	[CRYPTOPRIO_ATTR_BUILD] = { .type = NLA_FLAG },
 };
 
 static struct genl_family cp_family;
@@ -170,71 +202,38 @@ static int cp_put_u64(struct sk_buff *msg, int type, u64 v)
 	return nla_put_u64_64bit(msg, type, v, CRYPTOPRIO_ATTR_PAD);
 }
 
-static int cp_calibrate_traced(const struct cp_params *p,
-			       struct cp_result *res,
-			       struct netlink_ext_ack *extack)
+/* The reply's message with its genetlink header; NULL without memory. */
+static struct sk_buff *cp_reply_new(struct cp_command *c, void **hdr)
 {
-	struct cp_trace trace;
-	int r;
+	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 
-	r = cp_command_begin(&trace, extack);
-	if (r)
-		return r;
-	r = cp_calibrate(p, res, extack);
-	cp_command_end(&trace, r == CP_RUN_ABANDONED);
-	/*
-	 * netlink_rcv_skb() sends no answer for -EINTR, which is for a caller
-	 * that is being killed: a driver's own -EINTR would leave a living
-	 * caller waiting forever for one.
-	 */
-	if (r == -EINTR) {
-		NL_SET_ERR_MSG(extack, "the driver failed a request with EINTR, which netlink cannot answer: EIO instead");
-		r = -EIO;
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put(msg, c->portid, c->nlh->nlmsg_seq, &cp_family, 0,
+			   c->cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
 	}
-	/* given up on: the caller was killed, or the engine stopped answering */
-	if (r == CP_RUN_ABANDONED)
-		r = fatal_signal_pending(current) ? -EINTR : -ETIMEDOUT;
-	return r;
+	return msg;
 }
 
-static int cp_calibrate_doit(struct sk_buff *skb, struct genl_info *info)
+static struct sk_buff *cp_calibrate_reply(struct cp_command *c,
+					  const struct cp_result *res)
 {
-	struct cp_params p = {};
-	struct cp_result *res;
+	const struct cp_params *p = &c->p;
 	struct sk_buff *msg;
 	void *hdr;
-	int r;
 
-	r = cp_parse_calibrate(info, &p);
-	if (r)
-		return r;
-	if (!mutex_trylock(&cp_run_mutex)) {
-		NL_SET_ERR_MSG(info->extack, "another calibration is running");
-		return -EBUSY;
-	}
-	res = kzalloc(sizeof(*res), GFP_KERNEL);
-	if (!res) {
-		r = -ENOMEM;
-		goto unlock;
-	}
-	r = cp_calibrate_traced(&p, res, info->extack);
-	if (r)
-		goto free_res;
-
-	r = -ENOMEM;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	msg = cp_reply_new(c, &hdr);
 	if (!msg)
-		goto free_res;
-	hdr = genlmsg_put_reply(msg, info, &cp_family, 0,
-				CRYPTOPRIO_CMD_CALIBRATE);
-	if (!hdr)
-		goto free_msg;
-	if (nla_put_string(msg, CRYPTOPRIO_ATTR_DRIVER, p.driver) ||
-	    nla_put_u32(msg, CRYPTOPRIO_ATTR_TYPE, p.type) ||
-	    nla_put_u32(msg, CRYPTOPRIO_ATTR_REQ_SIZE, p.req_size) ||
-	    nla_put_u32(msg, CRYPTOPRIO_ATTR_DEPTH, p.depth) ||
+		return NULL;
+	if (nla_put_string(msg, CRYPTOPRIO_ATTR_DRIVER, p->driver) ||
+	    nla_put_u32(msg, CRYPTOPRIO_ATTR_TYPE, p->type) ||
+	    nla_put_u32(msg, CRYPTOPRIO_ATTR_REQ_SIZE, p->req_size) ||
+	    nla_put_u32(msg, CRYPTOPRIO_ATTR_DEPTH, p->depth) ||
 	    nla_put_u32(msg, CRYPTOPRIO_ATTR_USED_KEY_SIZE, res->key_size) ||
-	    cp_put_u64(msg, CRYPTOPRIO_ATTR_BUDGET_NS, p.budget_ns) ||
+	    cp_put_u64(msg, CRYPTOPRIO_ATTR_BUDGET_NS, p->budget_ns) ||
 	    cp_put_u64(msg, CRYPTOPRIO_ATTR_REQUESTS, res->requests) ||
 	    cp_put_u64(msg, CRYPTOPRIO_ATTR_BYTES, res->bytes) ||
 	    cp_put_u64(msg, CRYPTOPRIO_ATTR_WALL_NS, res->wall_ns) ||
@@ -242,95 +241,249 @@ static int cp_calibrate_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, CRYPTOPRIO_ATTR_KAT, res->kat) ||
 	    nla_put_u32(msg, CRYPTOPRIO_ATTR_MAX_IN_FLIGHT,
 			res->max_in_flight) ||
-	    (p.decrypt && nla_put_flag(msg, CRYPTOPRIO_ATTR_DECRYPT)) ||
-	    (p.type == CRYPTOPRIO_TYPE_ACOMP &&
+	    (p->decrypt && nla_put_flag(msg, CRYPTOPRIO_ATTR_DECRYPT)) ||
+	    (p->type == CRYPTOPRIO_TYPE_ACOMP &&
 	     nla_put_u32(msg, CRYPTOPRIO_ATTR_COMPRESSED_SIZE,
 			 res->compressed_size)) ||
 	    (res->reference[0] &&
-	     nla_put_string(msg, CRYPTOPRIO_ATTR_REFERENCE, res->reference)))
-		goto free_msg;
+	     nla_put_string(msg, CRYPTOPRIO_ATTR_REFERENCE, res->reference))) {
+		nlmsg_free(msg);
+		return NULL;
+	}
 	genlmsg_end(msg, hdr);
-	r = genlmsg_reply(msg, info);
-	goto free_res;
+	return msg;
+}
 
-free_msg:
-	nlmsg_free(msg);
-free_res:
+/* CALIBRATE, in the worker: 0 and the reply in @msg, or an error. */
+static int cp_calibrate_run(struct cp_command *c, struct sk_buff **msg)
+{
+	struct cp_result *res;
+	struct cp_trace trace;
+	int r;
+
+	res = kzalloc(sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	r = cp_trace_begin(&trace);
+	if (r)
+		goto out;
+	r = cp_calibrate(&c->p, res, &c->extack);
+	cp_trace_end(&trace, r == CP_RUN_ABANDONED);
+	/*
+	 * A driver's own -EINTR would read as an interrupted call of the
+	 * client's (and version 1, answering from the handler, could not
+	 * send it: netlink_rcv_skb() drops -EINTR, meant for a caller being
+	 * killed).
+	 */
+	if (r == -EINTR) {
+		NL_SET_ERR_MSG(&c->extack, "the driver failed a request with EINTR, which netlink cannot answer: EIO instead");
+		r = -EIO;
+	}
+	/* given up on: the engine stopped answering, or the caller left */
+	if (r == CP_RUN_ABANDONED)
+		r = -ETIMEDOUT;
+	if (!r) {
+		*msg = cp_calibrate_reply(c, res);
+		if (!*msg)
+			r = -ENOMEM;
+	}
+out:
 	kfree(res);
-unlock:
-	mutex_unlock(&cp_run_mutex);
 	return r;
 }
 
-static int cp_resolve_doit(struct sk_buff *skb, struct genl_info *info)
+/* RESOLVE, in the worker: 0 and the reply in @msg, or an error. */
+static int cp_resolve_run(struct cp_command *c, struct sk_buff **msg)
+{
+	char driver[CRYPTO_MAX_ALG_NAME];
+	struct cp_trace trace;
+	void *hdr;
+	int r;
+
+	r = cp_trace_begin(&trace);
+	if (r)
+		return r;
+	r = cp_resolve(c->name, c->type, c->mask, c->build, driver,
+		       sizeof(driver), &c->extack);
+	cp_trace_end(&trace, false);
+	if (r)
+		return r;
+	*msg = cp_reply_new(c, &hdr);
+	if (!*msg)
+		return -ENOMEM;
+	if (nla_put_string(*msg, CRYPTOPRIO_ATTR_NAME, c->name) ||
+	    nla_put_u32(*msg, CRYPTOPRIO_ATTR_TYPE, c->type) ||
+	    nla_put_u32(*msg, CRYPTOPRIO_ATTR_MASK, c->mask) ||
+	    nla_put_string(*msg, CRYPTOPRIO_ATTR_RESOLVED_DRIVER, driver)) {
+		nlmsg_free(*msg);
+		*msg = NULL;
+		return -EMSGSIZE;
+	}
+	genlmsg_end(*msg, hdr);
+	return 0;
+}
+
+/* The reply if any, then the ack or the error: nothing to a closed socket. */
+static void cp_answer(struct cp_command *c, struct sk_buff *msg, int r)
+{
+	if (sock_flag(c->caller, SOCK_DEAD)) {
+		nlmsg_free(msg);
+		return;
+	}
+	if (msg)
+		r = nlmsg_unicast(c->skb->sk, msg, c->portid);
+	netlink_ack(c->skb, c->nlh, r, &c->extack);
+}
+
+/*
+ * The command has run: the next may be taken. Before the answer, which
+ * lets the caller send its next calibration at once.
+ */
+static void cp_command_done(struct cp_command *c)
+{
+	spin_lock(&cp_queue_lock);
+	cp_queued--;
+	if (c->cmd == CRYPTOPRIO_CMD_CALIBRATE)
+		cp_calibrating = false;
+	spin_unlock(&cp_queue_lock);
+}
+
+static void cp_command_free(struct cp_command *c)
+{
+	sock_put(c->caller);
+	kfree_skb(c->skb);
+	kfree(c);
+	/* destroy_workqueue() in cp_exit() waits for this worker to return */
+	module_put(THIS_MODULE);
+}
+
+static void cp_command_work(struct work_struct *work)
+{
+	struct cp_command *c = container_of(work, struct cp_command, work);
+	struct sk_buff *msg = NULL;
+	int r;
+
+	cp_current = c;
+	if (cp_command_caller_gone())
+		r = -EPIPE;
+	else if (c->cmd == CRYPTOPRIO_CMD_CALIBRATE)
+		r = cp_calibrate_run(c, &msg);
+	else
+		r = cp_resolve_run(c, &msg);
+	cp_current = NULL;
+	cp_command_done(c);
+	cp_answer(c, msg, r);
+	cp_command_free(c);
+}
+
+/*
+ * Take a checked request: one calibration at a time (the engines and the
+ * CPU figures are shared), CP_MAX_QUEUED commands at most. Every command
+ * holds a reference on this module until it has answered, so that rmmod
+ * fails with EBUSY while one is queued or running.
+ */
+static int cp_command_queue(struct cp_command *c, struct sk_buff *skb,
+			    struct genl_info *info)
+{
+	bool calibrate = c->cmd == CRYPTOPRIO_CMD_CALIBRATE;
+	int r = 0;
+
+	spin_lock(&cp_queue_lock);
+	if (calibrate && cp_calibrating) {
+		NL_SET_ERR_MSG(info->extack, "another calibration is running");
+		r = -EBUSY;
+	} else if (cp_queued >= CP_MAX_QUEUED) {
+		NL_SET_ERR_MSG(info->extack, "8 commands are queued already");
+		r = -EBUSY;
+	} else if (!try_module_get(THIS_MODULE)) {
+		NL_SET_ERR_MSG(info->extack, "the module is being unloaded");
+		r = -ENODEV;
+	} else {
+		cp_queued++;
+		cp_calibrating |= calibrate;
+	}
+	spin_unlock(&cp_queue_lock);
+	if (r) {
+		kfree(c);
+		return r;
+	}
+	c->skb = skb_get(skb);
+	c->nlh = info->nlhdr;
+	c->caller = NETLINK_CB(skb).sk;
+	sock_hold(c->caller);
+	c->portid = info->snd_portid;
+	INIT_WORK(&c->work, cp_command_work);
+	queue_work(cp_cmd_wq, &c->work);
+	return 0;
+}
+
+static int cp_parse_resolve(struct genl_info *info, struct cp_command *c)
 {
 	struct nlattr **tb = info->attrs;
-	char driver[CRYPTO_MAX_ALG_NAME];
-	enum cryptoprio_type type;
-	struct cp_trace trace;
-	struct sk_buff *msg;
-	u32 mask = 0;
-	void *hdr;
 	int r;
 
 	if (!tb[CRYPTOPRIO_ATTR_NAME]) {
 		NL_SET_ERR_MSG(info->extack, "missing attribute NAME (algorithm name)");
 		return -EINVAL;
 	}
-	r = cp_get_type(info, &type);
+	r = cp_get_type(info, &c->type);
 	if (r)
 		return r;
 	if (tb[CRYPTOPRIO_ATTR_MASK])
-		mask = nla_get_u32(tb[CRYPTOPRIO_ATTR_MASK]);
-	if (mask & ~CRYPTOPRIO_MASK_VALID) {
+		c->mask = nla_get_u32(tb[CRYPTOPRIO_ATTR_MASK]);
+	if (c->mask & ~CRYPTOPRIO_MASK_VALID) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[CRYPTOPRIO_ATTR_MASK],
 				    "MASK takes only ASYNC, KERN_DRIVER_ONLY and ALLOCATES_MEMORY");
 		return -EINVAL;
 	}
-	/*
-	 * One traced command at a time: a resolve's cleanup would otherwise
-	 * take a calibration's instances, briefly unused between its runs,
-	 * for its own and remove them.
-	 */
-	if (mutex_lock_killable(&cp_run_mutex))
-		return -EINTR;
-	r = cp_command_begin(&trace, info->extack);
-	if (!r) {
-		r = cp_resolve(nla_data(tb[CRYPTOPRIO_ATTR_NAME]), type, mask,
-			       driver, sizeof(driver), info->extack);
-		cp_command_end(&trace, false);
-	}
-	mutex_unlock(&cp_run_mutex);
+	c->build = nla_get_flag(tb[CRYPTOPRIO_ATTR_BUILD]);
+	strscpy(c->name, nla_data(tb[CRYPTOPRIO_ATTR_NAME]), sizeof(c->name));
+	return 0;
+}
+
+/* CALIBRATE's attributes, into the command that keeps the driver's name. */
+static int cp_parse_calibrate_command(struct genl_info *info,
+				      struct cp_command *c)
+{
+	int r = cp_parse_calibrate(info, &c->p);
+
 	if (r)
 		return r;
+	strscpy(c->name, c->p.driver, sizeof(c->name));
+	c->p.driver = c->name;
+	return 0;
+}
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
+/* Both commands: checked here, run by the worker. */
+static int cp_command_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cp_command *c;
+	int r;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &cp_family, 0,
-				CRYPTOPRIO_CMD_RESOLVE);
-	if (!hdr ||
-	    nla_put_string(msg, CRYPTOPRIO_ATTR_NAME,
-			   nla_data(tb[CRYPTOPRIO_ATTR_NAME])) ||
-	    nla_put_u32(msg, CRYPTOPRIO_ATTR_TYPE, type) ||
-	    nla_put_u32(msg, CRYPTOPRIO_ATTR_MASK, mask) ||
-	    nla_put_string(msg, CRYPTOPRIO_ATTR_RESOLVED_DRIVER, driver)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
+	c->cmd = info->genlhdr->cmd;
+	if (c->cmd == CRYPTOPRIO_CMD_CALIBRATE)
+		r = cp_parse_calibrate_command(info, c);
+	else
+		r = cp_parse_resolve(info, c);
+	if (r) {
+		kfree(c);
+		return r;
 	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return cp_command_queue(c, skb, info);
 }
 
 static const struct genl_small_ops cp_ops[] = {
 	{
 		.cmd = CRYPTOPRIO_CMD_CALIBRATE,
-		.doit = cp_calibrate_doit,
+		.doit = cp_command_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
 		.cmd = CRYPTOPRIO_CMD_RESOLVE,
-		.doit = cp_resolve_doit,
+		.doit = cp_command_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
 };
@@ -341,11 +494,8 @@ static struct genl_family cp_family __ro_after_init = {
 	.maxattr = CRYPTOPRIO_ATTR_MAX,
 	.policy = cp_policy,
 	/*
-	 * A calibration sleeps for its budget (1 s at most), then for each of
-	 * its runs (the known answers', the timed one) until no request has
-	 * come back for the grace period (2 s at most): an engine returning
-	 * one request a grace period keeps it up to depth x grace per run,
-	 * and the trace's cleanup 1 s more. Do not hold genl_mutex over it.
+	 * The handlers only check and queue (cp_command_queue()): nothing
+	 * waits under genl_mutex, or under cb_lock, for an engine.
 	 */
 	.parallel_ops = true,
 	.module = THIS_MODULE,
@@ -357,24 +507,35 @@ static int __init cp_init(void)
 {
 	int r;
 
+	cp_cmd_wq = alloc_ordered_workqueue("cryptoprio_cmd", 0);
+	if (!cp_cmd_wq)
+		return -ENOMEM;
 	r = cp_run_init();
 	if (r)
-		return r;
+		goto destroy_cmd_wq;
 	r = genl_register_family(&cp_family);
 	if (r) {
 		pr_err("cannot register the generic netlink family: %d\n", r);
 		cp_run_exit();
-		return r;
+		goto destroy_cmd_wq;
 	}
 	pr_info("generic netlink family %s version %d\n",
 		CRYPTOPRIO_GENL_NAME, CRYPTOPRIO_GENL_VERSION);
 	return 0;
+
+destroy_cmd_wq:
+	destroy_workqueue(cp_cmd_wq);
+	return r;
 }
 
+/*
+ * Every queued command holds a module reference, so none is left; the
+ * worker may still be returning from the last one's module_put().
+ */
 static void __exit cp_exit(void)
 {
-	/* waits for commands still running (genetlink's cb_lock) */
 	genl_unregister_family(&cp_family);
+	destroy_workqueue(cp_cmd_wq);
 	cp_run_exit();
 	cp_trace_exit();
 }

@@ -183,6 +183,7 @@ struct cp_run {
 	bool once;			/* one request per slot, no resubmission */
 	bool stop;			/* the owner gave up: submit no more */
 	ktime_t deadline;
+	ktime_t hard_end;		/* give up then whatever comes back */
 	u64 grace_ns;			/* give up when none came back for this long */
 	size_t bytes;			/* buffer memory, for the zombie bound */
 
@@ -215,8 +216,9 @@ void cp_run_free(struct cp_run *run);
 void cp_run_prepare(struct cp_run *run, bool decrypt);
 /*
  * cp_run_go()'s answer when it gave up on @run with requests still out,
- * none having come back for the grace period or the caller killed: @run
- * belongs to the zombie list now and the caller must forget it. Positive,
+ * none having come back for the grace period, the command's time up or
+ * its caller gone: @run belongs to the zombie list now and the caller
+ * must forget it. Positive,
  * so that no driver's error can be taken for it: a driver's own -ETIMEDOUT
  * or -EINTR (mxs-dcp completes with -ETIMEDOUT after its hardware timed
  * out) is an ordinary failure, and a positive answer counts as -EIO.
@@ -286,7 +288,7 @@ int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
 
 /*
  * calibrate.c: 0, a negative errno, or CP_RUN_ABANDONED (the run left as a
- * zombie, which the caller reports as -ETIMEDOUT or -EINTR)
+ * zombie, which the command reports as -ETIMEDOUT)
  */
 int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 		 struct netlink_ext_ack *extack);
@@ -308,8 +310,22 @@ void cp_trace_leftovers(void);
 /* Module exit: forget the leftovers (no zombie is left to hold them). */
 void cp_trace_exit(void);
 
+/*
+ * core.c: the command in progress, as its runs see it. Its runs end within
+ * its budget plus CP_COMMAND_GRACES grace periods from the first one's
+ * start (13 s at most), however an engine trickles its answers.
+ */
+#define CP_COMMAND_GRACES	6
+bool cp_command_caller_gone(void);
+ktime_t cp_command_deadline(void);
+
 /* resolve.c */
+/*
+ * @build: where nothing is registered for @type and @mask, let the kernel
+ * build an instance (loading what it needs); else refused with ENOPKG.
+ */
 int cp_resolve(const char *name, enum cryptoprio_type type, u32 mask,
-	       char *driver, size_t len, struct netlink_ext_ack *extack);
+	       bool build, char *driver, size_t len,
+	       struct netlink_ext_ack *extack);
 
 #endif /* CRYPTOPRIO_H */

@@ -30,9 +30,13 @@
  * or below its priority): the kernel's own authenc over hmac-sha256-lib
  * would be gone after a calibration.
  *
- * Only registered leaves are used: nothing is loaded for a reference, and
- * a leaf that is not registered means no reference. No driver name is
- * written in this module.
+ * Only registered leaves are used: a leaf that is not registered means no
+ * reference, and no module is asked for one. A template's module may still
+ * be loaded: a reference over a template is an instance the kernel builds
+ * (CRYPTO_NOLOAD spares a module for the name looked up only), and the
+ * build loads the template ("crypto-cbc") if it is not registered yet,
+ * which a calibration may do (cryptoprioctl says what it loaded). No
+ * driver name is written in this module.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -14,7 +14,9 @@
  *
  * Ending: once the budget is spent no slot resubmits. The owner waits for
  * the requests in flight for as long as they keep coming back: it gives up
- * only when none has completed for the grace period (or it is killed).
+ * when none has completed for the grace period, when the command's
+ * deadline has passed however they trickle back (core.c), or when the
+ * command's caller has gone.
  * Then the run becomes a zombie: its memory and transform are kept for the
  * engine that may still write them, the module holds a reference, and the
  * last late completion hands the run to the reaper, which frees it.
@@ -25,9 +27,9 @@
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -279,19 +281,23 @@ static bool cp_run_should_stop(struct cp_run *run)
 	       ktime_after(ktime_get(), run->deadline);
 }
 
-/* When the owner stops waiting: the grace after the deadline or the last completion. */
+/*
+ * When the owner stops waiting: the grace after the deadline or the last
+ * completion, and the command's hard end at the latest.
+ */
 static ktime_t cp_run_give_up_time(struct cp_run *run)
 {
 	ktime_t last = READ_ONCE(run->last_completion);
+	ktime_t t = ktime_add_ns(ktime_after(last, run->deadline) ? last :
+				 run->deadline, run->grace_ns);
 
-	return ktime_add_ns(ktime_after(last, run->deadline) ? last :
-			    run->deadline, run->grace_ns);
+	return ktime_before(t, run->hard_end) ? t : run->hard_end;
 }
 
 /* A full queue (no backlog) that does not drain: retrying is pointless. */
 static bool cp_run_stalled(struct cp_run *run)
 {
-	return READ_ONCE(run->stop) || fatal_signal_pending(current) ||
+	return READ_ONCE(run->stop) ||
 	       ktime_after(ktime_get(), cp_run_give_up_time(run));
 }
 
@@ -415,27 +421,45 @@ static void cp_complete(CP_COMPLETION_PARAMS)
 	rcu_read_unlock();
 }
 
+/* How often the owner looks whether the command's caller has gone. */
+#define CP_RUN_POLL_MS	100
+
 /*
  * Wait for the run's end while its requests keep coming back: give up
  * the grace period after the deadline or the last completion, whichever
- * is later.
- * Returns 0 when all slots retired, -ETIMEDOUT or -EINTR otherwise.
+ * is later, at the command's hard end, or once its caller has gone.
+ * Returns 0 when all slots retired, else why not: -ETIMEDOUT (the
+ * grace), -ETIME (the hard end) or -EPIPE (the caller).
  */
 static int cp_run_wait(struct cp_run *run)
 {
 	for (;;) {
+		ktime_t now = ktime_get();
 		s64 left = ktime_to_ns(ktime_sub(cp_run_give_up_time(run),
-						 ktime_get()));
-		long w;
+						 now));
+		unsigned long w;
 
 		if (left <= 0)
-			return -ETIMEDOUT;
-		w = wait_for_completion_killable_timeout(&run->done,
-							 nsecs_to_jiffies(left) + 1);
-		if (w > 0)
+			return ktime_before(now, run->hard_end) ? -ETIMEDOUT :
+								  -ETIME;
+		w = min(nsecs_to_jiffies(left) + 1,
+			msecs_to_jiffies(CP_RUN_POLL_MS));
+		if (wait_for_completion_timeout(&run->done, w))
 			return 0;
-		if (w < 0)
-			return -EINTR;
+		if (cp_command_caller_gone())
+			return -EPIPE;
+	}
+}
+
+static const char *cp_run_why(int why)
+{
+	switch (why) {
+	case -EPIPE:
+		return "caller gone";
+	case -ETIME:
+		return "the command's time is up";
+	default:
+		return "timed out";
 	}
 }
 
@@ -456,10 +480,15 @@ static bool cp_run_abandon(struct cp_run *run, int why, u64 grace_ns)
 	spin_unlock_irqrestore(&run->lock, flags);
 	if (!late)
 		return false;
-	pr_warn("%s: %d request(s) not completed %llu ms after the last one (%s); keeping their memory until the driver completes them, module pinned\n",
-		run->ops->driver_name(&run->tfm), atomic_read(&run->outstanding),
-		grace_ns / NSEC_PER_MSEC,
-		why == -EINTR ? "caller killed" : "timed out");
+	if (why == -ETIMEDOUT)
+		pr_warn("%s: %d request(s) not completed %llu ms after the last one (timed out); keeping their memory until the driver completes them, module pinned\n",
+			run->ops->driver_name(&run->tfm),
+			atomic_read(&run->outstanding),
+			grace_ns / NSEC_PER_MSEC);
+	else
+		pr_warn("%s: %d request(s) not completed (%s); keeping their memory until the driver completes them, module pinned\n",
+			run->ops->driver_name(&run->tfm),
+			atomic_read(&run->outstanding), cp_run_why(why));
 	/* the caller's command holds a reference: this one is the zombie's */
 	__module_get(THIS_MODULE);
 	spin_lock(&cp_zombie_lock);
@@ -492,6 +521,7 @@ int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
 	start = ktime_get();
 	run->last_completion = start;
 	run->deadline = ktime_add_ns(start, once ? 0 : budget_ns);
+	run->hard_end = cp_command_deadline();
 	for (i = 0; i < run->depth; i++) {
 		run->slots[i].err = -EINPROGRESS;
 		cp_slot_loop(&run->slots[i]);
@@ -534,6 +564,31 @@ out:
 	spin_unlock(&cp_zombie_lock);
 	return r;
 }
+
+/*
+ * /sys/module/cryptoprio/parameters/kept_runs: one line per zombie run,
+ * "DRIVER OUTSTANDING BYTES", for cryptoprioctl status. A zombie is freed
+ * only by the reaper, which takes it off the list under the lock first.
+ */
+static int cp_kept_runs_get(char *buf, const struct kernel_param *kp)
+{
+	struct cp_run *run;
+	int n = 0;
+
+	spin_lock(&cp_zombie_lock);
+	list_for_each_entry(run, &cp_zombies, zombie_node)
+		n += scnprintf(buf + n, PAGE_SIZE - n, "%s %d %zu\n",
+			       run->ops->driver_name(&run->tfm),
+			       atomic_read(&run->outstanding), run->bytes);
+	spin_unlock(&cp_zombie_lock);
+	return n;
+}
+
+static const struct kernel_param_ops cp_kept_runs_ops = {
+	.get = cp_kept_runs_get,
+};
+module_param_cb(kept_runs, &cp_kept_runs_ops, NULL, 0444);
+MODULE_PARM_DESC(kept_runs, "runs kept for requests an engine never completed: DRIVER OUTSTANDING BYTES per line (read-only)");
 
 void cp_reap_soon(void)
 {

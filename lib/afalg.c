@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The AF_ALG calibration backend (afalg.h) over libkcapi: one bound
+ * transform and thread per request in flight, checked against a reference.
+ */
 #include <errno.h>
 #include <string.h>
 #include <time.h>

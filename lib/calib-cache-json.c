@@ -35,7 +35,7 @@
 #define CACHE_VERSION_1 1
 
 /*
- * Read with lib/json-scan.c, straight into the cache's arrays: json-c's
+ * Read with shared/json-scan.c, straight into the cache's arrays: json-c's
  * tokenizer and the tree it built and freed were a third of a warm start.
  * Each object's keys are matched against a table, each known key at most
  * once, unknown ones skipped.

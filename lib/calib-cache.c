@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The calibration cache in memory (calib-cache.h): lookups, updates and the
+ * keys a figure is valid for; the file's format is calib-cache-json.c's.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The names of calib-point.h's backends and verdicts, as files and tables spell them. */
 #include <errno.h>
 #include <string.h>
 

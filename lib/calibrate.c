@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The calibration engine (calibrate.h): which names and drivers to measure,
+ * in which order, at which gears, in slices of the budget, cache first.
+ */
 #include <errno.h>
 #include <math.h>
 #include <string.h>

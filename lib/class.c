@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * cpu or offload (class.h): by the driver's flags, its name where engines
+ * are known, and whether its module's file lies under drivers/crypto/.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <string.h>

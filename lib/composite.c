@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The CPU's candidate for a composite name an engine serves (composite.h). */
 #include <errno.h>
 #include <string.h>
 

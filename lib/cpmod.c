@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The companion module's client: CALIBRATE, RESOLVE and its kept runs (cpmod.h). */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/genetlink.h>
 
 #include "cpmod.h"
+#include "fileio.h"
 #include "macro.h"
 
 static struct nlmsghdr *put_header(void *buf, uint16_t type, uint8_t cmd, uint8_t version)
@@ -222,7 +227,7 @@ int cp_mod_calibrate(struct cp_nl *nl, const struct cp_mod_calib_req *req,
 	r = cp_mod_family(nl, &family);
 	if (r < 0)
 		return r;
-	r = cp_nl_transact(nl, cp_mod_build_calibrate(buf, family, req), calibrate_cb, &c);
+	r = cp_nl_transact_acked(nl, cp_mod_build_calibrate(buf, family, req), calibrate_cb, &c);
 	if (r < 0)
 		return r;
 	if (c.error < 0)
@@ -231,7 +236,7 @@ int cp_mod_calibrate(struct cp_nl *nl, const struct cp_mod_calib_req *req,
 }
 
 struct nlmsghdr *cp_mod_build_resolve(void *buf, uint16_t family, const char *name,
-				      enum cryptoprio_type type, uint32_t mask)
+				      enum cryptoprio_type type, uint32_t mask, bool build)
 {
 	struct nlmsghdr *nlh =
 	    put_header(buf, family, CRYPTOPRIO_CMD_RESOLVE, CRYPTOPRIO_GENL_VERSION);
@@ -241,6 +246,8 @@ struct nlmsghdr *cp_mod_build_resolve(void *buf, uint16_t family, const char *na
 	if (type != CRYPTOPRIO_TYPE_UNSPEC)
 		mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_TYPE, type);
 	mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_MASK, mask);
+	if (build)
+		mnl_attr_put(nlh, CRYPTOPRIO_ATTR_BUILD, 0, NULL);
 	return nlh;
 }
 
@@ -285,7 +292,7 @@ static int resolve_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type, uint32_t mask,
-		   struct cp_mod_resolve_result *res)
+		   bool build, struct cp_mod_resolve_result *res)
 {
 	char buf[CP_MOD_MSG_SIZE] = {0}; /* libmnl 1.0.4 leaves attribute padding as found */
 	struct resolve_reply c = {.res = res};
@@ -295,7 +302,8 @@ int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type
 	r = cp_mod_family(nl, &family);
 	if (r < 0)
 		return r;
-	r = cp_nl_transact(nl, cp_mod_build_resolve(buf, family, name, type, mask), resolve_cb, &c);
+	r = cp_nl_transact_acked(nl, cp_mod_build_resolve(buf, family, name, type, mask, build),
+				 resolve_cb, &c);
 	if (r < 0)
 		return r;
 	if (c.error < 0)
@@ -419,4 +427,55 @@ const char *cp_mod_kat_to_string(enum cryptoprio_kat kat)
 		return "unsupported";
 	}
 	return "unknown";
+}
+
+/* One line "DRIVER OUTSTANDING BYTES" ending at @end: 0 or -EBADMSG. */
+static int parse_kept_run(const char *line, const char *end, struct cp_mod_kept_run *run)
+{
+	char name[CP_NAME_MAX + 1];
+	int name_end = 0, used = 0;
+
+	/* counts are digits: sscanf would take "-1" for 4294967295 */
+	if (sscanf(line, "%64s%n", name, &name_end) != 1 ||
+	    line + name_end + strspn(line + name_end, " 0123456789") != end)
+		return -EBADMSG;
+	if (sscanf(line, "%64s %" SCNu32 " %" SCNu64 "%n", name, &run->outstanding, &run->bytes,
+		   &used) != 3 ||
+	    line + used != end || strlen(name) >= sizeof(run->driver))
+		return -EBADMSG;
+	cp_strscpy(run->driver, sizeof(run->driver), name);
+	return 0;
+}
+
+int cp_mod_parse_kept_runs(const char *text, struct cp_mod_kept_run *runs, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *line = text; *line;) {
+		const char *end = strchr(line, '\n');
+		struct cp_mod_kept_run run = {0};
+
+		if (!end || parse_kept_run(line, end, &run) < 0)
+			return -EBADMSG; /* the module ends every line */
+		if (n < max)
+			runs[n++] = run;
+		line = end + 1;
+	}
+	return (int) n;
+}
+
+int cp_mod_kept_runs(struct cp_mod_kept_run *runs, size_t max)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t size;
+	int r;
+
+	r = cp_read_file(CP_MOD_KEPT_RUNS_PATH, 64 * 1024, &text, &size);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (strlen(text) != size)
+		return -EBADMSG;
+	return cp_mod_parse_kept_runs(text, runs, max);
 }

@@ -70,9 +70,34 @@ int cp_mod_calibrate(struct cp_nl *nl, const struct cp_mod_calib_req *req,
 		     struct cp_mod_calib_result *res);
 /* The module's reason for EBUSY when requests of an earlier run never completed (driver/run.c). */
 #define CP_MOD_EXTACK_OUTSTANDING "an earlier run of this driver still has requests outstanding"
-/* The driver crypto_alloc_*(@name, 0, @mask) gives right now. */
+/*
+ * The driver crypto_alloc_*(@name, 0, @mask) gives right now. Where no
+ * implementation is registered for @mask, -ENOPKG unless @build: then the
+ * kernel builds one, loading the modules its template and arguments need
+ * (cp_build_would_load() says which).
+ */
 int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type, uint32_t mask,
-		   struct cp_mod_resolve_result *res);
+		   bool build, struct cp_mod_resolve_result *res);
+
+/*
+ * A run the module keeps for requests an engine never completed, with its
+ * memory, its transform and the engine's module (cryptoprio(4), HANGING
+ * DRIVERS): listed by the module in CP_MOD_KEPT_RUNS_PATH.
+ */
+struct cp_mod_kept_run {
+	char driver[CP_NAME_MAX];
+	uint32_t outstanding; /* requests still out */
+	uint64_t bytes;	      /* the run's buffers */
+};
+#define CP_MOD_KEPT_RUNS_PATH "/sys/module/cryptoprio/parameters/kept_runs"
+#define CP_MOD_KEPT_RUNS_MAX  64
+/*
+ * The kept runs, at most @max: their number, 0 when the module is not
+ * loaded (or is older and lists none), -EBADMSG for a line not
+ * "DRIVER OUTSTANDING BYTES".
+ */
+int cp_mod_kept_runs(struct cp_mod_kept_run *runs, size_t max);
+int cp_mod_parse_kept_runs(const char *text, struct cp_mod_kept_run *runs, size_t max);
 
 /* Message builders and reply parsers, split out for tests on recorded messages. */
 struct nlmsghdr *cp_mod_build_getfamily(void *buf);
@@ -81,7 +106,7 @@ struct nlmsghdr *cp_mod_build_calibrate(void *buf, uint16_t family,
 					const struct cp_mod_calib_req *req);
 int cp_mod_parse_calibrate(const struct nlmsghdr *nlh, struct cp_mod_calib_result *res);
 struct nlmsghdr *cp_mod_build_resolve(void *buf, uint16_t family, const char *name,
-				      enum cryptoprio_type type, uint32_t mask);
+				      enum cryptoprio_type type, uint32_t mask, bool build);
 int cp_mod_parse_resolve(const struct nlmsghdr *nlh, struct cp_mod_resolve_result *res);
 
 /* Derived figures; 0 where the divisor is 0. */

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * crypto_user (crypto-user.h): its messages built and parsed, and the dump,
+ * priority updates and template instances made and removed through them.
+ */
 #include <errno.h>
 #include <string.h>
 #include <linux/cryptouser.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The daemon's record (daemon-state.h): to and from JSON, in the state file. */
 #include <errno.h>
 #include <string.h>
 

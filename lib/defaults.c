@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel's own priorities (defaults.h): noted in the cache at the first
+ * change, recovered from it into a lost state file.
+ */
 #include <errno.h>
 #include <string.h>
 

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The inventory from the running kernel, or from another machine's
+ * /proc/crypto (inventory-load.h), each implementation classified.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

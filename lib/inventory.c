@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The inventory's data model (inventory.h): adding, sorting, lookups, names of enums. */
 #include <errno.h>
 #include <string.h>
 

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The metrics' text (metrics.h): collected from the state file, the cache
+ * and the inventory, and formatted as Prometheus' textfile collector reads.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -69,11 +69,11 @@ int cp_modindex_init(struct cp_modindex *idx, const void *data, size_t size)
 	return 0;
 }
 
-static int running_path(char *path, size_t size, struct utsname *uts)
+static int running_path(char *path, size_t size, struct utsname *uts, const char *file)
 {
 	if (uname(uts) < 0)
 		return negative_errno();
-	snprintf(path, size, "/lib/modules/%s/modules.dep.bin", uts->release);
+	snprintf(path, size, "/lib/modules/%s/%s", uts->release, file);
 	return 0;
 }
 
@@ -85,7 +85,7 @@ int cp_modindex_id_running(struct cp_modindex_id *id)
 	int r;
 
 	*id = (struct cp_modindex_id){};
-	r = running_path(path, sizeof(path), &uts);
+	r = running_path(path, sizeof(path), &uts, "modules.dep.bin");
 	if (r < 0)
 		return r;
 	if (stat(path, &st) < 0)
@@ -96,7 +96,7 @@ int cp_modindex_id_running(struct cp_modindex_id *id)
 	return 0;
 }
 
-int cp_modindex_open_running(struct cp_modindex *idx)
+int cp_modindex_open_running_file(struct cp_modindex *idx, const char *file)
 {
 	_cleanup_close_ int fd = -1;
 	struct utsname uts;
@@ -106,7 +106,7 @@ int cp_modindex_open_running(struct cp_modindex *idx)
 	int r;
 
 	*idx = (struct cp_modindex){};
-	r = running_path(path, sizeof(path), &uts);
+	r = running_path(path, sizeof(path), &uts, file);
 	if (r < 0)
 		return r;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -122,6 +122,11 @@ int cp_modindex_open_running(struct cp_modindex *idx)
 	if (r < 0)
 		cp_modindex_close(idx);
 	return r;
+}
+
+int cp_modindex_open_running(struct cp_modindex *idx)
+{
+	return cp_modindex_open_running_file(idx, "modules.dep.bin");
 }
 
 void cp_modindex_close(struct cp_modindex *idx)
@@ -145,18 +150,30 @@ static bool match_prefix(const struct cp_modindex *idx, size_t *pos, const char 
 	return true;
 }
 
-static const char *first_value(const struct cp_modindex *idx, size_t pos)
+/*
+ * The values at @pos: up to @max of them into @values, their count
+ * returned; where one runs off the end, those before it.
+ */
+static size_t values_at(const struct cp_modindex *idx, size_t pos, const char **values, size_t max)
 {
 	uint32_t count, priority;
-	size_t len;
+	size_t len, n = 0;
 
-	if (!read_u32(idx, &pos, &count) || count == 0 || !read_u32(idx, &pos, &priority))
-		return NULL;
-	return read_string(idx, pos, &len);
+	if (!read_u32(idx, &pos, &count))
+		return 0;
+	for (; n < count && n < max; n++) {
+		if (!read_u32(idx, &pos, &priority) || !(values[n] = read_string(idx, pos, &len)))
+			break;
+		pos += len + 1;
+	}
+	return n;
 }
 
-/* Each step consumes a character of @key: the walk ends, whatever the file says. */
-static const char *lookup(const struct cp_modindex *idx, const char *key)
+/*
+ * Where the values of @key start, or 0. Each step consumes a character of
+ * @key: the walk ends, whatever the file says.
+ */
+static size_t lookup(const struct cp_modindex *idx, const char *key)
 {
 	uint32_t node = idx->root;
 
@@ -166,38 +183,51 @@ static const char *lookup(const struct cp_modindex *idx, const char *key)
 		uint32_t child;
 
 		if (pos == 0 || (node & NODE_PREFIX && !match_prefix(idx, &pos, key, &i)))
-			return NULL;
+			return 0;
 		if (node & NODE_CHILDS) {
 			if (pos > idx->size || idx->size - pos < 2)
-				return NULL;
+				return 0;
 			first = idx->data[pos];
 			last = idx->data[pos + 1];
 			if (first > last)
-				return NULL;
+				return 0;
 			children = pos + 2;
 			pos = children + 4 * (size_t) (last - first + 1);
 		}
 		if (key[i] == '\0')
-			return node & NODE_VALUES ? first_value(idx, pos) : NULL;
+			return node & NODE_VALUES ? pos : 0;
 		c = (unsigned char) key[i];
 		if (c < first || c > last)
-			return NULL;
+			return 0;
 		children += 4 * (size_t) (c - first);
 		if (!read_u32(idx, &children, &child))
-			return NULL;
+			return 0;
 		node = child;
 	}
 }
 
-const char *cp_modindex_lookup(const struct cp_modindex *idx, const char *key)
+size_t cp_modindex_lookup_all(const struct cp_modindex *idx, const char *key, const char **values,
+			      size_t max)
 {
 	char name[256];
-	size_t len = strlen(key);
+	size_t len = strlen(key), pos;
 
 	if (len >= sizeof(name))
-		return NULL;
-	/* depmod's keys are module names with '_' where a file name may have '-'. */
+		return 0;
+	/*
+	 * depmod's keys have '_' where a module's file name or an alias has
+	 * '-' (its alias_normalize, outside brackets, which crypto's aliases
+	 * have none of).
+	 */
 	for (size_t i = 0; i <= len; i++)
 		name[i] = key[i] == '-' ? '_' : key[i];
-	return lookup(idx, name);
+	pos = lookup(idx, name);
+	return pos ? values_at(idx, pos, values, max) : 0;
+}
+
+const char *cp_modindex_lookup(const struct cp_modindex *idx, const char *key)
+{
+	const char *value;
+
+	return cp_modindex_lookup_all(idx, key, &value, 1) ? value : NULL;
 }

@@ -20,6 +20,8 @@ struct cp_modindex {
 int cp_modindex_init(struct cp_modindex *idx, const void *data, size_t size);
 /* The running kernel's: /lib/modules/$(uname -r)/modules.dep.bin, mapped. */
 int cp_modindex_open_running(struct cp_modindex *idx);
+/* Another index of the running kernel's: "modules.alias.bin". */
+int cp_modindex_open_running_file(struct cp_modindex *idx, const char *file);
 
 /* Which file that is, without opening it: uname -r, its size and modification time. */
 struct cp_modindex_id {
@@ -37,3 +39,10 @@ void cp_modindex_close(struct cp_modindex *idx);
  * where the search goes.
  */
 const char *cp_modindex_lookup(const struct cp_modindex *idx, const char *key);
+/*
+ * Every value of @key, up to @max into @values (pointers into the index),
+ * their number returned: modules.alias.bin has one per module an alias
+ * names ("crypto-camellia": camellia_generic, camellia_x86_64...).
+ */
+size_t cp_modindex_lookup_all(const struct cp_modindex *idx, const char *key, const char **values,
+			      size_t max);

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The planner (planner.h): candidates ranked by the policy and their
+ * figures, then priorities chosen that order them with the fewest changes.
+ */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* asprintf */
 #endif

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The policy (policy.h): cryptoprio.conf and its drop-ins parsed with inih,
+ * every value checked, and the effective settings for a name or a driver.
+ */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* asprintf, getline */
 #endif
@@ -229,7 +233,7 @@ const char *cp_rank_to_string(enum cp_rank rank)
 	return word_name(rank_words, rank);
 }
 
-const char *cp_calibrate_to_string(enum cp_calibrate calibrate)
+const char *cp_calibration_mode_to_string(enum cp_calibration_mode calibrate)
 {
 	return word_name(calibrate_words, calibrate);
 }
@@ -835,7 +839,7 @@ static void settings_set(struct cp_settings *ret, int k, uint64_t v, struct cp_o
 		ret->verify = v != 0;
 		break;
 	case CP_KEY_CALIBRATE:
-		ret->calibrate = (enum cp_calibrate) v;
+		ret->calibrate = (enum cp_calibration_mode) v;
 		break;
 	case CP_KEY_CALIBRATION_BUDGET:
 		ret->calibration_budget_usec = v;

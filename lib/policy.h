@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "inventory.h"
 
@@ -26,7 +27,8 @@ enum cp_rank {
 	CP_RANK_RATIO,	    /* a compressor's compression ratio, higher is better */
 };
 
-enum cp_calibrate {
+/* The policy's Calibrate=: when the figures the planner orders by are measured. */
+enum cp_calibration_mode {
 	CP_CALIBRATE_BOOT,   /* use the cache if valid, else measure */
 	CP_CALIBRATE_CACHED, /* never measure at boot */
 	CP_CALIBRATE_NEVER,  /* order by class alone */
@@ -104,7 +106,7 @@ struct cp_settings {
 	uint32_t request_size;
 	uint32_t in_flight;
 	bool verify;
-	enum cp_calibrate calibrate;
+	enum cp_calibration_mode calibrate;
 	uint64_t calibration_budget_usec;
 	struct cp_origin origin[_CP_KEY_MAX]; /* .file == NULL: built-in default */
 };
@@ -192,5 +194,5 @@ const char *cp_section_kind_to_string(enum cp_section_kind kind);
 const char *cp_key_value_to_string(enum cp_key key, uint64_t value, char *buf, size_t len);
 const char *cp_gears_to_string(enum cp_gears gears);
 const char *cp_rank_to_string(enum cp_rank rank);
-const char *cp_calibrate_to_string(enum cp_calibrate calibrate);
+const char *cp_calibration_mode_to_string(enum cp_calibration_mode calibrate);
 const char *cp_pin_to_string(enum cp_pin pin);

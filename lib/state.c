@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * /run/cryptoprio/state.json (state.h): parsed and formatted, and the
+ * originals, created instances and last run it records kept in memory.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

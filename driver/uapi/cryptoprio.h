@@ -10,7 +10,15 @@
 #include <linux/types.h>
 
 #define CRYPTOPRIO_GENL_NAME	"cryptoprio"
-#define CRYPTOPRIO_GENL_VERSION	1
+/*
+ * 2: commands are answered when they end, by the module's worker, not by
+ * the netlink handler: the reply, then an ack (NLMSG_ERROR 0) whether or
+ * not the request asked for one; or the error, with its extended ack.
+ * A request that asks for an ack (NLM_F_ACK) also gets one when it is
+ * queued, before the answer: ask for none. A request refused before it is
+ * queued (a bad attribute, EBUSY) gets its error at once, as in 1.
+ */
+#define CRYPTOPRIO_GENL_VERSION	2
 
 /* Limits enforced by the module (refused with EINVAL and an extack message). */
 #define CRYPTOPRIO_MAX_REQ_SIZE	(1U << 20)		/* bytes per request */
@@ -33,7 +41,7 @@
 enum cryptoprio_cmd {
 	CRYPTOPRIO_CMD_UNSPEC,
 	CRYPTOPRIO_CMD_CALIBRATE,	/* DRIVER TYPE REQ_SIZE [DEPTH BUDGET_NS KEY_SIZE DECRYPT] */
-	CRYPTOPRIO_CMD_RESOLVE,		/* NAME TYPE [MASK] -> RESOLVED_DRIVER */
+	CRYPTOPRIO_CMD_RESOLVE,		/* NAME TYPE [MASK BUILD] -> RESOLVED_DRIVER */
 
 	__CRYPTOPRIO_CMD_MAX,
 };
@@ -91,6 +99,13 @@ enum cryptoprio_attr {
 	CRYPTOPRIO_ATTR_USED_KEY_SIZE,	/* u32: key bytes actually used */
 	CRYPTOPRIO_ATTR_GRACE_NS,	/* u64: give up after this long without a completion (100 ms..GRACE) */
 	CRYPTOPRIO_ATTR_COMPRESSED_SIZE, /* u32: acomp: bytes its compression of one request made */
+	/*
+	 * flag (RESOLVE): a NAME not registered for TYPE and MASK may be built
+	 * by the kernel (a template instance), which loads the modules the
+	 * template and its arguments need; without it such a NAME is refused
+	 * with ENOPKG.
+	 */
+	CRYPTOPRIO_ATTR_BUILD,
 
 	__CRYPTOPRIO_ATTR_MAX,
 };

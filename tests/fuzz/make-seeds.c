@@ -116,7 +116,7 @@ static void cpmod_seeds(void)
 	/* The requests themselves (the parsers must refuse them cleanly). */
 	write_cpmod("request-calibrate", cp_mod_build_calibrate(buf, 0x22, &req));
 	write_cpmod("request-resolve",
-		    cp_mod_build_resolve(buf, 0x22, "gcm(aes)", CRYPTOPRIO_TYPE_AEAD, 0));
+		    cp_mod_build_resolve(buf, 0x22, "gcm(aes)", CRYPTOPRIO_TYPE_AEAD, 0, false));
 	write_cpmod("request-getfamily", cp_mod_build_getfamily(buf));
 
 	/* The kernel's refusal with an extended ack message (NLM_F_CAPPED, NLM_F_ACK_TLVS). */

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The pure parts of the apply pipeline: which points are calibrated,
- * calibrations merged, calibration -> planner measurements, and the
- * plan's record in the state file.
+ * The pure parts of the apply pipeline: which points are calibrated
+ * (lib/apply-workloads.c), calibrations merged and calibration -> planner
+ * measurements (lib/apply-measurements.c), and the plan's record in the
+ * state file (lib/apply-record.c).
  */
 #include <math.h>
 #include <string.h>
 
-#include "apply-internal.h"
+#include "apply-measurements.h"
+#include "apply-record.h"
+#include "apply-workloads.h"
 #include "macro.h"
 #include "policy-fixture.h"
 #include "tap.h"

@@ -82,8 +82,9 @@ static void test_build_calibrate(void)
 static void test_build_resolve(void)
 {
 	char buf[CP_MOD_MSG_SIZE];
-	struct nlmsghdr *nlh = cp_mod_build_resolve(
-	    buf, FAMILY, "cbc(aes)", CRYPTOPRIO_TYPE_SKCIPHER, CRYPTOPRIO_ALG_ALLOCATES_MEMORY);
+	struct nlmsghdr *nlh =
+	    cp_mod_build_resolve(buf, FAMILY, "cbc(aes)", CRYPTOPRIO_TYPE_SKCIPHER,
+				 CRYPTOPRIO_ALG_ALLOCATES_MEMORY, false);
 	const struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a;
 
@@ -92,10 +93,12 @@ static void test_build_resolve(void)
 	is_str(a ? mnl_attr_get_str(a) : NULL, "cbc(aes)", "algorithm name");
 	a = find_attr(nlh, CRYPTOPRIO_ATTR_MASK);
 	is_int(a ? mnl_attr_get_u32(a) : 0, 0x10000, "mask ALLOCATES_MEMORY");
-	a = find_attr(nlh, CRYPTOPRIO_ATTR_MASK);
-	nlh = cp_mod_build_resolve(buf, FAMILY, "cbc(aes)", CRYPTOPRIO_TYPE_SKCIPHER, 0);
+	ok(!find_attr(nlh, CRYPTOPRIO_ATTR_BUILD), "no BUILD unless asked");
+	nlh = cp_mod_build_resolve(buf, FAMILY, "cbc(aes)", CRYPTOPRIO_TYPE_SKCIPHER, 0, true);
 	a = find_attr(nlh, CRYPTOPRIO_ATTR_MASK);
 	ok(a && mnl_attr_get_u32(a) == 0, "mask 0 is sent, not left out");
+	a = find_attr(nlh, CRYPTOPRIO_ATTR_BUILD);
+	ok(a && mnl_attr_get_payload_len(a) == 0, "BUILD: a flag, sent when asked");
 }
 
 static void test_getfamily(void)
@@ -324,6 +327,27 @@ static void test_request_size(void)
 	   "another akcipher or key agreement is not");
 }
 
+/* The module's kept_runs parameter, as driver/run.c prints it. */
+static void test_kept_runs(void)
+{
+	struct cp_mod_kept_run runs[2];
+
+	is_int(cp_mod_parse_kept_runs("", runs, 2), 0, "no kept run");
+	is_int(cp_mod_parse_kept_runs("cp_test_engine_cbc_aes 16 1114112\n"
+				      "mxs-dcp-aes 1 8192\n",
+				      runs, 2),
+	       2, "two kept runs");
+	is_str(runs[0].driver, "cp_test_engine_cbc_aes", "the first one's driver");
+	is_int(runs[0].outstanding, 16, "its requests still out");
+	ok(runs[1].bytes == 8192, "the second one's bytes");
+	is_int(cp_mod_parse_kept_runs("a 1 2\nb 3 4\nc 5 6\n", runs, 2), 2,
+	       "more than asked for: the first ones");
+	is_int(cp_mod_parse_kept_runs("a 1 2", runs, 2), -EBADMSG, "a line without its end");
+	is_int(cp_mod_parse_kept_runs("a 1\n", runs, 2), -EBADMSG, "a field missing");
+	is_int(cp_mod_parse_kept_runs("a 1 2 3\n", runs, 2), -EBADMSG, "a field too many");
+	is_int(cp_mod_parse_kept_runs("a -1 2\n", runs, 2), -EBADMSG, "not a count");
+}
+
 int main(void)
 {
 	test_build_calibrate();
@@ -335,5 +359,6 @@ int main(void)
 	test_error_extack();
 	test_strings();
 	test_request_size();
+	test_kept_runs();
 	return done_testing();
 }

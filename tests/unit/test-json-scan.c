@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* lib/json-scan.c: RFC 8259 read strictly, each value where the caller wants it. */
+/* shared/json-scan.c: RFC 8259 read strictly, each value where the caller wants it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,9 +13,7 @@
 #include "modindex.h"
 #include "tap.h"
 
-struct kv {
-	const char *key, *value;
-};
+#include "modindex-writer.h"
 
 /* Sorted by key, as depmod writes them. */
 static const struct kv modules[] = {
@@ -26,84 +24,6 @@ static const struct kv modules[] = {
     {"virtio_crypto_x", "updates/virtio_crypto_x.ko:"},
     {"virtio_net", "kernel/drivers/net/virtio_net.ko.xz:"},
 };
-
-struct buf {
-	uint8_t d[4096];
-	size_t n;
-};
-
-static void put_u32(struct buf *b, uint32_t v)
-{
-	for (int shift = 24; shift >= 0; shift -= 8)
-		b->d[b->n++] = (uint8_t) (v >> shift);
-}
-
-/* Keys [lo, hi) share their first @depth characters; children written first. */
-static uint32_t write_node(struct buf *b, const struct kv *kv, size_t lo, size_t hi, size_t depth)
-{
-	uint32_t child[256] = {}, off, flags = 0;
-	unsigned first = 255, last = 0;
-	size_t plen = 0, at, rest;
-	const char *value;
-
-	for (;; plen++) {
-		char c = kv[lo].key[depth + plen];
-		bool all = c != '\0';
-
-		for (size_t i = lo; all && i < hi; i++)
-			all = kv[i].key[depth + plen] == c;
-		if (!all)
-			break;
-	}
-	at = depth + plen;
-	value = kv[lo].key[at] == '\0' ? kv[lo].value : NULL;
-	for (size_t i = rest = lo + (value != NULL), j; i < hi; i = j) {
-		unsigned char c = (unsigned char) kv[i].key[at];
-
-		for (j = i; j < hi && kv[j].key[at] == (char) c; j++)
-			;
-		child[c] = write_node(b, kv, i, j, at + 1);
-		first = c < first ? c : first;
-		last = c > last ? c : last;
-	}
-	off = (uint32_t) b->n;
-	if (plen) {
-		memcpy(b->d + b->n, kv[lo].key + depth, plen);
-		b->n += plen;
-		b->d[b->n++] = '\0';
-		flags |= 0x80000000u;
-	}
-	if (rest < hi) {
-		b->d[b->n++] = (uint8_t) first;
-		b->d[b->n++] = (uint8_t) last;
-		for (unsigned c = first; c <= last; c++)
-			put_u32(b, child[c]);
-		flags |= 0x20000000u;
-	}
-	if (value) {
-		put_u32(b, 1);
-		put_u32(b, 0);
-		memcpy(b->d + b->n, value, strlen(value) + 1);
-		b->n += strlen(value) + 1;
-		flags |= 0x40000000u;
-	}
-	return off | flags;
-}
-
-static void write_index(struct buf *b, const struct kv *kv, size_t n, uint32_t version)
-{
-	uint32_t root;
-	size_t end;
-
-	b->n = 12; /* the header last: the root's offset is known then */
-	root = write_node(b, kv, 0, n, 0);
-	end = b->n;
-	b->n = 0;
-	put_u32(b, 0xB007F457u);
-	put_u32(b, version);
-	put_u32(b, root);
-	b->n = end;
-}
 
 static bool lookup_is(const struct cp_modindex *idx, const char *key, const char *want)
 {
@@ -135,11 +55,40 @@ static void damaged(const struct buf *good)
 			bad.d[at] ^= (uint8_t) x;
 			if (cp_modindex_init(&idx, bad.d, bad.n) < 0)
 				continue;
-			for (size_t k = 0; k < ARRAY_SIZE(modules); k++)
+			for (size_t k = 0; k < ARRAY_SIZE(modules); k++) {
+				const char *all[4];
+
 				(void) cp_modindex_lookup(&idx, modules[k].key);
+				(void) cp_modindex_lookup_all(&idx, modules[k].key, all, 4);
+			}
 			(void) cp_modindex_lookup(&idx, "virtio");
 		}
 	ok(true, "every one-bit change of every byte looked up without a fault");
+}
+
+/* modules.alias.bin: a key with a value per module the alias names. */
+static void several_values(void)
+{
+	static const struct kv aliases[] = {
+	    {"crypto_camellia", "camellia_generic\ncamellia_x86_64\ncamellia_aesni_avx2"},
+	    {"crypto_cbc", "cbc"},
+	};
+	static struct buf b;
+	struct cp_modindex idx;
+	const char *v[4] = {};
+
+	write_index(&b, aliases, ARRAY_SIZE(aliases), 0x00020001u);
+	is_int(cp_modindex_init(&idx, b.d, b.n), 0, "an alias index opens");
+	is_int((int) cp_modindex_lookup_all(&idx, "crypto-camellia", v, 4), 3,
+	       "every module of an alias, '-' looked up as '_'");
+	ok(v[0] && v[2] && !strcmp(v[0], "camellia_generic") &&
+	       !strcmp(v[2], "camellia_aesni_avx2"),
+	   "in the index's order");
+	is_int((int) cp_modindex_lookup_all(&idx, "crypto-camellia", v, 2), 2,
+	       "no more than asked");
+	is_str(cp_modindex_lookup(&idx, "crypto-camellia"), "camellia_generic",
+	       "lookup: the first");
+	is_int((int) cp_modindex_lookup_all(&idx, "crypto-serpent", v, 4), 0, "an alias not there");
 }
 
 int main(void)
@@ -167,5 +116,6 @@ int main(void)
 	b.d[0] ^= 1;
 	is_int(cp_modindex_init(&idx, b.d, 11), -EBADMSG, "a header cut short is refused");
 	damaged(&b);
+	several_values();
 	return done_testing();
 }

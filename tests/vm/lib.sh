@@ -218,6 +218,17 @@ verdicts() {
 		"' '.join(sorted(x['driver'] + '=' + x['known_answer'] for x in d['results']))"
 }
 
+# kat DRIVER FILE [ARGS]: `cryptoprioctl calibrate --raw --json DRIVER
+# ARGS` into FILE, then the known-answer result of DRIVER ("none" if it has
+# no result). module-geometry, whose copy had "--budget 20ms" in it, passes
+# that in ARGS.
+kat() {
+	local drv=$1 f=$2
+	shift 2
+	"$ctl" calibrate --raw --json "$drv" "$@" >"$f" || true
+	jget "$f" "d['results'][0]['known_answer'] if d['results'] else 'none'"
+}
+
 # expect_verdicts VERDICT DRIVER...: the line verdicts prints when each
 # DRIVER has VERDICT.
 expect_verdicts() {
@@ -286,6 +297,28 @@ pins_policy() {
 # (bound to d), printed.
 jget() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
+# places FILE ALG FIELD: the FIELD (driver, reason, why) of each place that
+# FILE, a plan or apply document of `cryptoprioctl --json`, gives algorithm
+# ALG, best first, on one line separated by spaces (apply-gears-any and
+# zswap each had one for their algorithm: ALG is the parameter).
+places() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(p[sys.argv[3]] for a in d["algorithms"] if a["name"] == sys.argv[2] for p in a["places"]))' "$@"
+}
+
+# show FILE ALG: the places of ALG in FILE (as places reads it) for the
+# log, one per line, best first: "  DRIVER REASON: WHY". The driver is the
+# first word, so awk's $1 (rank-cpu-cost finds who is ahead of whom in it).
+show() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for a in d["algorithms"]:
+    if a["name"] == sys.argv[2]:
+        for p in a["places"]:
+            print("  %s %s: %s" % (p["driver"], p["reason"], p["why"]))' "$@"
+}
+
 # check_shapes PRIORITY TIMEOUT: for each "DRIVER|NAME|TYPE" line on
 # standard input, checks that DRIVER passes its self-test within TIMEOUT s
 # and is registered as NAME, of TYPE, at PRIORITY, asynchronous (but for
@@ -325,6 +358,23 @@ slow_sendto() {
 	shift 3
 	exec strace -f -qq -tt -e signal=none -e trace=sendto \
 		-e inject=sendto:delay_"$when"="$delay" -o "$out" "$@"
+}
+
+# record FIELD: the daemon's FIELD (reloads, reload_failures, runs,
+# module_events, ready_usec, last_measured...) in the state file.
+record() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["daemon"][sys.argv[2]])' \
+		"$state" "$1"
+}
+
+# reloads_are N [REFUSED]: the daemon has recorded N reloads in the state
+# file and, given REFUSED, that many refused. One for daemon-modprobe (N
+# only) and daemon-reload (which read "reloads: N (1 refused)" off
+# `cryptoprioctl status`: the same two counters of the same file, and
+# daemon-reload checks status's line on its own).
+reloads_are() {
+	[[ $(record reloads) == "$1" ]] || return 1
+	[[ $# -lt 2 || $(record reload_failures) == "$2" ]]
 }
 
 # state_created FILE: the drivers a state file lists as created by
@@ -543,6 +593,10 @@ ms_of() {
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / 1000000))
 }
+
+# before A B: true if the time A is before B, both in seconds as
+# `date +%s.%N` prints them (decimals, which the shell's arithmetic lacks).
+before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
 
 # unload_test_engine: rmmod cp_test_engine, saying what holds it when
 # refused, then cryptoprio: a misbehaving engine's scenario ends with

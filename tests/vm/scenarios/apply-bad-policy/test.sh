@@ -3,6 +3,8 @@
 # every error as file:line: reason, exit 1, and change nothing, neither in
 # /proc/crypto nor in the state file. With the errors fixed, apply works.
 # shellcheck source=../apply-default/apply-common.sh
+#
+# In CI on 7.2 only: depends only on cryptoprio (the policy files).
 . "$CP_SCENARIO_DIR/../apply-default/apply-common.sh"
 log "calibration backend: $(load_cpmod)"
 check "set virtio_crypto_aes_cbc 3000 (apply would lower it)" "$ctl" set virtio_crypto_aes_cbc 3000
@@ -40,7 +42,7 @@ expect_errors() {
 }
 
 priority_snapshot >"$CP_RESULTS/before.txt"
-state_before=$(cat /run/cryptoprio/state.json)
+state_before=$(cat "$state")
 check "check-policy: every error with file:line, exit 1" expect_errors "$ctl" check-policy
 check "check-policy --json: every error too, exit 1" expect_errors "$ctl" --json check-policy
 check "apply: every error with file:line, exit 1" expect_errors "$ctl" apply
@@ -48,7 +50,7 @@ check "apply --json: every error too, exit 1" expect_errors "$ctl" --json apply
 check "plan: refuses the policy the same way" expect_errors "$ctl" plan
 check "/proc/crypto unchanged" priorities_as "$CP_RESULTS/before.txt"
 check "virtio-crypto still at 3000" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 3000
-check "state file unchanged" test "$state_before" = "$(cat /run/cryptoprio/state.json)"
+check "state file unchanged" test "$state_before" = "$(cat "$state")"
 
 # The same policy with the errors fixed is applied.
 cat >/etc/cryptoprio.conf <<'CONF'

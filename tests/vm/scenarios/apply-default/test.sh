@@ -4,6 +4,9 @@
 # keep later SAs on virtio-crypto, originals and the plan are in the state
 # file, a second apply changes nothing, status shows the plan.
 # shellcheck source=apply-common.sh
+#
+# The CPU's drivers of the arch first (list shows them in CI on both
+# arches): the rotation.
 . "$CP_SCENARIO_DIR/apply-common.sh"
 backend=$(load_cpmod)
 log "calibration backend: $backend"
@@ -22,7 +25,7 @@ check "apply --dry-run plans a step for virtio_crypto_aes_cbc" \
 	grep -qE '^cbc\(aes\) +virtio_crypto_aes_cbc +offload +3000 -> ' "$CP_RESULTS/dry-run.txt"
 check "apply --dry-run changes nothing" priorities_as "$CP_RESULTS/before.txt"
 check "apply --dry-run records no plan" \
-	not grep -q last_apply /run/cryptoprio/state.json
+	not grep -q last_apply "$state"
 
 rc=0
 "$ctl" --json apply >"$CP_RESULTS/apply.json" || rc=$?
@@ -40,9 +43,9 @@ refs=$(authenc_refs virtio_crypto_aes_cbc)
 add_sa 0x102 || true
 check "and no new one on virtio-crypto" test "$(authenc_refs virtio_crypto_aes_cbc)" = "$refs"
 
-cp /run/cryptoprio/state.json "$CP_RESULTS/state.json"
+cp "$state" "$CP_RESULTS/state.json"
 check "state: originals of every step, the plan, each step done" python3 - \
-	/run/cryptoprio/state.json "$CP_RESULTS/apply.json" <<'PY'
+	"$state" "$CP_RESULTS/apply.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1])); a = json.load(open(sys.argv[2]))
 orig = {o["driver"]: o["priority"] for o in s["originals"]}

@@ -10,6 +10,9 @@
 # Which implementation a mapping got is read from /proc/crypto's refcnt.
 # Sectors written through the engine read back the same through the CPU:
 # the two agree on the cipher, not only on the order.
+#
+# Kernel-dependent (dm-crypt; the default policy applied where apply-default
+# does not run): every kernel by rotation.
 r=$CP_RESULTS
 eng=xts-aes-cp-caam
 modprobe_q "$cpu_aes_module" crypto_user dm_crypt loop authenc

@@ -9,6 +9,9 @@
 # DELAY_US at its entry (the request has not reached the kernel yet); the
 # state file is written just before the first step, so the kill follows
 # the first state file that lists a created instance.
+#
+# Kernel-dependent (the module creating and removing instances): every
+# kernel through the rotation.
 r=$CP_RESULTS
 delay_us=6000000 # 2 s was overtaken with four VMs on two CPUs: the poll, then the kill
 needs_strace

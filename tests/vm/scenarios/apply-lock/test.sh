@@ -12,6 +12,8 @@
 # strace is stopped (SIGSTOP), which freezes the applier at its next
 # syscall with the lock held for as long as the check needs, whatever the
 # load of the machine; SIGCONT lets it finish.
+#
+# Depends only on cryptoprio (the lock): not in CI's matrix, by rotation.
 delay_us=300000
 needs_strace
 modprobe_q "$cpu_aes_module" crypto_user
@@ -22,8 +24,6 @@ pins_policy /etc/cp-lock-b.conf 50
 pins_policy /etc/cp-lock-c.conf 60
 pins_policy /etc/cp-lock-d.conf 70
 now() { date +%s.%N; }
-# before A B: the time A is before B.
-before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 "$ctl" -c /etc/cp-lock-a.conf --json plan >"$CP_RESULTS/plan-a.json"
 n_steps=$(py 'print(len(json.load(open(sys.argv[1]))["steps"]))' "$CP_RESULTS/plan-a.json")

@@ -1,5 +1,7 @@
 # Bad input to set/reset: a precise one-line error, the documented exit code,
 # and the kernel's priorities unchanged.
+#
+# In CI on 7.2 only: depends only on cryptoprio (its argument checks).
 modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 
@@ -36,6 +38,6 @@ check "reset without CAP_NET_ADMIN: exit 1" expect_error 1 "needs CAP_NET_ADMIN"
 check "reset of a driver never changed: exit 1" \
 	expect_error 1 "no original priority recorded for '$cpu_cbc'" "$ctl" reset "$cpu_cbc"
 check "/proc/crypto: every priority unchanged" priorities_as "$CP_RESULTS/before.txt"
-check "no state was written" test ! -e /run/cryptoprio/state.json
+check "no state was written" test ! -e "$state"
 check "--help lists the verbs" bash -c '"$1" --help | grep -q "set \\[--wait TIME\\] DRIVER PRIORITY"' _ "$ctl"
 check "--version" bash -c '"$1" --version | grep -qE "^cryptoprioctl [0-9]"' _ "$ctl"

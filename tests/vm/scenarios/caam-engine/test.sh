@@ -7,6 +7,9 @@
 # alone lacks ALLOCATES_MEMORY (crypto_user's report, as cryptoprioctl
 # lists it); every shape's known answer is right through cryptoprio.ko and
 # wrong in mode wrong; rmmod works once the SAs are gone. Nothing is timed.
+#
+# The CAAM-shaped engine's own checks (apply-composites and
+# calibrate-candidates load it too): by rotation.
 py=/usr/bin/python3
 params=/sys/module/cp_caam_engine/parameters
 r=$CP_RESULTS

@@ -2,6 +2,8 @@
 # so; a cache entry for another kernel release is not used; a corrupt cache
 # is ignored with a warning; --force measures again; the module index is
 # opened only for modules the cache does not know.
+#
+# Depends only on cryptoprio (the cache): not in CI's matrix, by rotation.
 modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 insmod "$CP_KMOD/cryptoprio.ko"

@@ -16,6 +16,9 @@
 #     its candidate's figures, so a second apply changes nothing;
 #   - through AF_ALG, whose bind would leave the instance registered, the
 #     candidate is unreachable and nothing appears either.
+#
+# Kernel-dependent (what a driver registers; the CAAM-shaped engine through
+# cryptoprio): every kernel by rotation.
 r=$CP_RESULTS
 modprobe_q "$cpu_aes_module" crypto_user xfrm_user esp4 authenc echainiv
 for m in cbc ctr ecb seqiv crypto-sha256 crypto-hmac; do

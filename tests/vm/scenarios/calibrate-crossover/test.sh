@@ -7,6 +7,9 @@
 # 4 KiB and 64 KiB order depends on virtio-crypto's per-request latency,
 # which varies with the host under TCG (0.6 to 1.5 ms on 6.1): recorded,
 # not asserted.
+#
+# Measures what apply-gears-any ranks (AF_ALG reaching the engine on 6.1 is
+# daemon-afalg-fallback's): by rotation.
 engine_ready
 
 # order FILE: which of the CPU ("cpu") and virtio-crypto ("virtio") is faster

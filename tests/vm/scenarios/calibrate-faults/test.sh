@@ -1,6 +1,9 @@
 # The test engine switched to wrong after its self-test is reported faulty;
 # switched to hang it is reported timeout, and neither stalls the
 # calibration beyond its budget (plus the documented minimum grace, 250 ms).
+#
+# What cryptoprio makes of the module's verdicts (module-faults sees the
+# faults themselves): by rotation.
 param=/sys/module/cp_test_engine/parameters/mode
 modprobe_q "$cpu_aes_module" crypto_user
 insmod "$CP_KMOD/cp_test_engine.ko"

@@ -6,6 +6,9 @@
 # installs it too: its figures are not this kernel's, Calibrate = cached
 # leaves the names unmeasured and says so, and Calibrate = boot measures
 # them anew and says so.
+#
+# Depends only on cryptoprio (a shared calibration): not in CI's matrix, by
+# rotation.
 shared=$CP_RESULTS/shared-calibration.json
 engine_ready
 if [[ -f ${CP_KMOD:-}/cryptoprio.ko ]]; then

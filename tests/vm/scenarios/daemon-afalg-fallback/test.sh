@@ -6,6 +6,9 @@
 # (virtio_crypto_aes_cbc, cp_test_engine_cbc_aes) are reported unreachable
 # and placed by class alone, after the measured CPU code. On 6.1 AF_ALG
 # still binds them: they are measured through af_alg like the rest.
+#
+# Kernel-dependent (AF_ALG reaching the engine, on 6.1 too): every kernel by
+# rotation.
 r=$CP_RESULTS
 engines="virtio_crypto_aes_cbc cp_test_engine_cbc_aes"
 [[ -f ${CP_KMOD:-}/cp_test_engine.ko ]] || fail "cp_test_engine.ko not built for this kernel"

@@ -7,6 +7,9 @@
 # measures nothing. --once does the same before it exits: READY=1 first
 # (where a notify socket is given), then the rest. A name's first runs go
 # round by round: a short budget leaves no driver unmeasured while another ran twice.
+#
+# Depends only on cryptoprio (the background calibration): not in CI's
+# matrix, by rotation.
 [[ -f ${CP_KMOD:-}/cryptoprio.ko && -f $CP_KMOD/cp_test_engine.ko ]] ||
 	fail "cryptoprio.ko or cp_test_engine.ko not built for this kernel"
 modprobe_q "$cpu_aes_module" "$cpu_gcm_module" crypto_user
@@ -20,7 +23,6 @@ pol=/run/cp-test/budget.conf
 mkdir -p /run/cp-test /var/lib/cryptoprio
 printf '[Policy]\nCalibrationBudget = 300ms\n' >$pol
 chmod 0644 $pol
-cache=/var/lib/cryptoprio/calibration.json
 rm -f "$cache"
 
 # start_daemon ERR ARGS...: the daemon with a notify socket, in the
@@ -50,7 +52,6 @@ PY
 }
 # gone PID: the process exited (a zombie nobody reaped counts).
 gone() { ! kill -0 "$1" 2>/dev/null || grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
-record() { python3 -c 'import json,sys; print(json.load(open("/run/cryptoprio/state.json"))["daemon"][sys.argv[1]])' "$1"; }
 
 # The daemon under the budget: READY, then the rest.
 read -r ready_ms pid < <(start_daemon "$CP_RESULTS/daemon.err")

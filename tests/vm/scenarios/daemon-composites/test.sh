@@ -4,6 +4,9 @@
 # systemd-modules-load; cryptoprio.service creates the CPU's echainiv above
 # it before the first SA, says so in the journal and in its status; after
 # a reset, the engine's module loaded again gets the same treatment.
+#
+# The daemon's part depends only on cryptoprio (the module's composites on
+# 6.1 are apply-composites'): by rotation.
 svc=cryptoprio.service
 r=$CP_RESULTS
 E='echainiv(authenc(hmac(sha256),cbc(aes)))'

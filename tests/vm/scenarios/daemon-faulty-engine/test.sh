@@ -9,6 +9,9 @@
 #   the kernel log has no oops, warning or hung task;
 # - the engine's module unloaded and loaded again while the daemon runs
 #   (module uevents): its priority is back to the policy's within seconds.
+#
+# What the daemon makes of the module's verdicts (module-faults sees the
+# faults themselves): by rotation.
 param=/sys/module/cp_test_engine/parameters/mode
 eng=cp_test_engine_cbc_aes
 r=$CP_RESULTS

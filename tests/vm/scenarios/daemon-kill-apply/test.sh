@@ -13,6 +13,9 @@
 # first step and after the last, not in between: the watcher waits for the
 # daemon's record in it, then counts the sendto() calls strace saw complete
 # since (one per step) to tell when to kill.
+#
+# Depends only on cryptoprio (killed runs and the state file): not in CI's
+# matrix, by rotation.
 delay_us=500000
 needs_strace
 modprobe_q "$cpu_aes_module" crypto_user

@@ -1,5 +1,8 @@
 # A module loaded after the daemon is up (and one removed and loaded again,
 # which resets its priorities) gets the policy within 5 s, without a restart.
+#
+# Kernel-dependent (a module loaded under the daemon), exclusive: every
+# kernel by rotation.
 svc=cryptoprio.service
 check "cryptoprio.service is active" test "$(unit_prop $svc ActiveState)" = active
 pid=$(unit_prop $svc MainPID)
@@ -52,10 +55,6 @@ check "status counts the module events" grep -qE 'module events: [1-9]' "$CP_RES
 # /proc/net/netlink), then has it record its counters by a reload (SIGHUP,
 # "reloads" + 1 once written), before and after the forged events; the
 # kernel's own events of virtio_crypto must be over first (self-tests).
-record() {
-	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["daemon"][sys.argv[2]])' \
-		/run/cryptoprio/state.json "$1"
-}
 # uevents_unread: nothing waits on the daemon's NETLINK_KOBJECT_UEVENT socket.
 uevents_unread() {
 	python3 - "$(unit_prop $svc MainPID)" <<'PY'
@@ -76,7 +75,6 @@ print("uevent socket of the daemon: Rmem", rmem)
 sys.exit(rmem != [0])
 PY
 }
-reloads_are() { test "$(record reloads)" = "$1"; }
 # settle: the daemon has read every uevent and recorded its counters.
 settle() {
 	local r

@@ -6,6 +6,9 @@
 # degraded by it. Nothing is changed (also not by a restart or a --once
 # run), `cryptoprioctl list` reads the read-only inventory from
 # /proc/crypto, and `status` shows why the daemon stopped.
+#
+# Depends only on cryptoprio (a kernel without crypto_user): not in CI's
+# matrix, by rotation.
 svc=cryptoprio.service
 r=$CP_RESULTS
 

@@ -5,6 +5,9 @@
 # while it says "in use" as modprobe -r --wait does, succeeds while the
 # daemon still runs; the daemon goes on with the rest: a step for a driver
 # that is gone is not a failure, and it exits 0.
+#
+# Kernel-dependent (a module removed under the daemon): every kernel through
+# the rotation.
 eng=cp_test_engine_cbc_aes
 r=$CP_RESULTS
 modprobe_q "$cpu_aes_module" crypto_user

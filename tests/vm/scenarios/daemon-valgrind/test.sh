@@ -6,6 +6,9 @@
 #
 # Nothing here measures time (the calibration budget only keeps valgrind's
 # run short under TCG), so the scenario is not exclusive.
+#
+# Depends only on cryptoprio (valgrind's verdict): not in CI's matrix, by
+# rotation.
 command -v valgrind >/dev/null || fail "valgrind is not installed on the host (apt-get install valgrind)"
 [[ -f ${CP_KMOD:-}/cryptoprio.ko ]] || fail "cryptoprio.ko not built for $CP_KVER_ALIAS"
 modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user

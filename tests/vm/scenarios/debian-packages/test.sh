@@ -6,6 +6,9 @@
 # (cryptoprioctl reset in its prerm), and `dpkg -r cryptoprio-dkms` takes
 # its sources away. (DKMS building the module from the package:
 # tests/kmod/check-dkms --deb, on the host, see setup.sh.)
+#
+# In CI on 6.1 only, Debian 12's kernel, whose headers the host has; DKMS's
+# build is checked on the host (tests/kmod/check-dkms).
 svc=cryptoprio.service
 r=$CP_RESULTS
 kver=$(uname -r)

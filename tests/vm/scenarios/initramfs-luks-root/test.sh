@@ -15,6 +15,9 @@
 # so. (Not with the good cache here: measuring loaded modules, the
 # hashes', whose names compete now and were not measured; the second boot
 # has the modules of the initramfs only.)
+#
+# In CI on 6.1 (Debian 12's, modules not compressed) and arm64's 7.2 (arm64
+# programs; mkinitramfs decompresses modules).
 r=$CP_RESULTS
 rb=$r/reboot
 eng=xts-aes-cp-caam

@@ -6,6 +6,9 @@
 # have it write its 16-byte tag past the end of the scatterlist and its
 # 32-byte digest past a 16-byte heap buffer. No oops, slab or fortify
 # report; /proc/crypto as it was; both modules unload.
+#
+# Passed on 6.1, 6.12 and 7.2 when written; the fix it checks is the
+# module's on every kernel: by rotation.
 modprobe_q crypto_user
 
 base=$(dmesg | wc -l)
@@ -23,23 +26,17 @@ check "sha256 claims a 16-byte digest" test "$(proc_crypto_field cp_test_engine_
 r=$CP_RESULTS
 priority_snapshot >"$r/crypto-before.txt"
 
-kat() {  # kat DRIVER FILE [ARGS]: calibrate, print the known-answer result
-	local drv=$1 f=$2
-	shift 2
-	"$ctl" calibrate --raw --json "$drv" --budget 20ms "$@" >"$f" || true
-	jget "$f" "d['results'][0]['known_answer'] if d['results'] else 'none'"
-}
 # logged DRIVER TEXT: the module said why since insmod
 logged() { dmesg | tail -n +"$((base + 1))" | grep -F "cryptoprio: $1: $2"; }
 
 # the honest ones of the same engine still pass
 check "hmac(sha256), honest: known answer ok" \
-	test "$(kat cp_test_engine_hmac_sha256 "$r/hmac.json" --size 4096)" = ok
-check "sha256: mismatch" test "$(kat cp_test_engine_sha256 "$r/sha.json" --size 4096)" = mismatch
+	test "$(kat cp_test_engine_hmac_sha256 "$r/hmac.json" --budget 20ms --size 4096)" = ok
+check "sha256: mismatch" test "$(kat cp_test_engine_sha256 "$r/sha.json" --budget 20ms --size 4096)" = mismatch
 check "sha256: the digest size that differs, logged" logged cp_test_engine_sha256 "digest size 16, the reference sha256-"
-check "gcm(aes): mismatch" test "$(kat cp_test_engine_gcm_aes "$r/gcm.json" --size 4096)" = mismatch
+check "gcm(aes): mismatch" test "$(kat cp_test_engine_gcm_aes "$r/gcm.json" --budget 20ms --size 4096)" = mismatch
 check "gcm(aes) decrypt: mismatch" \
-	test "$(kat cp_test_engine_gcm_aes "$r/gcm-dec.json" --size 4096 --decrypt --depth 2)" = mismatch
+	test "$(kat cp_test_engine_gcm_aes "$r/gcm-dec.json" --budget 20ms --size 4096 --decrypt --depth 2)" = mismatch
 check "gcm(aes): the IV size that differs, logged" logged cp_test_engine_gcm_aes "IV size 8, the reference gcm"
 
 # calibrate: faulty, not ranked

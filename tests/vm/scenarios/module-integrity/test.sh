@@ -3,6 +3,9 @@
 # not oops, must check every shape for real, and must leave the kernel's
 # list of implementations exactly as it found it (cryptoprio(4), "LEAVING
 # NO TRACE").
+#
+# In CI on 7.2: a boot's calibration of every name with rmmod races; the
+# other kernels, where races differ, by rotation.
 param=/sys/module/cp_test_engine/parameters/mode
 r=$CP_RESULTS
 

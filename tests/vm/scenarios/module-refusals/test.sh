@@ -1,6 +1,8 @@
 # What the module refuses, each with its reason shown by the CLI: an
 # unprivileged caller (EPERM), a 2 MiB request, depth 65, a budget over 1 s,
 # an unknown driver, missing attributes; and one run at a time (EBUSY).
+#
+# The module's own refusals, the same code on every kernel: the rotation.
 py=/usr/bin/python3
 modprobe_q "$cpu_aes_module" "$cpu_gcm_module" crypto_user
 check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
@@ -71,11 +73,13 @@ if mode.startswith("grace="):  # GRACE_NS (cryptoprioctl never sends one out of 
     attrs += attr(20, struct.pack("Q", int(mode[6:])))
 if mode.startswith("keysize="):  # KEY_SIZE
     attrs += attr(6, struct.pack("I", int(mode[8:])))
-s.send(msg(fam, 1, attrs, 2, 1 | 4))
+s.send(msg(fam, 1, attrs, 2, 1))  # NLM_F_REQUEST, no NLM_F_ACK: the answer ends with one
 r = s.recv(65536)
 typ = struct.unpack_from("H", r, 4)[0]
 if typ != NLMSG_ERROR:
-    print("reply")  # the command's answer: accepted
+    r = s.recv(65536)  # the command's answer, then its ack
+    acked = struct.unpack_from("H", r, 4)[0] == NLMSG_ERROR and struct.unpack_from("i", r, 16)[0] == 0
+    print("reply, ack" if acked else "reply, no ack")
     sys.exit(0)
 err = struct.unpack_from("i", r, 16)[0]
 flags = struct.unpack_from("H", r, 6)[0]
@@ -97,7 +101,8 @@ check "missing DRIVER: EINVAL with a message" test "$out" = "-22 missing attribu
 out=$("$py" "$CP_RESULTS/raw.py" notype)
 log "no TYPE: $out"
 check "missing TYPE: EINVAL with a message" test "$out" = "-22 missing attribute TYPE (skcipher, aead, hash, acomp, akcipher or kpp)"
-check "a complete raw request works (control)" test "$("$py" "$CP_RESULTS/raw.py" grace=100000000)" = reply
+check "a complete raw request works: its reply, then an ack (control)" \
+	test "$("$py" "$CP_RESULTS/raw.py" grace=100000000)" = "reply, ack"
 for grace in 99999999 2000000001; do
 	out=$("$py" "$CP_RESULTS/raw.py" grace=$grace)
 	log "grace $grace ns: $out"

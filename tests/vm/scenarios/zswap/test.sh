@@ -8,6 +8,9 @@
 # deflate-scomp by two: acomp's reference and scomp's).
 # 1: the engine's deflate first, 2: the CPU's, each by the plan that
 # apply made from calibrate's figures; swap goes through the CPU's pool.
+#
+# In CI on 6.1 and 7.2: zswap's pools and the acomp API differ between them
+# (50 VM-seconds each).
 z=/sys/module/zswap/parameters
 eng=cp_test_engine_deflate
 r=$CP_RESULTS
@@ -106,12 +109,6 @@ rank() {
 	"$ctl" --json calibrate deflate --size 4096 --depth 1 --force >"$r/calibrate-$1.json" &&
 		"$ctl" --json apply >"$r/apply-$1.json"
 }
-# places STEP KEY: KEY ("driver", "reason") of each place of deflate in
-# apply's plan, best first
-places() {
-	jget "$r/apply-$1.json" "' '.join(p['$2'] for a in d['algorithms'] if a['name'] == 'deflate' for p in a['places'])"
-}
-show() { jget "$r/apply-$1.json" "'\\n'.join('  %s %s: %s' % (p['driver'], p['reason'], p['why']) for a in d['algorithms'] if a['name'] == 'deflate' for p in a['places'])"; }
 
 # 1. The engine compressing into stored blocks (deflate_store: a memcpy
 # with headers, ratio 1:1; the CPU's deflate 2.2:1 at a few MB/s under
@@ -120,14 +117,15 @@ show() { jget "$r/apply-$1.json" "'\\n'.join('  %s %s: %s' % (p['driver'], p['re
 # class puts the CPU's gear first.
 echo Y >/sys/module/cp_test_engine/parameters/deflate_store
 check "1: calibrate and apply, Rank = throughput" rank 1 throughput
-show 1
+show "$r/apply-1.json" deflate
 check "1: deflate planned in one gear, at a page, one request at a time" test "$(jget "$r/apply-1.json" \
 	"[(a['gears'], a['request_size'], a['in_flight']) for a in d['algorithms'] if a['name'] == 'deflate'][0]")" = "('any', 4096, 1)"
-check "1: the plan ranks $eng first by its figures" test "$(places 1 driver) $(places 1 reason)" = "$eng $cpu ranked ranked"
+check "1: the plan ranks $eng first by its figures" \
+	test "$(places "$r/apply-1.json" deflate driver) $(places "$r/apply-1.json" deflate reason)" = "$eng $cpu ranked ranked"
 sed -i 's/^Rank = throughput$/Rank = ratio/' /etc/cryptoprio.conf
 "$ctl" --json plan --all >"$r/plan-1-ratio.json"
-check "1: by ratio, the same figures put $cpu first" test "$(jget "$r/plan-1-ratio.json" \
-	"' '.join(p['driver'] for a in d['algorithms'] if a['name'] == 'deflate' for p in a['places'])")" = "$cpu $eng"
+check "1: by ratio, the same figures put $cpu first" \
+	test "$(places "$r/plan-1-ratio.json" deflate driver)" = "$cpu $eng"
 check "1: a new user of deflate gets $eng" test "$(first_of deflate)" = $eng
 check "1: zswap makes a new pool of deflate" new_pool
 # (the CPU's deflate is held too: the engine's fallbacks, and on 7.2 the
@@ -141,8 +139,9 @@ check "1: the pool holds $eng, once per CPU" test "$(refcnt $eng)" = $((e0 + ncp
 echo N >/sys/module/cp_test_engine/parameters/deflate_store
 echo 5000 >/sys/module/cp_test_engine/parameters/latency_us
 check "2: calibrate and apply, Rank = throughput" rank 2 throughput
-show 2
-check "2: the plan ranks $cpu first by its figures" test "$(places 2 driver) $(places 2 reason)" = "$cpu $eng ranked ranked"
+show "$r/apply-2.json" deflate
+check "2: the plan ranks $cpu first by its figures" \
+	test "$(places "$r/apply-2.json" deflate driver) $(places "$r/apply-2.json" deflate reason)" = "$cpu $eng ranked ranked"
 check "2: a new user of deflate gets $cpu" test "$(first_of deflate)" = "$cpu"
 check "2: zswap makes a new pool of deflate (the engine's freed: refcnt $e0)" new_pool
 c1=$(refcnt "$cpu")

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* CPU busy time from /proc/stat and the monotonic clock (cpustat.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

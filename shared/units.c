@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Sizes, time spans, booleans and integers parsed and formatted (units.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>

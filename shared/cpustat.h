@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What a run costs the whole machine in CPU time, and the clock it is
+ * measured by: a fast run can still keep every CPU busy.
+ */
 #pragma once
 
 #include <stdint.h>

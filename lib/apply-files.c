@@ -11,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply-internal.h"
+#include "apply-files.h"
+#include "apply-measurements.h"
+#include "apply-record.h"
+#include "apply-workloads.h"
 #include "defaults.h"
 #include "macro.h"
 #include "paths.h"
@@ -27,7 +30,7 @@ static const char *cache_path_of(const struct cp_apply_options *opts)
 }
 
 /* A plan only reads: a state it cannot read knows no created instance. */
-static void load_state(struct cp_run *run)
+static void load_state(struct cp_apply_files *run)
 {
 	int r;
 
@@ -61,7 +64,7 @@ static int copy_figures(struct cp_cache *to, const struct cp_cache *from)
 }
 
 /* The instances the exported machine's state lists as created. */
-static int load_exported_created(struct cp_run *run)
+static int load_exported_created(struct cp_apply_files *run)
 {
 	const struct cp_export *from = run->opts->from;
 
@@ -71,12 +74,12 @@ static int load_exported_created(struct cp_run *run)
 	return 0;
 }
 
-void cp_run_load(struct cp_run *run, const struct cp_apply_options *opts,
-		 const struct cp_policy *policy, struct cp_apply_result *result)
+void cp_apply_files_load(struct cp_apply_files *run, const struct cp_apply_options *opts,
+			 const struct cp_policy *policy, struct cp_apply_result *result)
 {
 	int r;
 
-	*run = (struct cp_run){
+	*run = (struct cp_apply_files){
 	    .opts = opts,
 	    .policy = policy,
 	    .result = result,
@@ -97,7 +100,7 @@ void cp_run_load(struct cp_run *run, const struct cp_apply_options *opts,
 	}
 }
 
-void cp_run_load_state(struct cp_run *run)
+void cp_apply_files_load_state(struct cp_apply_files *run)
 {
 	if (run->opts->from) {
 		if (load_exported_created(run) < 0)
@@ -107,7 +110,7 @@ void cp_run_load_state(struct cp_run *run)
 	load_state(run);
 }
 
-void cp_run_free(struct cp_run *run)
+void cp_apply_files_free(struct cp_apply_files *run)
 {
 	cp_state_free(&run->state);
 	cp_cache_free(&run->cache);
@@ -119,7 +122,7 @@ void cp_run_free(struct cp_run *run)
  * A state file that could not be read knows none (apply then salvaged it,
  * or stops before any change).
  */
-static int build_plan(struct cp_run *run, const struct cp_measurement *ms, size_t n)
+static int build_plan(struct cp_apply_files *run, const struct cp_measurement *ms, size_t n)
 {
 	struct cp_state *state = &run->state;
 	_cleanup_free_ char **created = calloc(state->n_created + 1, sizeof(*created));
@@ -145,7 +148,7 @@ static bool left_out(const struct cp_apply_result *result, const char *name)
  * a name without its figures keeps the kernel's order whole, so that no
  * half of an order is made from what was measured of the other half.
  */
-static void select_steps(struct cp_run *run)
+static void select_steps(struct cp_apply_files *run)
 {
 	struct cp_apply_result *result = run->result;
 
@@ -168,7 +171,7 @@ static void select_steps(struct cp_run *run)
 	}
 }
 
-int cp_run_plan(struct cp_run *run)
+int cp_apply_files_plan(struct cp_apply_files *run)
 {
 	struct cp_apply_result *result = run->result;
 	_cleanup_free_ struct cp_measurement *ms = NULL;
@@ -198,7 +201,7 @@ int cp_run_plan(struct cp_run *run)
  * effort: /var may not be writable yet at boot; the daemon keeps them for
  * later). Written with the cache at the end of the run.
  */
-static void note_defaults(struct cp_run *run)
+static void note_defaults(struct cp_apply_files *run)
 {
 	struct cp_apply_result *result = run->result;
 	int r;
@@ -219,7 +222,7 @@ static void note_defaults(struct cp_run *run)
 }
 
 /* Originals, creates and the pending plan, then on disk before the first change. */
-static int record_plan(struct cp_run *run)
+static int record_plan(struct cp_apply_files *run)
 {
 	struct cp_apply_result *result = run->result;
 	struct cp_state_apply *rec;
@@ -248,7 +251,7 @@ static int record_plan(struct cp_run *run)
 	return r;
 }
 
-int cp_run_record_start(struct cp_run *run)
+int cp_apply_files_record_start(struct cp_apply_files *run)
 {
 	struct cp_apply_result *result = run->result;
 
@@ -280,7 +283,7 @@ static void count_step(struct cp_apply_result *result, const struct cp_apply_ste
 		result->n_removed++;
 }
 
-void cp_run_step_done(struct cp_run *run, size_t i)
+void cp_apply_files_step_done(struct cp_apply_files *run, size_t i)
 {
 	const struct cp_apply_step_result *s = &run->result->steps[i];
 	struct cp_state_step *rec = &run->state.last_apply->steps[i];
@@ -291,13 +294,13 @@ void cp_run_step_done(struct cp_run *run, size_t i)
 	count_step(run->result, s);
 }
 
-void cp_run_steps_finished(struct cp_run *run)
+void cp_apply_files_steps_finished(struct cp_apply_files *run)
 {
 	run->state.last_apply->finished_at = (int64_t) time(NULL);
 	run->final_write_due = true;
 }
 
-void cp_run_save_cache(struct cp_run *run)
+void cp_apply_files_save_cache(struct cp_apply_files *run)
 {
 	struct cp_calibration *cal = &run->result->calibration;
 	int r;
@@ -320,7 +323,7 @@ void cp_run_save_cache(struct cp_run *run)
 	}
 }
 
-void cp_run_record_finish(struct cp_run *run)
+void cp_apply_files_record_finish(struct cp_apply_files *run)
 {
 	const struct cp_apply_options *opts = run->opts;
 	int r;

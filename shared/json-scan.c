@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The strict JSON reader that builds nothing (json-scan.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

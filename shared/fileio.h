@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Files as cryptoprio keeps them: written by an atomic rename (a reader sees
+ * the old file or the new), read within a size bound, locked with flock(2).
+ */
 #pragma once
 
 #include <stdbool.h>

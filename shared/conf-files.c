@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The configuration search path (conf-files.h): which files are read, in which order. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* asprintf */
 #endif

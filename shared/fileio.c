@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Files written atomically, read within a bound, locked (fileio.h). */
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>

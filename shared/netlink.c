@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The netlink socket (netlink.h): requests sent, replies and extended acks
+ * parsed, within the receive buffer's bound.
+ */
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -143,14 +147,14 @@ int cp_nl_parse_buffer(const void *buf, size_t len, uint32_t seq, mnl_cb_t cb, v
 	return 1;
 }
 
-int cp_nl_transact(struct cp_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+static int transact(struct cp_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, bool ask_ack)
 {
 	ssize_t len;
 	int r;
 
 	nl->extack[0] = '\0';
 	nlh->nlmsg_seq = ++nl->seq;
-	if (!(nlh->nlmsg_flags & NLM_F_DUMP))
+	if (ask_ack)
 		nlh->nlmsg_flags |= NLM_F_ACK; /* every request ends with an ack or an error */
 	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
 		return negative_errno();
@@ -163,4 +167,15 @@ int cp_nl_transact(struct cp_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *da
 				       sizeof(nl->extack));
 	} while (r > 0);
 	return r;
+}
+
+int cp_nl_transact(struct cp_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	return transact(nl, nlh, cb, data, !(nlh->nlmsg_flags & NLM_F_DUMP));
+}
+
+int cp_nl_transact_acked(struct cp_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	nlh->nlmsg_flags &= (uint16_t) ~NLM_F_ACK;
+	return transact(nl, nlh, cb, data, false);
 }

@@ -29,6 +29,14 @@ void cp_nl_close(struct cp_nl *nl);
 int cp_nl_transact(struct cp_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
 
 /*
+ * cp_nl_transact() for a request whose answer ends with an ack of its own
+ * (the cryptoprio module's commands, answered when they end): asking for
+ * one would bring an early ack, when the request is queued, and end the
+ * wait before the answer.
+ */
+int cp_nl_transact_acked(struct cp_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
+
+/*
  * Walk one received buffer the way cp_nl_transact does, without a socket:
  * the parsing half, for tests on recorded replies. Returns 1 while more
  * messages are expected, 0 when done, negative errno on error.

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Median, median absolute deviation and noise of repeated runs (stats.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

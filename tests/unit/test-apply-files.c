@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The files of one run (lib/apply-run.c), with a /proc/crypto fixture and
+ * The files of one run (lib/apply-files.c), with a /proc/crypto fixture and
  * files in a temporary directory: each read once, the cache written once,
  * the state twice with steps (before the first change, after the last),
  * once without, never by a plan. The kernel's part (the steps themselves)
@@ -13,7 +13,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "apply-internal.h"
+#include "apply-files.h"
+#include "apply.h"
 #include "fileio-internal.h"
 #include "macro.h"
 #include "policy-fixture.h"
@@ -117,20 +118,20 @@ static void check_finished(const struct cp_apply_result *res)
 }
 
 /* What apply.c does around the kernel's part: each step taken as done. */
-static void apply_without_kernel(struct cp_run *run)
+static void apply_without_kernel(struct cp_apply_files *run)
 {
 	for (size_t i = 0; i < run->result->n_steps; i++) {
 		run->result->steps[i].applied = true;
-		cp_run_step_done(run, i);
+		cp_apply_files_step_done(run, i);
 	}
-	cp_run_steps_finished(run);
+	cp_apply_files_steps_finished(run);
 }
 
 /* The end of cp_apply_run: the cache, then the state's last write. */
-static void end_run(struct cp_run *run)
+static void end_run(struct cp_apply_files *run)
 {
-	cp_run_save_cache(run);
-	cp_run_record_finish(run);
+	cp_apply_files_save_cache(run);
+	cp_apply_files_record_finish(run);
 }
 
 /* A caller's part of the last write: a member, and what the run had said of the cache by then. */
@@ -149,20 +150,27 @@ static void add_member(const struct cp_apply_result *result, struct cp_state *st
 	json_object_object_add(state->doc, "caller", json_object_new_int(seen->calls));
 }
 
+/* A run over the earlier files, counted from its loading: planned (0) or not. */
+static int counted_run(struct cp_apply_files *run, const struct cp_apply_options *opts,
+		       const struct cp_policy *policy, struct cp_apply_result *res)
+{
+	write_earlier_files();
+	start_counting();
+	cp_apply_files_load(run, opts, policy, res);
+	cp_apply_files_load_state(run);
+	return cp_apply_files_plan(run);
+}
+
 static void test_apply(const struct cp_inventory *inv)
 {
 	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
 	struct cp_apply_options opts = {.state_path = state_path, .cache_path = cache_path};
 	struct cp_apply_result res = {.inventory = *inv};
-	_cleanup_(cp_run_free) struct cp_run run;
+	_cleanup_(cp_apply_files_free) struct cp_apply_files run;
 
-	write_earlier_files();
-	start_counting();
-	cp_run_load(&run, &opts, policy, &res);
-	cp_run_load_state(&run);
-	is_int(cp_run_plan(&run), 0, "apply: planned");
+	is_int(counted_run(&run, &opts, policy, &res), 0, "apply: planned");
 	ok(res.n_steps >= 10, "with many steps (%zu)", res.n_steps);
-	is_int(cp_run_record_start(&run), 0, "recorded before the first change");
+	is_int(cp_apply_files_record_start(&run), 0, "recorded before the first change");
 	is_str(counts_text(), "state 1/1, cache 1/0",
 	       "apply: the write-ahead record, nothing else");
 	check_write_ahead(&res);
@@ -213,32 +221,32 @@ static void test_cached_only(const struct cp_inventory *inv)
 	struct cp_apply_options opts = {
 	    .state_path = state_path, .cache_path = cache_path, .cached_only = true};
 	struct cp_apply_result res = {.inventory = *inv};
-	_cleanup_(cp_run_free) struct cp_run run;
+	_cleanup_(cp_apply_files_free) struct cp_apply_files run;
 	_cleanup_(cp_state_free) struct cp_state state;
 	size_t n_all;
 
 	write_earlier_files();
-	cp_run_load(&run, &(struct cp_apply_options){.dry_run = true, .cache_path = ""}, policy,
-		    &res);
-	cp_run_load_state(&run);
-	if (cp_run_plan(&run) < 0)
+	cp_apply_files_load(&run, &(struct cp_apply_options){.dry_run = true, .cache_path = ""},
+			    policy, &res);
+	cp_apply_files_load_state(&run);
+	if (cp_apply_files_plan(&run) < 0)
 		abort();
 	ok(has_step_of(&res, "aes"), "without --cached-only, aes has steps");
 	n_all = res.n_steps;
 	res.inventory = (struct cp_inventory){};
 	cp_apply_result_free(&res);
-	cp_run_free(&run);
+	cp_apply_files_free(&run);
 
 	res = (struct cp_apply_result){.inventory = *inv};
 	calibration_lacking_aes(&res.calibration);
-	cp_run_load(&run, &opts, policy, &res);
-	cp_run_load_state(&run);
-	is_int(cp_run_plan(&run), 0, "--cached-only: planned");
+	cp_apply_files_load(&run, &opts, policy, &res);
+	cp_apply_files_load_state(&run);
+	is_int(cp_apply_files_plan(&run), 0, "--cached-only: planned");
 	ok(res.n_left_out == 1 && strcmp(res.left_out[0], "aes") == 0, "aes left out");
 	ok(!has_step_of(&res, "aes"), "none of its steps selected");
 	ok(res.n_steps > 0 && res.n_steps < n_all, "the other names' steps are (%zu of %zu)",
 	   res.n_steps, n_all);
-	is_int(cp_run_record_start(&run), 0, "recorded");
+	is_int(cp_apply_files_record_start(&run), 0, "recorded");
 	apply_without_kernel(&run);
 	end_run(&run);
 	peek_state(&state);
@@ -255,13 +263,9 @@ static void test_dry_run(const struct cp_inventory *inv)
 	struct cp_apply_options opts = {
 	    .dry_run = true, .state_path = state_path, .cache_path = cache_path};
 	struct cp_apply_result res = {.inventory = *inv};
-	_cleanup_(cp_run_free) struct cp_run run;
+	_cleanup_(cp_apply_files_free) struct cp_apply_files run;
 
-	write_earlier_files();
-	start_counting();
-	cp_run_load(&run, &opts, policy, &res);
-	cp_run_load_state(&run);
-	is_int(cp_run_plan(&run), 0, "plan: planned");
+	is_int(counted_run(&run, &opts, policy, &res), 0, "plan: planned");
 	end_run(&run);
 	is_str(counts_text(), "state 1/0, cache 1/0", "plan: each file read once, nothing written");
 	res.inventory = (struct cp_inventory){};
@@ -275,11 +279,11 @@ static void settle(struct cp_inventory *inv)
 	struct cp_apply_options opts = {
 	    .dry_run = true, .state_path = state_path, .cache_path = ""};
 	struct cp_apply_result res = {.inventory = *inv};
-	_cleanup_(cp_run_free) struct cp_run run;
+	_cleanup_(cp_apply_files_free) struct cp_apply_files run;
 
-	cp_run_load(&run, &opts, policy, &res);
-	cp_run_load_state(&run);
-	if (cp_run_plan(&run) < 0)
+	cp_apply_files_load(&run, &opts, policy, &res);
+	cp_apply_files_load_state(&run);
+	if (cp_apply_files_plan(&run) < 0)
 		abort();
 	for (size_t i = 0; i < res.n_steps; i++) {
 		struct cp_alg *alg =
@@ -296,17 +300,13 @@ static void test_nothing_to_change(struct cp_inventory *inv)
 	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
 	struct cp_apply_options opts = {.state_path = state_path, .cache_path = cache_path};
 	struct cp_apply_result res = {.inventory = *inv};
-	_cleanup_(cp_run_free) struct cp_run run;
+	_cleanup_(cp_apply_files_free) struct cp_apply_files run;
 
 	settle(inv);
 	res.inventory = *inv;
-	write_earlier_files();
-	start_counting();
-	cp_run_load(&run, &opts, policy, &res);
-	cp_run_load_state(&run);
-	is_int(cp_run_plan(&run), 0, "settled: planned");
+	is_int(counted_run(&run, &opts, policy, &res), 0, "settled: planned");
 	is_int(res.n_steps, 0, "nothing to change");
-	is_int(cp_run_record_start(&run), 0, "recorded");
+	is_int(cp_apply_files_record_start(&run), 0, "recorded");
 	is_str(counts_text(), "state 1/0, cache 1/0", "no steps: nothing written ahead");
 	end_run(&run);
 	is_str(counts_text(), "state 1/1, cache 1/0",
@@ -330,7 +330,7 @@ static void test_cache_unwritable(const struct cp_inventory *inv, const char *di
 	_cleanup_(cp_state_free) struct cp_state on_disk;
 	json_object *member;
 	struct cp_apply_result res = {.inventory = *inv};
-	_cleanup_(cp_run_free) struct cp_run run;
+	_cleanup_(cp_apply_files_free) struct cp_apply_files run;
 	char blocker[200];
 	FILE *f;
 
@@ -342,10 +342,11 @@ static void test_cache_unwritable(const struct cp_inventory *inv, const char *di
 	fclose(f);
 	unlink(state_path);
 	start_counting();
-	cp_run_load(&run, &opts, policy, &res);
-	cp_run_load_state(&run);
+	cp_apply_files_load(&run, &opts, policy, &res);
+	cp_apply_files_load_state(&run);
 	is_int(run.cache_error, -ENOTDIR, "unreadable cache: its error kept for the warning");
-	ok(cp_run_plan(&run) == 0 && cp_run_record_start(&run) == 0, "planned and recorded");
+	ok(cp_apply_files_plan(&run) == 0 && cp_apply_files_record_start(&run) == 0,
+	   "planned and recorded");
 	apply_without_kernel(&run);
 	is_int(seen.calls, 0, "the caller's hook: not before the last write");
 	end_run(&run);
@@ -370,7 +371,7 @@ static void test_state_unreadable(const struct cp_inventory *inv, const char *di
 	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
 	struct cp_apply_options opts = {.state_path = state_path, .cache_path = ""};
 	struct cp_apply_result res = {.inventory = *inv};
-	_cleanup_(cp_run_free) struct cp_run run;
+	_cleanup_(cp_apply_files_free) struct cp_apply_files run;
 	char saved_path[sizeof(state_path)];
 
 	memcpy(saved_path, state_path, sizeof(saved_path));
@@ -378,10 +379,10 @@ static void test_state_unreadable(const struct cp_inventory *inv, const char *di
 	if (mkdir(state_path, 0755) < 0)
 		abort();
 	start_counting();
-	cp_run_load(&run, &opts, policy, &res);
-	cp_run_load_state(&run);
-	is_int(cp_run_plan(&run), 0, "planned without it");
-	is_int(cp_run_record_start(&run), -EISDIR, "apply stops with its error");
+	cp_apply_files_load(&run, &opts, policy, &res);
+	cp_apply_files_load_state(&run);
+	is_int(cp_apply_files_plan(&run), 0, "planned without it");
+	is_int(cp_apply_files_record_start(&run), -EISDIR, "apply stops with its error");
 	is_str(counts_text(), "state 1/0, cache 0/0", "nothing written");
 	res.inventory = (struct cp_inventory){};
 	cp_apply_result_free(&res);
@@ -396,7 +397,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 
 int main(void)
 {
-	char dir[] = "/tmp/cryptoprio-test-apply-run.XXXXXX";
+	char dir[] = "/tmp/cryptoprio-test-apply-files.XXXXXX";
 	struct cp_inventory inv;
 
 	if (!mkdtemp(dir))

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* json-c documents with a "version" (json-util.h): parsed strictly, formatted alike. */
 #include <errno.h>
 #include <string.h>
 

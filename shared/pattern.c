@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Name patterns (pattern.h): fnmatch(3), skipped for a literal. */
 #include <fnmatch.h>
 #include <string.h>
 
