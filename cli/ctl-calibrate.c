@@ -291,6 +291,8 @@ static json_object *summary_json(const struct cp_calibration *cal, const struct 
 			       json_object_new_int64((int64_t) cal->n_from_cache));
 	json_object_object_add(o, "points_unmeasured",
 			       json_object_new_int64((int64_t) cal->n_unmeasured));
+	json_object_object_add(o, "points_cut_short",
+			       json_object_new_int64((int64_t) cal->n_cut_short));
 	json_object_object_add(o, "cache_measured_at",
 			       cal->cache_oldest ? json_object_new_int64(cal->cache_oldest) : NULL);
 	json_object_object_add(o, "cache_warning",
@@ -419,6 +421,10 @@ static void print_summary(const struct cp_calibration *cal, const struct calibra
 	       cal->backend == CP_BACKEND_NONE ? "none needed" : cp_backend_to_string(cal->backend),
 	       cal->n_run, cal->n_from_cache, cal->n_unmeasured, a->budget_ns / 1000000,
 	       cal->elapsed_ns / 1e6);
+	if (cal->n_cut_short)
+		printf("%zu of the points measured cut short by the budget before their %d runs: "
+		       "shown, not cached.\n",
+		       cal->n_cut_short, CP_RUNS_FIRST);
 	if (cal->cache_oldest)
 		printf("Cached figures measured since %s", ctime(&cal->cache_oldest));
 	for (size_t i = 0; i < cal->n_measured; i++)

@@ -1023,6 +1023,16 @@ static bool measured_now(const struct cp_measured *m)
 	return false;
 }
 
+/*
+ * Whether a point measured now goes into the cache: not when the budget cut
+ * its name short, nor with fewer runs than use_cache() takes from it.
+ */
+static bool cacheable(const struct cp_calibration *cal, const struct cp_measured *m,
+		      const struct cp_point *p)
+{
+	return !m->pending && p->mbps.n >= runs_needed(cal, m);
+}
+
 /* Store what was measured now and trusted; returns whether anything was added. */
 static int update_cache(const struct cp_calibration *cal, struct cp_cache *cache)
 {
@@ -1037,7 +1047,8 @@ static int update_cache(const struct cp_calibration *cal, struct cp_cache *cache
 		    cp_measured_cache_key(m, &entry.key) < 0)
 			continue;
 		for (size_t pi = 0; pi < m->n_points; pi++) {
-			if (m->points[pi].cached || m->points[pi].verdict != CP_VERDICT_MEASURED)
+			if (m->points[pi].cached || m->points[pi].verdict != CP_VERDICT_MEASURED ||
+			    !cacheable(cal, m, &m->points[pi]))
 				continue;
 			entry.point = m->points[pi];
 			entry.point.cached = false;
@@ -1107,8 +1118,10 @@ static void count_points(struct cp_calibration *cal)
 
 			if (p->verdict == CP_VERDICT_UNMEASURED)
 				cal->n_unmeasured++;
-			else if (!p->cached)
+			else if (!p->cached) {
 				cal->n_run++;
+				cal->n_cut_short += !cacheable(cal, m, p);
+			}
 		}
 	}
 }
