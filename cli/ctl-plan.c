@@ -572,10 +572,59 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	return o->exit_code && res.n_steps > 0 ? EXIT_CHANGES : EXIT_SUCCESS;
 }
 
+enum { OPT_ROOT = 0x100, OPT_EXIT_CODE, OPT_WAIT, OPT_FROM, OPT_CACHED_ONLY };
+
+/* One option of plan or apply (@verb) into @o: 0, or the exit code after saying what is wrong. */
+static int parse_plan_option(struct ctl *ctl, int c, const char *verb, struct plan_opts *o,
+			     bool apply)
+{
+	switch (c) {
+	case 'n':
+		if (!apply)
+			return ctl_usage_error("plan: --dry-run is implied");
+		o->dry_run = true;
+		return 0;
+	case 'f':
+		o->force = true;
+		return 0;
+	case 'a':
+		o->all = true;
+		return 0;
+	case 'j':
+		ctl->json = true;
+		return 0;
+	case OPT_ROOT:
+		o->root = optarg;
+		return 0;
+	case OPT_EXIT_CODE:
+		if (apply)
+			return ctl_usage_error("apply: --exit-code is plan's");
+		o->exit_code = true;
+		return 0;
+	case OPT_WAIT:
+		if (!apply)
+			return ctl_usage_error("plan: --wait is apply's (plan takes no lock)");
+		return ctl_parse_wait(verb, optarg, &o->wait_usec);
+	case OPT_FROM:
+		if (apply)
+			return ctl_usage_error(
+			    "apply: --from is plan's (another machine is not changed "
+			    "from here)");
+		o->from = optarg;
+		return 0;
+	case OPT_CACHED_ONLY:
+		if (!apply)
+			return ctl_usage_error("plan: --cached-only is apply's");
+		o->cached_only = true;
+		return 0;
+	default:
+		return ctl_option_error(verb, c);
+	}
+}
+
 static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct plan_opts *o,
 			      bool apply)
 {
-	enum { OPT_ROOT = 0x100, OPT_EXIT_CODE, OPT_WAIT, OPT_FROM, OPT_CACHED_ONLY };
 	static const struct option options[] = {
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"force", no_argument, NULL, 'f'},
@@ -591,52 +640,9 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, apply ? ":nfaj" : ":faj", options, NULL)) >= 0) {
-		switch (c) {
-		case 'n':
-			if (!apply)
-				return ctl_usage_error("plan: --dry-run is implied");
-			o->dry_run = true;
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case 'a':
-			o->all = true;
-			break;
-		case 'j':
-			ctl->json = true;
-			break;
-		case OPT_ROOT:
-			o->root = optarg;
-			break;
-		case OPT_EXIT_CODE:
-			if (apply)
-				return ctl_usage_error("apply: --exit-code is plan's");
-			o->exit_code = true;
-			break;
-		case OPT_WAIT:
-			if (!apply)
-				return ctl_usage_error(
-				    "plan: --wait is apply's (plan takes no lock)");
-			r = ctl_parse_wait(argv[0], optarg, &o->wait_usec);
-			if (r != 0)
-				return r;
-			break;
-		case OPT_FROM:
-			if (apply)
-				return ctl_usage_error(
-				    "apply: --from is plan's (another machine is not changed "
-				    "from here)");
-			o->from = optarg;
-			break;
-		case OPT_CACHED_ONLY:
-			if (!apply)
-				return ctl_usage_error("plan: --cached-only is apply's");
-			o->cached_only = true;
-			break;
-		default:
-			return ctl_option_error(argv[0], c);
-		}
+		r = parse_plan_option(ctl, c, argv[0], o, apply);
+		if (r != 0)
+			return r;
 	}
 	if (optind < argc)
 		return ctl_usage_error("%s: unexpected argument '%s'", argv[0], argv[optind]);
