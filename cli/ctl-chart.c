@@ -20,12 +20,14 @@
 
 struct glyphs {
 	const char *point[N_MARKS], *line[N_MARKS];
+	const char *points; /* points of two curves in one cell */
 	const char *y_axis, *y_tick, *x_axis, *x_tick, *corner, *crossing, *workload, *crossover;
 };
 
 static const struct glyphs utf8_glyphs = {
     .point = {"●", "○", "■", "□", "▲", "△"},
     .line = {"•", "∘", "▪", "▫", "▴", "▵"},
+    .points = "◉",
     .y_axis = "│",
     .y_tick = "┤",
     .x_axis = "─",
@@ -39,6 +41,7 @@ static const struct glyphs utf8_glyphs = {
 static const struct glyphs ascii_glyphs = {
     .point = {"A", "B", "C", "D", "E", "F"},
     .line = {"a", "b", "c", "d", "e", "f"},
+    .points = "*",
     .y_axis = "|",
     .y_tick = "+",
     .x_axis = "-",
@@ -56,6 +59,7 @@ struct canvas {
 	double top_decade; /* log10 of the MB/s at the top row */
 	const char **cell;
 	unsigned char *weight; /* what holds a cell: 1 a crossing line, 2 a curve, 3 a point */
+	bool shared;	       /* points of two curves fell in one cell */
 };
 
 /* Whether the locale's charset is UTF-8 (LC_CTYPE, which main sets from the environment). */
@@ -146,11 +150,12 @@ static int canvas_init(struct canvas *cv, const struct chart_name *n, int width)
 
 	if (top <= bottom)
 		top = bottom + 1;
-	*cv = (struct canvas){.rows_per_decade = 12 / (top - bottom), .top_decade = top};
+	/* some 16 rows, at least 3 a decade */
+	*cv = (struct canvas){.rows_per_decade = 16 / (top - bottom), .top_decade = top};
 	if (cv->rows_per_decade > 6)
 		cv->rows_per_decade = 6;
-	if (cv->rows_per_decade < 2)
-		cv->rows_per_decade = 2;
+	if (cv->rows_per_decade < 3)
+		cv->rows_per_decade = 3;
 	cv->height = (top - bottom) * cv->rows_per_decade + 1;
 	for (int d = bottom; d <= top; d++) {
 		int w = (int) strlen(decade_label(label, sizeof(label), d));
@@ -181,13 +186,19 @@ static int column_of(const struct canvas *cv, const struct chart_name *n, uint32
 	return (int) lround((log2(size) - first) / (last - first) * (cv->width - 1));
 }
 
-static void put(struct canvas *cv, int row, int col, const char *glyph, unsigned char weight)
+/* @glyph at @row, @col unless something weightier is there; two curves' points: g->points. */
+static void put(struct canvas *cv, int row, int col, const char *glyph, unsigned char weight,
+		const struct glyphs *g)
 {
 	size_t i;
 
 	if (row < 0 || row >= cv->height || col < 0 || col >= cv->width)
 		return;
 	i = (size_t) (row * cv->width + col);
+	if (weight == 3 && cv->weight[i] == 3 && cv->cell[i] != glyph) {
+		glyph = g->points;
+		cv->shared = true;
+	}
 	if (weight >= cv->weight[i]) {
 		cv->cell[i] = glyph;
 		cv->weight[i] = weight;
@@ -219,8 +230,8 @@ static void draw_curve(struct canvas *cv, const struct chart_name *n, size_t c,
 			put(cv,
 			    row_of(cv,
 				   last_lg + (lg - last_lg) * (x - last_col) / (col - last_col)),
-			    x, g->line[c % N_MARKS], 2);
-		put(cv, row_of(cv, lg), col, g->point[c % N_MARKS], 3);
+			    x, g->line[c % N_MARKS], 2, g);
+		put(cv, row_of(cv, lg), col, g->point[c % N_MARKS], 3, g);
 		last_col = col;
 		last_lg = lg;
 	}
@@ -313,7 +324,7 @@ static void print_marks(FILE *out, const struct canvas *cv, const struct chart_m
 
 /* What the marks mean: a line per curve, the workload point, the crossovers in words. */
 static void print_legend(FILE *out, int width, const struct chart_model *m,
-			 const struct chart_name *n, const struct glyphs *g)
+			 const struct chart_name *n, const struct glyphs *g, bool shared)
 {
 	char line[512], size[32], words[CP_NAME_MAX + 64];
 	int s = 0;
@@ -322,6 +333,10 @@ static void print_legend(FILE *out, int width, const struct chart_model *m,
 		snprintf(line, sizeof(line), "%s %s%s%s%s", g->point[c % N_MARKS],
 			 n->curves[c].driver, n->curves[c].class[0] ? " (" : "", n->curves[c].class,
 			 n->curves[c].class[0] ? ")" : "");
+		put_wrapped(out, width, line);
+	}
+	if (shared) {
+		snprintf(line, sizeof(line), "%s points of two curves", g->points);
 		put_wrapped(out, width, line);
 	}
 	while (s < (int) n->n_sizes && n->sizes[s] != m->workload_size)
@@ -366,7 +381,7 @@ static int print_name(FILE *out, const struct chart_model *m, const struct chart
 	for (size_t i = 0; i < n->n_crossovers; i++)
 		for (int y = 0; y < cv.height; y++)
 			put(&cv, y, column_of(&cv, n, n->sizes[n->crossovers[i].at]), g->crossing,
-			    1);
+			    1, g);
 	for (size_t c = 0; c < n->n_curves; c++)
 		draw_curve(&cv, n, c, g);
 	snprintf(title, sizeof(title),
@@ -375,7 +390,7 @@ static int print_name(FILE *out, const struct chart_model *m, const struct chart
 	print_rows(out, &cv, g);
 	print_x_axis(out, &cv, n, g, row);
 	print_marks(out, &cv, m, n, g, row);
-	print_legend(out, width, m, n, g);
+	print_legend(out, width, m, n, g, cv.shared);
 	free(row);
 	canvas_free(&cv);
 	return 0;
