@@ -143,13 +143,14 @@ static void svg_marker(FILE *out, const struct scales *sc, const char *class, co
 		       uint32_t size, const char *label, int label_y)
 {
 	double x = x_of(sc, size);
+	bool right = x > (PLOT_LEFT + PLOT_RIGHT) / 2.0; /* the label left of the line */
 
 	fprintf(out,
 		"<g class=\"%s\">\n<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
 		"stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n<text x=\"%.1f\" y=\"%d\" "
 		"fill=\"%s\" text-anchor=\"%s\">",
-		class, x, PLOT_TOP - 4, x, PLOT_BOTTOM, colour, x, label_y, colour,
-		x > (PLOT_LEFT + PLOT_RIGHT) / 2.0 ? "end" : "start");
+		class, x, PLOT_TOP - 4, x, PLOT_BOTTOM, colour, right ? x - 5 : x + 5, label_y,
+		colour, right ? "end" : "start");
 	put_text(out, label);
 	fputs("</text>\n</g>\n", out);
 }
@@ -189,8 +190,8 @@ static void svg_legend(FILE *out, const struct chart_name *n)
 		fputs("</text>\n</g>\n", out);
 	}
 	fprintf(out,
-		"<text x=\"%d\" y=\"%d\" fill=\"#666\">dashed grey: the workload point</text>\n",
-		PLOT_LEFT, y);
+		"<text x=\"%d\" y=\"%d\" fill=\"#666\">dashed grey: the workload point%s</text>\n",
+		PLOT_LEFT, y, n->n_crossovers ? "; dashed red: where the fastest changes" : "");
 	y += LEGEND_LINE;
 	for (size_t i = 0; i < n->n_crossovers; i++, y += LEGEND_LINE) {
 		fprintf(out, "<text class=\"crossover-words\" x=\"%d\" y=\"%d\" fill=\"#c00\">",
