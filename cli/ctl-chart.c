@@ -267,6 +267,10 @@ static void print_under(FILE *out, const struct canvas *cv, const char *first, c
 
 	while (end > 0 && !cells[end - 1])
 		end--;
+	if (end == 0 && strcmp(first, " ") == 0) {
+		fputc('\n', out);
+		return;
+	}
 	fprintf(out, "%*s%s", cv->label_width + 1, "", first);
 	for (int col = 0; col < end; col++)
 		fputs(cells[col] ?: " ", out);
@@ -294,7 +298,8 @@ static void print_x_axis(FILE *out, const struct canvas *cv, const struct chart_
 		int start = column_of(cv, n, n->sizes[s]) - (len - 1) / 2;
 
 		start = start + len > cv->width ? cv->width - len : start;
-		if (start < free_from)
+		start = start < 0 ? 0 : start;
+		if (start < free_from || start + len > cv->width)
 			continue;
 		memcpy(labels + start, label, (size_t) len);
 		free_from = start + len + 1;
@@ -361,8 +366,10 @@ static void print_legend(FILE *out, int width, const struct chart_model *m,
 	}
 	if (n->n_crossovers == 0)
 		put_wrapped(out, width,
-			    "No crossover: the same implementation is the fastest at every size "
-			    "where two were measured.");
+			    n->n_curves < 2
+				? "One implementation measured: nothing to compare."
+				: "No crossover: the same implementation is the fastest at "
+				  "every size where two were measured.");
 }
 
 static int print_name(FILE *out, const struct chart_model *m, const struct chart_name *n, int width,
