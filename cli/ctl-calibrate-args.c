@@ -124,6 +124,43 @@ static int parse_budget(const char *arg, bool raw, struct calibrate_args *a)
 	return 0;
 }
 
+/*
+ * --chart, or --chart=svg FILE: FILE is the argument after it, taken here
+ * (getopt_long moves what it skipped past it, so it is no PATTERN).
+ */
+static int parse_chart(int argc, char **argv, const char *arg, struct calibrate_args *a)
+{
+	a->chart = true;
+	a->chart_svg = NULL;
+	if (!arg)
+		return 0;
+	if (strcmp(arg, "svg") != 0)
+		return ctl_usage_error("calibrate: bad --chart '%s' (--chart for the terminal, "
+				       "--chart=svg FILE)",
+				       arg);
+	if (optind >= argc)
+		return ctl_usage_error("calibrate: --chart=svg needs a FILE (- for standard "
+				       "output)");
+	a->chart_svg = argv[optind++];
+	return 0;
+}
+
+/* What --chart cannot go with: --json on the same standard output. */
+static int check_chart(const struct ctl *ctl, const struct calibrate_args *a)
+{
+	if (!a->chart || !ctl->json)
+		return 0;
+	if (!a->chart_svg)
+		return ctl_usage_error(
+		    "calibrate: --chart draws for a terminal, --json prints a "
+		    "document: use --chart=svg FILE, or cryptoprioctl chart on the "
+		    "document");
+	if (strcmp(a->chart_svg, "-") == 0)
+		return ctl_usage_error("calibrate: --chart=svg - and --json would both write to "
+				       "standard output: give --chart=svg a FILE");
+	return 0;
+}
+
 /* One option into @a: 0, or the exit code after saying what is wrong. */
 static int parse_option(struct ctl *ctl, int c, const char *arg, bool raw, struct calibrate_args *a)
 {
@@ -169,13 +206,10 @@ int calibrate_parse_args(struct ctl *ctl, int argc, char **argv, bool raw, struc
 {
 	/* Each mode its options: another's is unknown, not abbreviated to one of its own. */
 	static const struct option engine_options[] = {
-	    {"size", required_argument, NULL, 's'},
-	    {"depth", required_argument, NULL, 'd'},
-	    {"budget", required_argument, NULL, 'b'},
-	    {"force", no_argument, NULL, 'f'},
-	    {"backend", required_argument, NULL, 'B'},
-	    {"json", no_argument, NULL, 'j'},
-	    {},
+	    {"size", required_argument, NULL, 's'},    {"depth", required_argument, NULL, 'd'},
+	    {"budget", required_argument, NULL, 'b'},  {"force", no_argument, NULL, 'f'},
+	    {"backend", required_argument, NULL, 'B'}, {"chart", optional_argument, NULL, 'C'},
+	    {"json", no_argument, NULL, 'j'},	       {},
 	};
 	static const struct option raw_options[] = {
 	    {"size", required_argument, NULL, 's'},
@@ -193,9 +227,10 @@ int calibrate_parse_args(struct ctl *ctl, int argc, char **argv, bool raw, struc
 
 	while ((c = getopt_long(argc, argv, shorts, raw ? raw_options : engine_options, NULL)) >=
 	       0) {
-		r = parse_option(ctl, c, optarg, raw, a);
+		r = c == 'C' ? parse_chart(argc, argv, optarg, a)
+			     : parse_option(ctl, c, optarg, raw, a);
 		if (r != 0)
 			return r;
 	}
-	return 0;
+	return check_chart(ctl, a);
 }

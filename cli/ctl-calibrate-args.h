@@ -24,6 +24,9 @@ struct calibrate_args {
 	uint64_t budget_ns;
 	bool force, depth_set, budget_set;
 	enum cp_backend backend;
+	/* --chart: drawn after the table; --chart=svg FILE: written to FILE ("-": stdout) */
+	bool chart;
+	const char *chart_svg;
 	/* --raw's alone */
 	uint32_t key_size;
 	bool decrypt;

@@ -13,9 +13,11 @@
 #include "calibrate.h"
 #include "cryptoprioctl.h"
 #include "ctl-calibrate-args.h"
+#include "ctl-chart.h"
 #include "ctl-table.h"
 #include "fileio.h"
 #include "inventory-load.h"
+#include "json-util.h"
 #include "paths.h"
 #include "policy.h"
 #include "units.h"
@@ -203,8 +205,9 @@ static json_object *summary_json(const struct cp_calibration *cal, const struct 
 	return o;
 }
 
-static void print_json(const struct cp_calibration *cal, const struct cp_inventory *inv,
-		       const struct calibrate_args *a, json_object *modules_loaded)
+/* The calibrate document, less "version" and "verb" (ctl_json_print() adds them). */
+static json_object *calibrate_json(const struct cp_calibration *cal, const struct cp_inventory *inv,
+				   const struct calibrate_args *a, json_object *modules_loaded)
 {
 	json_object *doc = summary_json(cal, a), *algorithms = json_object_new_array(),
 		    *skipped = json_object_new_array();
@@ -235,7 +238,7 @@ static void print_json(const struct cp_calibration *cal, const struct cp_invento
 	json_object_object_add(doc, "algorithms", algorithms);
 	json_object_object_add(doc, "not_calibrated", skipped);
 	json_object_object_add(doc, "modules_loaded", modules_loaded);
-	ctl_json_print(doc);
+	return doc;
 }
 
 /*
@@ -379,6 +382,26 @@ static void explain_backend(const struct cp_calibration *cal)
 			cal->n_instances_left);
 }
 
+/* The table or the document, and the chart drawn from the document (--chart): the exit code. */
+static int print_results(const struct ctl *ctl, const struct cp_calibration *cal,
+			 const struct cp_inventory *inv, const struct calibrate_args *a,
+			 json_object *modules_loaded)
+{
+	_cleanup_(cp_json_putp) json_object *doc = NULL;
+
+	if (ctl->json || a->chart)
+		doc = calibrate_json(cal, inv, a, modules_loaded);
+	else
+		json_object_put(modules_loaded);
+	if (ctl->json)
+		ctl_json_print(json_object_get(doc));
+	else
+		print_table(ctl, cal, inv, a);
+	if (cal->n_measured == 0 && cal->n_skipped == 0)
+		return ctl_error("calibrate: nothing to calibrate matches");
+	return a->chart ? chart_calibration(ctl, doc, a->chart_svg) : EXIT_SUCCESS;
+}
+
 /* Measure @patterns' implementations (all that compete, if none) and print the figures. */
 static int measure_and_print(struct ctl *ctl, char **patterns, int n_patterns,
 			     const struct calibrate_args *a)
@@ -421,16 +444,10 @@ static int measure_and_print(struct ctl *ctl, char **patterns, int n_patterns,
 		return ctl_errno(r, NULL, "calibrate");
 	}
 	explain_backend(&cal);
-	if (ctl->json) {
-		print_json(&cal, &inv, a, loaded);
-	} else {
-		print_table(ctl, &cal, &inv, a);
-		json_object_put(loaded);
-	}
-	r = cal.n_measured == 0 && cal.n_skipped == 0;
+	r = print_results(ctl, &cal, &inv, a, loaded);
 	cp_calibration_free(&cal);
 	cp_inventory_free(&inv);
-	return r ? ctl_error("calibrate: nothing to calibrate matches") : EXIT_SUCCESS;
+	return r;
 }
 
 int verb_calibrate(struct ctl *ctl, int argc, char **argv)
