@@ -2,6 +2,7 @@
 /* cryptoprioctl: inspect and change which crypto implementation the kernel hands out. */
 #include <errno.h>
 #include <getopt.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -428,6 +429,12 @@ int main(int argc, char **argv)
 	struct ctl ctl = {};
 	int n, r;
 
+	/*
+	 * The character set only, for glyphs (glyph.h) and libsmartcols' cells:
+	 * LC_NUMERIC would change the decimal point of tables, JSON and the
+	 * numbers parsed, LC_MESSAGES strerror()'s language.
+	 */
+	setlocale(LC_CTYPE, "");
 	if (!args)
 		return ctl_errno(-ENOMEM, NULL, "cannot start");
 	opterr = 0; /* each verb says what is wrong with its options, once */

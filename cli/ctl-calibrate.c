@@ -15,6 +15,7 @@
 #include "ctl-calibrate-args.h"
 #include "ctl-table.h"
 #include "fileio.h"
+#include "glyph.h"
 #include "inventory-load.h"
 #include "paths.h"
 #include "policy.h"
@@ -241,7 +242,7 @@ static void print_json(const struct cp_calibration *cal, const struct cp_invento
 /*
  * "44.50±1.20" in MB/s, a compressor's ratio after it ("44.50±1.20 2.24:1"),
  * an rsa's operations per second ("1520±12 ops/s"), or the verdict where
- * nothing was measured.
+ * nothing was measured; "+-" for "±" where the locale is not UTF-8.
  */
 static void format_cell(const struct cp_measured *m, const struct cp_point *p, char *buf,
 			size_t size)
@@ -254,13 +255,14 @@ static void format_cell(const struct cp_measured *m, const struct cp_point *p, c
 		return;
 	}
 	if (cp_mod_request_size(m->type, m->name)) {
-		snprintf(buf, size, "%.0f±%.0f%s ops/s", ops_per_s(m, p->mbps.median),
-			 ops_per_s(m, spread), p->cached ? "c" : "");
+		snprintf(buf, size, "%.0f%s%.0f%s ops/s", ops_per_s(m, p->mbps.median),
+			 cp_glyph(CP_GLYPH_PLUS_MINUS), ops_per_s(m, spread), p->cached ? "c" : "");
 		return;
 	}
 	if (p->compressed_size)
 		snprintf(ratio, sizeof(ratio), " %.2f:1", (double) p->size / p->compressed_size);
-	snprintf(buf, size, "%.2f±%.2f%s%s", p->mbps.median, spread, p->cached ? "c" : "", ratio);
+	snprintf(buf, size, "%.2f%s%.2f%s%s", p->mbps.median, cp_glyph(CP_GLYPH_PLUS_MINUS), spread,
+		 p->cached ? "c" : "", ratio);
 }
 
 /* The cells of @m's row: mark, driver, class, a cell per size, KAT, backend; 0 or -ENOMEM. */
@@ -347,8 +349,9 @@ static void print_table(const struct ctl *ctl, const struct cp_calibration *cal,
 			const struct cp_inventory *inv, const struct calibrate_args *a)
 {
 	if (!ctl->no_legend && cal->n_measured)
-		printf("MB/s, median±half-range of the runs; * fastest at the workload point, c "
-		       "from the cache\n\n");
+		printf("MB/s, median%shalf-range of the runs; * fastest at the workload point, c "
+		       "from the cache\n\n",
+		       cp_glyph(CP_GLYPH_PLUS_MINUS));
 	if (cal->n_measured && print_groups(ctl, cal, inv, a) < 0)
 		(void) ctl_errno(-ENOMEM, NULL, "calibrate");
 	if (ctl->no_legend)
