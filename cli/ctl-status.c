@@ -199,9 +199,10 @@ static void print_kept_runs(const struct cp_mod_kept_run *runs, int n)
 	}
 	printf("Runs kept by the module for requests an engine never completed: %d\n", n);
 	for (int i = 0; i < n; i++)
-		printf("  %s: %" PRIu32 " request(s) out, %" PRIu64
+		printf("  %s: %" PRIu32 " request%s out, %" PRIu64
 		       " KiB pinned with the engine's module until it completes them\n",
-		       runs[i].driver, runs[i].outstanding, runs[i].bytes / 1024);
+		       runs[i].driver, runs[i].outstanding, ctl_plural(runs[i].outstanding),
+		       runs[i].bytes / 1024);
 }
 
 static json_object *kept_runs_json(const struct cp_mod_kept_run *runs, int n)
