@@ -140,9 +140,11 @@ static void print_verdict(enum verdict v, const struct findings *f)
 		printf("Verdict: as planned (new users get what the last plan applied chose)\n");
 	else if (v == AS_PLANNED)
 		printf("Verdict: as planned (the kernel is as the last plan applied left it)\n");
-	else if (f->by_winners)
+	if (f->n_moved && v == DRIFTED)
 		printf("Verdict: drifted, new users get another implementation than the last plan "
 		       "applied chose:\n");
+	else if (f->n_moved)
+		printf("New users get another implementation than the last plan applied chose:\n");
 	for (size_t i = 0; i < f->n_moved; i++)
 		printf("  %s, caller %s: %s planned, %s now\n", f->moved[i].name,
 		       cp_caller_to_string(f->moved[i].caller), f->moved[i].planned,

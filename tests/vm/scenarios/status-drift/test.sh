@@ -6,8 +6,7 @@
 # moves cbc(aes)'s winner (the CPU's lowered below the engine) makes status
 # exit 3 and name cbc(aes), its caller, the driver planned and the one
 # now, in text, JSON and the metrics; reset gives it back (status 0).
-# calibrate's cells, from the cache apply filled, show ± under a UTF-8
-# locale and +- under LC_ALL=C.
+# calibrate's cells show ± under a UTF-8 locale and +- under LC_ALL=C.
 # shellcheck source=../apply-default/apply-common.sh
 #
 # The same crypto_user and status on every kernel: the rotation.
@@ -75,7 +74,7 @@ check "reset" "$ctl" reset
 status_now
 check "status after reset: 0" test "$rc" = 0
 
-# calibrate's cells from the cache apply filled: the locale's glyph.
+# calibrate's cells (the second from the cache the first filled): the locale's glyph.
 LC_ALL=C.UTF-8 "$ctl" calibrate 'cbc(aes)' --size 4K >"$CP_RESULTS/calibrate-utf8.txt"
 LC_ALL=C "$ctl" calibrate 'cbc(aes)' --size 4K >"$CP_RESULTS/calibrate-c.txt"
 cat "$CP_RESULTS/calibrate-utf8.txt" "$CP_RESULTS/calibrate-c.txt"
