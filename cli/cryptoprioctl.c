@@ -430,6 +430,11 @@ int main(int argc, char **argv)
 	struct ctl ctl = {};
 	int n, r;
 
+	/*
+	 * The character set only, for glyphs (glyph.h) and libsmartcols' cells:
+	 * LC_NUMERIC would change the decimal point of tables, JSON and the
+	 * numbers parsed, LC_MESSAGES strerror()'s language.
+	 */
 	setlocale(LC_CTYPE, "");
 	if (!args)
 		return ctl_errno(-ENOMEM, NULL, "cannot start");

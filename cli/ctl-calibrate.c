@@ -16,6 +16,7 @@
 #include "ctl-chart.h"
 #include "ctl-table.h"
 #include "fileio.h"
+#include "glyph.h"
 #include "inventory-load.h"
 #include "json-util.h"
 #include "paths.h"
@@ -244,7 +245,7 @@ static json_object *calibrate_json(const struct cp_calibration *cal, const struc
 /*
  * "44.50±1.20" in MB/s, a compressor's ratio after it ("44.50±1.20 2.24:1"),
  * an rsa's operations per second ("1520±12 ops/s"), or the verdict where
- * nothing was measured.
+ * nothing was measured; "+-" for "±" where the locale is not UTF-8.
  */
 static void format_cell(const struct cp_measured *m, const struct cp_point *p, char *buf,
 			size_t size)
@@ -257,13 +258,14 @@ static void format_cell(const struct cp_measured *m, const struct cp_point *p, c
 		return;
 	}
 	if (cp_mod_request_size(m->type, m->name)) {
-		snprintf(buf, size, "%.0f±%.0f%s ops/s", ops_per_s(m, p->mbps.median),
-			 ops_per_s(m, spread), p->cached ? "c" : "");
+		snprintf(buf, size, "%.0f%s%.0f%s ops/s", ops_per_s(m, p->mbps.median),
+			 cp_glyph(CP_GLYPH_PLUS_MINUS), ops_per_s(m, spread), p->cached ? "c" : "");
 		return;
 	}
 	if (p->compressed_size)
 		snprintf(ratio, sizeof(ratio), " %.2f:1", (double) p->size / p->compressed_size);
-	snprintf(buf, size, "%.2f±%.2f%s%s", p->mbps.median, spread, p->cached ? "c" : "", ratio);
+	snprintf(buf, size, "%.2f%s%.2f%s%s", p->mbps.median, cp_glyph(CP_GLYPH_PLUS_MINUS), spread,
+		 p->cached ? "c" : "", ratio);
 }
 
 /* The cells of @m's row: mark, driver, class, a cell per size, KAT, backend; 0 or -ENOMEM. */
@@ -320,12 +322,12 @@ static void print_summary(const struct cp_calibration *cal, const struct calibra
 {
 	char size[32];
 
-	printf("\nWorkload %s at depth %" PRIu32 "; backend %s; %zu points measured, %zu from the "
+	printf("\nWorkload %s at depth %" PRIu32 "; backend %s; %zu point%s measured, %zu from the "
 	       "cache, %zu not measured within the %" PRIu64 " ms budget; %.0f ms.\n",
 	       cp_format_size(size, sizeof(size), a->workload_size), a->depth,
 	       cal->backend == CP_BACKEND_NONE ? "none needed" : cp_backend_to_string(cal->backend),
-	       cal->n_run, cal->n_from_cache, cal->n_unmeasured, a->budget_ns / 1000000,
-	       cal->elapsed_ns / 1e6);
+	       cal->n_run, ctl_plural(cal->n_run), cal->n_from_cache, cal->n_unmeasured,
+	       a->budget_ns / 1000000, cal->elapsed_ns / 1e6);
 	if (cal->n_cut_short)
 		printf("%zu of the points measured cut short by the budget before their %d runs: "
 		       "shown, not cached.\n",
@@ -350,8 +352,9 @@ static void print_table(const struct ctl *ctl, const struct cp_calibration *cal,
 			const struct cp_inventory *inv, const struct calibrate_args *a)
 {
 	if (!ctl->no_legend && cal->n_measured)
-		printf("MB/s, median±half-range of the runs; * fastest at the workload point, c "
-		       "from the cache\n\n");
+		printf("MB/s, median%shalf-range of the runs; * fastest at the workload point, c "
+		       "from the cache\n\n",
+		       cp_glyph(CP_GLYPH_PLUS_MINUS));
 	if (cal->n_measured && print_groups(ctl, cal, inv, a) < 0)
 		(void) ctl_errno(-ENOMEM, NULL, "calibrate");
 	if (ctl->no_legend)
@@ -377,9 +380,10 @@ static void explain_backend(const struct cp_calibration *cal)
 			"registered (crypto_user): they stay registered\n");
 	else if (cal->n_instances_left)
 		fprintf(stderr,
-			"cryptoprioctl: %zu template instances AF_ALG registered are in use: "
+			"cryptoprioctl: %zu template instance%s AF_ALG registered %s in use: "
 			"they stay registered\n",
-			cal->n_instances_left);
+			cal->n_instances_left, ctl_plural(cal->n_instances_left),
+			cal->n_instances_left == 1 ? "is" : "are");
 }
 
 /* The table or the document, and the chart drawn from the document (--chart): the exit code. */

@@ -6,7 +6,6 @@
  * width, UTF-8 glyphs where the locale's charset is UTF-8, ASCII otherwise.
  */
 #include <errno.h>
-#include <langinfo.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "ctl-chart.h"
+#include "glyph.h"
 #include "units.h"
 
 #define N_MARKS 6
@@ -61,14 +61,6 @@ struct canvas {
 	unsigned char *weight; /* what holds a cell: 1 a crossing line, 2 a curve, 3 a point */
 	bool shared;	       /* points of two curves fell in one cell */
 };
-
-/* Whether the locale's charset is UTF-8 (LC_CTYPE, which main sets from the environment). */
-static bool chart_utf8(void)
-{
-	const char *codeset = nl_langinfo(CODESET);
-
-	return codeset && (strcasecmp(codeset, "UTF-8") == 0 || strcasecmp(codeset, "utf8") == 0);
-}
 
 int chart_width(FILE *out)
 {
@@ -405,7 +397,7 @@ static int print_name(FILE *out, const struct chart_model *m, const struct chart
 
 int chart_print(FILE *out, const struct chart_model *model, int width)
 {
-	const struct glyphs *g = chart_utf8() ? &utf8_glyphs : &ascii_glyphs;
+	const struct glyphs *g = cp_locale_is_utf8() ? &utf8_glyphs : &ascii_glyphs;
 	int r = 0;
 
 	if (width < CHART_WIDTH_MIN)

@@ -65,10 +65,10 @@ static void print_measured(const struct cp_apply_result *r)
 {
 	const struct cp_calibration *c = &r->calibration;
 
-	printf(", backend %s, %zu points measured now, %zu from the cache, %zu left out "
+	printf(", backend %s, %zu point%s measured now, %zu from the cache, %zu left out "
 	       "(%.1f s)\n",
-	       cp_backend_to_string(c->backend), c->n_run, c->n_from_cache, c->n_unmeasured,
-	       (double) c->elapsed_ns / 1e9);
+	       cp_backend_to_string(c->backend), c->n_run, ctl_plural(c->n_run), c->n_from_cache,
+	       c->n_unmeasured, (double) c->elapsed_ns / 1e9);
 	if (r->unprivileged)
 		printf("  without CAP_NET_ADMIN: measured through AF_ALG only (on Linux >= 7.2 it "
 		       "cannot reach offload engines); the cache is read, not written\n");
@@ -88,15 +88,15 @@ static void print_calibration(const struct cp_apply_result *r, const struct plan
 		return;
 	}
 	if (o->from)
-		printf(", the figures of %s: %zu points, %zu not in it\n", o->from, c->n_from_cache,
-		       c->n_unmeasured);
+		printf(", the figures of %s: %zu point%s, %zu not in it\n", o->from,
+		       c->n_from_cache, ctl_plural(c->n_from_cache), c->n_unmeasured);
 	else
 		print_measured(r);
 	if (c->cache_warning[0])
 		printf("  cache: %s\n", c->cache_warning);
 	if (!all && c->n_skipped)
-		printf("  %zu competing implementations cannot be calibrated (--all lists them)\n",
-		       c->n_skipped);
+		printf("  %zu competing implementation%s cannot be calibrated (--all lists them)\n",
+		       c->n_skipped, ctl_plural(c->n_skipped));
 	for (size_t i = 0; all && i < c->n_skipped; i++)
 		printf("  not measured: %s (%s): %s\n", c->skipped[i].driver, c->skipped[i].name,
 		       c->skipped[i].reason);
@@ -249,6 +249,7 @@ static void print_text(const struct ctl *ctl, const struct cp_apply_result *r,
 		       const struct plan_opts *o, bool apply, bool applied)
 {
 	bool legend = !ctl->no_legend;
+	size_t n_algorithms = r->plan ? r->plan->n_algorithms : 0;
 
 	if (legend) {
 		print_policy_files(r->policy);
@@ -260,8 +261,8 @@ static void print_text(const struct ctl *ctl, const struct cp_apply_result *r,
 	if (r->n_steps == 0) {
 		if (legend)
 			printf(
-			    "%sNothing to change: %zu algorithms already in the planned order.\n",
-			    o->all ? "\n" : "", r->plan ? r->plan->n_algorithms : 0);
+			    "%sNothing to change: %zu algorithm%s already in the planned order.\n",
+			    o->all ? "\n" : "", n_algorithms, ctl_plural(n_algorithms));
 		return;
 	}
 	if (o->all)

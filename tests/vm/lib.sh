@@ -131,6 +131,23 @@ proc_crypto_field() {
 # proc_crypto_prio DRIVER: print the priority of DRIVER from /proc/crypto.
 proc_crypto_prio() { proc_crypto_field "$1" priority; }
 
+# crypto_user_set DRIVER PRIORITY: set DRIVER's priority with a raw
+# CRYPTO_MSG_UPDATEALG of crypto_user, as a tool other than cryptoprio's
+# would; false (the kernel's errno said) if the kernel refuses it.
+crypto_user_set() {
+	python3 - "$1" "$2" <<'PY'
+import socket, struct, sys
+CRYPTO_MSG_UPDATEALG, CRYPTOCFGA_PRIORITY_VAL = 0x12, 1
+body = struct.pack("64s64s64sIIII", b"", sys.argv[1].encode(), b"", 0, 0, 0, 0)
+body += struct.pack("HHI", 8, CRYPTOCFGA_PRIORITY_VAL, int(sys.argv[2]))
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 21)  # NETLINK_CRYPTO
+s.send(struct.pack("IHHII", 16 + len(body), CRYPTO_MSG_UPDATEALG, 1 | 4, 1, 0) + body)
+error = struct.unpack_from("i", s.recv(65536), 16)[0]
+print(f"UPDATEALG {sys.argv[1]} {sys.argv[2]}: {error}")
+sys.exit(error != 0)
+PY
+}
+
 # has_driver DRIVER: true if DRIVER is in /proc/crypto.
 has_driver() { proc_crypto_field "$1" driver >/dev/null; }
 
