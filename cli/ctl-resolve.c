@@ -79,7 +79,10 @@ static json_object *users_json(const struct caller *caller, uint32_t kernel)
 	return a;
 }
 
-/* The users no priority steers on @kernel, as JSON or (@json NULL) a line printed. */
+/*
+ * The users no priority steers on @kernel, with what they call as JSON, or
+ * (@json NULL) their names on a line printed.
+ */
 static void unsteered_on(uint32_t kernel, json_object *json)
 {
 	size_t n;
@@ -97,8 +100,8 @@ static void unsteered_on(uint32_t kernel, json_object *json)
 			json_object_array_add(json, o);
 			continue;
 		}
-		printf("%s%s (%s)", first ? "\nNot steered by any priority on this kernel: " : ", ",
-		       u[i].name, u[i].why);
+		printf("%s%s", first ? "\nNot steered by any priority on this kernel: " : ", ",
+		       u[i].name);
 		first = false;
 	}
 	if (!json && !first)
