@@ -4,9 +4,10 @@
 # tls_set_sw_offload: crypto_alloc_aead(name, 0, 0) on 6.1, 6.12 and 7.2:
 # asynchronous implementations allowed) and keeps it while the socket
 # lives. The CAAM-shaped engine registers gcm-aes-cp-caam at 3000, as
-# CAAM does; the kernel's own gcm(aes) is the CPU's (generic-gcm-aesni on
-# x86_64, gcm-aes-ce on arm64, at 400 and 300 on 6.1 and 7.2), which the
-# plan must put above it. Sockets given their keys
+# CAAM does; the kernel's own gcm(aes) is the CPU's, which the plan must
+# put above it: on x86_64 generic-gcm-aesni (400) on 6.1 and, under QEMU's
+# -cpu max, generic-gcm-aesni-avx (500) on 7.2; gcm-aes-ce (300) on
+# arm64. Sockets given their keys
 #   - before apply are served by the engine;
 #   - after apply under the default policy, by the CPU;
 #   - under "Gears = offload cpu", by the engine;

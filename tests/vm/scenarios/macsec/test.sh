@@ -5,8 +5,9 @@
 # "net: macsec: preserve ingress frame ordering" in 6.6, taken by 6.1's
 # stable series) and keeps it while the SA exists. The CAAM-shaped engine
 # registers gcm-aes-cp-caam at 3000; the kernel's own gcm(aes) is the
-# CPU's (generic-gcm-aesni on x86_64, gcm-aes-ce on arm64), which the plan
-# must put above it. Two network namespaces joined by a veth pair, a
+# CPU's (as in ktls: generic-gcm-aesni on 6.1's x86_64,
+# generic-gcm-aesni-avx on 7.2's under QEMU's -cpu max, gcm-aes-ce on
+# arm64), which the plan must put above it. Two network namespaces joined by a veth pair, a
 # macsec device on each end (encrypt on), a transmit SA and a receive SA
 # on each (4 transforms), are made
 #   - before apply: served by the engine;
@@ -15,7 +16,8 @@
 #   - after reset: by the engine (the kernel's own choice again), every
 #     priority as before cryptoprio ran.
 # Each time 1 MiB goes over TCP through the macsec devices and comes back
-# intact (frames that fail decryption are dropped: validation is strict).
+# intact (frames that fail decryption are dropped: validation is strict),
+# and each side's SA counts the frames it encrypted or validated.
 # Which implementation the SAs got is read from /proc/crypto's refcnt
 # (held_by).
 #
