@@ -417,6 +417,49 @@ expect_fail() {
 # refcnt DRIVER: its users as /proc/crypto counts them; 0 if not registered.
 refcnt() { proc_crypto_field "$1" refcnt || echo 0; }
 
+# name_refcnts NAME: "DRIVER REFCNT" for each implementation registered as
+# NAME (a larval aside), sorted: how many transforms hold each now. Each
+# crypto_alloc_*() of a kernel user takes one reference on the driver it
+# got, kept until the transform is freed.
+name_refcnts() {
+	awk -v RS= -v name="$1" '{
+		delete f
+		n = split($0, l, "\n")
+		for (i = 1; i <= n; i++) { k = l[i]; sub(/ *:.*/, "", k); v = l[i]; sub(/^[^:]*: */, "", v); f[k] = v }
+		if (f["name"] == name && f["type"] != "larval") print f["driver"], f["refcnt"]
+	}' /proc/crypto | LC_ALL=C sort -u
+}
+
+# held_since NAME BEFORE: "DRIVER +N" for each implementation of NAME whose
+# refcnt rose by N since BEFORE (what name_refcnts NAME printed then; a
+# driver registered since counts from 0), one per line: which
+# implementation of NAME the clients set up meanwhile hold. Nothing if
+# none rose.
+held_since() {
+	name_refcnts "$1" | awk 'NR == FNR { was[$1] = $2; next }
+		$2 > was[$1] + 0 { printf "%s +%d\n", $1, $2 - was[$1] }' <(printf '%s\n' "$2") -
+}
+
+# held_by NAME CMD...: runs CMD (its output to standard error), which sets
+# up a client of NAME that keeps its transforms (a dm-crypt mapping, an
+# SA), then prints what held_since says that client holds; CMD's status.
+# For a client that runs in the background (kTLS's sockets), call
+# name_refcnts before starting it and held_since once it is ready.
+held_by() {
+	local name=$1 before rc=0
+	shift
+	before=$(name_refcnts "$name")
+	"$@" >&2 || rc=$?
+	held_since "$name" "$before"
+	return "$rc"
+}
+
+# name_refcnts_are NAME SNAPSHOT: true if name_refcnts NAME prints
+# SNAPSHOT, what it printed before a client was set up: once the client is
+# gone, its transforms are freed (MACsec frees an SA's after an RCU grace
+# period: wait_until name_refcnts_are ...).
+name_refcnts_are() { [[ $(name_refcnts "$1") == "$2" ]]; }
+
 # add_sa SPI: an IPsec ESP SA with cbc(aes) and hmac(sha256), as IPsec's
 # users ask (xfrm_user and esp4 loaded): the kernel builds its
 # echainiv(authenc(hmac(sha256),cbc(aes))) from what each name resolves to.
