@@ -137,40 +137,7 @@ struct cp_result {
 	char reference[CRYPTO_MAX_ALG_NAME];
 };
 
-/*
- * Operations of one transform type (skcipher.c, aead.c, hash.c, acomp.c,
- * akcipher.c, kpp.c).
- */
-struct cp_type_ops {
-	int (*alloc)(struct cp_tfm *t, const char *name, u32 type, u32 mask);
-	void (*free)(struct cp_tfm *t);
-	const char *(*driver_name)(struct cp_tfm *t);
-	const char *(*alg_name)(struct cp_tfm *t);
-	void (*geometry)(struct cp_tfm *t, struct cp_geometry *g);
-	/*
-	 * Set a key of @key_size cipher bytes taken from @key, which holds
-	 * CRYPTOPRIO_MAX_KEY_SIZE + CP_HMAC_KEY_LEN bytes: nonce and
-	 * authentication key as @g's shape says (authenc key format).
-	 */
-	int (*setkey)(struct cp_tfm *t, const struct cp_geometry *g,
-		      const u8 *key, unsigned int key_size);
-	void *(*req_alloc)(struct cp_tfm *t);
-	void (*req_free)(void *req);
-	/* Point @slot's request at its buffers; @cb gets @data on completion. */
-	void (*req_prepare)(struct cp_tfm *t, struct cp_slot *slot, u32 req_size,
-			    const struct cp_geometry *g, bool decrypt,
-			    crypto_completion_t cb, void *data);
-	/* Send @slot's request (acomp sets its lengths anew each time). */
-	int (*submit)(struct cp_slot *slot, bool decrypt);
-};
-
-extern const struct cp_type_ops cp_skcipher_ops;
-extern const struct cp_type_ops cp_aead_ops;
-extern const struct cp_type_ops cp_hash_ops;
-extern const struct cp_type_ops cp_acomp_ops;
-extern const struct cp_type_ops cp_akcipher_ops;
-extern const struct cp_type_ops cp_kpp_ops;
-const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type);
+struct cp_type_ops;
 
 /* A calibration run: @depth slots and the counters they share. */
 struct cp_run {
@@ -206,8 +173,8 @@ struct cp_run {
 int cp_run_init(void);
 void cp_run_exit(void);
 /* Bytes of buffers a run of @depth slots needs. */
-size_t cp_run_bytes(const struct cp_geometry *g, u32 req_size, u32 depth,
-		    bool decrypt, enum cryptoprio_type type);
+size_t cp_run_bytes(const struct cp_type_ops *ops, const struct cp_geometry *g,
+		    u32 req_size, u32 depth, bool decrypt);
 struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
 			    u32 req_size, u32 depth, bool decrypt);
 /* Frees @run and its transform (never while requests are outstanding). */
@@ -263,24 +230,9 @@ int cp_reference_acomp(const char *name, char *out, size_t len);
 int cp_reference_typed(const char *name, u32 type, u32 type_mask, char *out,
 		       size_t len);
 
-/* acomp.c: the known-answer check of a compressor */
-int cp_acomp_known_answer(struct cp_run *run, u64 grace_ns,
-			  struct cp_result *res, struct netlink_ext_ack *extack);
-
-/* akcipher.c: the known-answer check of rsa */
-int cp_akcipher_known_answer(struct cp_run *run, u64 grace_ns,
-			     struct cp_result *res,
-			     struct netlink_ext_ack *extack);
-
-/* kpp.c: a request's size (the peer key's), 0 for no measured group */
-unsigned int cp_kpp_peer_len(const struct cp_geometry *g);
-/* kpp.c: the known-answer check of ecdh-nist-p256 and dh */
-int cp_kpp_known_answer(struct cp_run *run, u64 grace_ns,
-			struct cp_result *res, struct netlink_ext_ack *extack);
-
 /*
- * kat.c. The known-answer checks (also acomp.c's, akcipher.c's, kpp.c's)
- * return 0, a negative errno, or CP_RUN_ABANDONED: then @run is a zombie.
+ * kat.c: the known-answer check of @run's type (its cp_kat_ops). 0, a
+ * negative errno, or CP_RUN_ABANDONED: then @run is a zombie.
  */
 int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
 		    u64 grace_ns, struct cp_result *res,
