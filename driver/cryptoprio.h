@@ -44,6 +44,7 @@ enum cp_kpp_id {
 	CP_KPP_P256,		/* ecdh-nist-p256 */
 	CP_KPP_FFDHE2048,	/* dh over RFC 7919's ffdhe2048 */
 };
+
 /* The buffers of one run, and of all zombie runs together (cryptoprio(4)). */
 #define CP_MAX_RUN_BYTES	(64UL << 20)
 #define CP_MAX_ZOMBIE_BYTES	(64UL << 20)
@@ -213,6 +214,7 @@ struct cp_cpu_mark {
 	u64 task_ns;
 	unsigned int cpus;
 };
+
 /* What all CPUs did since a mark, counted two ways (cpu.c says why). */
 struct cp_cpu_busy {
 	ktime_t end;
@@ -220,6 +222,7 @@ struct cp_cpu_busy {
 	u64 by_idle_ns;	/* wall time x CPUs less idle and iowait time */
 	u64 by_tasks_ns; /* the run time of every task */
 };
+
 void cp_cpu_mark(struct cp_cpu_mark *m);
 void cp_cpu_busy_since(const struct cp_cpu_mark *m, struct cp_cpu_busy *b);
 
@@ -250,6 +253,7 @@ struct cp_trace {
 	char (*names)[CRYPTO_MAX_ALG_NAME];
 	unsigned int n;
 };
+
 int cp_trace_begin(struct cp_trace *t);
 /*
  * @zombie: the command left a zombie run, which holds what it uses: what

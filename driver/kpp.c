@@ -34,12 +34,13 @@
  * private key is 32 random bytes (the secrets module) kept only if they
  * are a valid scalar (0 < d < n) read either way a kernel may read them:
  * big-endian, or as 64-bit digits in the CPU's order, least significant
- * first (little-endian on x86_64 and arm64); its peer is k * G for a random
- * k, checked to be on the curve and of order n, as x || y, big-endian. ffdhe2048's p is RFC 7919's (as
- * OpenSSL's group "ffdhe2048" gives it, checked against the RFC's formula);
- * the private key is a random 256-bit exponent (RFC 7919 asks at least
- * 225 bits of ffdhe2048's), the peer 2^b mod p for a
- * random 256-bit b, 1 < y < p - 1, big-endian, one p long. The secrets
+ * first (little-endian on x86_64 and arm64); its peer is k * G for a
+ * random k, checked to be on the curve and of order n, as x || y,
+ * big-endian. ffdhe2048's p is RFC 7919's (as OpenSSL's group "ffdhe2048"
+ * gives it, checked against the RFC's formula); the private key is a
+ * random 256-bit exponent (RFC 7919 asks at least 225 bits of
+ * ffdhe2048's), the peer 2^b mod p for a random 256-bit b, 1 < y < p - 1,
+ * big-endian, one p long. The secrets
  * they agree on were computed there too, big-endian: ffdhe2048's, and
  * P-256's x coordinate for each reading of the private key.
  */
@@ -119,11 +120,13 @@ static const u8 cp_p256_secret_be[] = {
 	0xf5, 0xda, 0xfc, 0x0c, 0x84, 0x96, 0xfe, 0xeb, 0xc0, 0x84, 0x1e, 0xfe,
 	0x6c, 0x24, 0xb3, 0x23, 0xba, 0x99, 0x91, 0x00,
 };
+
 static const u8 cp_p256_secret_digits[] = {
 	0x27, 0x7c, 0x0c, 0x0a, 0x62, 0xf2, 0x3d, 0x95, 0x5b, 0x47, 0x37, 0x1c,
 	0xa5, 0xba, 0xce, 0xf3, 0x8a, 0x48, 0x8c, 0x4b, 0x59, 0x39, 0x8c, 0x46,
 	0x8b, 0x4f, 0x84, 0x6d, 0xf6, 0xf2, 0x9d, 0xac,
 };
+
 static const u8 cp_ffdhe2048_secret[] = {
 	0x3e, 0xb9, 0x28, 0x7d, 0x35, 0xc3, 0xe6, 0x10, 0xd3, 0x10, 0x1a, 0x64,
 	0xd4, 0xd7, 0xf8, 0xfa, 0xf4, 0x9a, 0xcd, 0xb9, 0xeb, 0x10, 0x47, 0x7f,
