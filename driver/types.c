@@ -5,7 +5,8 @@
  * A new type (say "sig") touches:
  *  - driver/sig.c: its struct cp_type_ops (types.h), known-answer check
  *    included (struct cp_kat_ops: its own hooks, or kat.c's helpers for
- *    answers that must equal the reference's);
+ *    answers that must equal the reference's; kat.c's own check, shared
+ *    by skcipher, aead and hash, tells those three apart by type);
  *  - driver/types.h: its extern line; here, its row below;
  *  - driver/Kbuild and driver/meson.build: the new file's name;
  *  - driver/cryptoprio.h: a member of struct cp_tfm's union, and any
