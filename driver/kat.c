@@ -508,9 +508,9 @@ static int cp_kat_reference(struct cp_kat *k, const u8 *key,
 	}
 	r = key_size ? ops->setkey(&rt, &k->run->geo, key, key_size) : 0;
 	if (!r) {
-		/* decrypting too, the reference needs a dst where AEAD does */
+		/* it decrypts too: a dst where the type decrypts into one */
 		k->ref = cp_run_alloc(&rt, &k->run->geo, k->run->req_size, 1,
-				      true);
+				      ops->dst == CP_DST_DECRYPT);
 		if (!k->ref)
 			r = -ENOMEM;
 	}
