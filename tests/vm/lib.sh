@@ -460,6 +460,26 @@ held_by() {
 # period: wait_until name_refcnts_are ...).
 name_refcnts_are() { [[ $(name_refcnts "$1") == "$2" ]]; }
 
+# caam_gcm_over_cpu: names the kernel's own gcm(aes) in $own and checks it
+# is the CPU's (what a plan must win against), sets $base to the kernel
+# log's length, loads cp_caam_engine, whose gcm-aes-cp-caam ($eng) then
+# comes first, records every priority in $CP_RESULTS/prio-before.txt and
+# writes the default policy, uncalibrated (the clients of gcm(aes): ktls,
+# macsec).
+caam_gcm_over_cpu() {
+	own=$(first_of 'gcm(aes)')
+	log "the kernel's own gcm(aes), which the plan must win against: $own" \
+		"($(proc_crypto_field "$own" module), priority $(proc_crypto_prio "$own"))"
+	check "the kernel's own gcm(aes) is the CPU's ($own of $(proc_crypto_field "$own" module))" \
+		test "$(proc_crypto_field "$own" module)" = "$cpu_gcm_module"
+	base=$(dmesg | wc -l)
+	check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
+	check "$eng passed its self-test" wait_for_driver "$eng" 120
+	wait_before_measuring cp_caam_engine "$cpu_gcm_module"
+	priority_snapshot >"$CP_RESULTS/prio-before.txt"
+	policy_uncalibrated ""
+}
+
 # add_sa SPI: an IPsec ESP SA with cbc(aes) and hmac(sha256), as IPsec's
 # users ask (xfrm_user and esp4 loaded): the kernel builds its
 # echainiv(authenc(hmac(sha256),cbc(aes))) from what each name resolves to.

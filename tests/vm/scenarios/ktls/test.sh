@@ -41,18 +41,8 @@ gcm_impls() {
 		awk '$1 == "driver" { d = $3 } $1 == "module" { m = $3 } $1 == "priority" { p = $3 }
 		     $1 == "type" && $3 != "larval" { print d, p, m }' | sort -k2,2nr
 }
-own=$(first_of 'gcm(aes)')
-log "the kernel's own gcm(aes), which the plan must win against: $own"
 gcm_impls | sed 's/^/  /'
-check "the kernel's own gcm(aes) is the CPU's ($own of $(proc_crypto_field "$own" module))" \
-	test "$(proc_crypto_field "$own" module)" = "$cpu_gcm_module"
-
-base=$(dmesg | wc -l)
-check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
-check "$eng passed its self-test" wait_for_driver $eng 120
-wait_before_measuring cp_caam_engine "$cpu_gcm_module"
-priority_snapshot >"$r/prio-before.txt"
-policy_uncalibrated ""
+caam_gcm_over_cpu
 
 # ktls_served_by DRIVER STEP: a kTLS client started now (AES-GCM-128 and
 # -256, keys both ways on both ends: 8 transforms of gcm(aes)) holds

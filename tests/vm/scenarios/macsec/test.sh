@@ -34,17 +34,7 @@ for m in ecb cbc ctr gcm crypto-sha256 crypto-hmac; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
 done
 check "$cpu_gcm passed its self-test" wait_for_driver "$cpu_gcm" 120
-own=$(first_of 'gcm(aes)')
-log "the kernel's own gcm(aes), which the plan must win against: $own ($(proc_crypto_field "$own" module), priority $(proc_crypto_prio "$own"))"
-check "the kernel's own gcm(aes) is the CPU's ($own of $(proc_crypto_field "$own" module))" \
-	test "$(proc_crypto_field "$own" module)" = "$cpu_gcm_module"
-
-base=$(dmesg | wc -l)
-check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
-check "$eng passed its self-test" wait_for_driver $eng 120
-wait_before_measuring cp_caam_engine "$cpu_gcm_module"
-priority_snapshot >"$r/prio-before.txt"
-policy_uncalibrated ""
+caam_gcm_over_cpu
 
 # macsec_up: namespaces cpa and cpb, a veth pair between them, on each end
 # macsec0 (encrypt on) with a transmit SA and a receive SA for the other
