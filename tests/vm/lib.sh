@@ -480,6 +480,18 @@ caam_gcm_over_cpu() {
 	policy_uncalibrated ""
 }
 
+# apply_puts_cpu_gcm_first: apply (its document in
+# $CP_RESULTS/apply.json) puts a CPU's gcm(aes) first, named in $first
+# (after caam_gcm_over_cpu: ktls, macsec).
+apply_puts_cpu_gcm_first() {
+	check "apply exits 0" sh -c "'$ctl' --json apply >'$CP_RESULTS/apply.json'"
+	show "$CP_RESULTS/apply.json" 'gcm(aes)'
+	first=$(first_of 'gcm(aes)')
+	log "after apply, gcm(aes) handed out first: $first"
+	check "apply: the CPU's gcm(aes) is first ($first of $(proc_crypto_field "$first" module))" \
+		test "$(proc_crypto_field "$first" module)" = "$cpu_gcm_module"
+}
+
 # add_sa SPI: an IPsec ESP SA with cbc(aes) and hmac(sha256), as IPsec's
 # users ask (xfrm_user and esp4 loaded): the kernel builds its
 # echainiv(authenc(hmac(sha256),cbc(aes))) from what each name resolves to.

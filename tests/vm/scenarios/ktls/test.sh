@@ -100,12 +100,7 @@ ktls_served_by $eng "before apply"
 resolve_names_ktls $eng "before apply"
 
 # 1. the default policy: the CPU first
-check "apply exits 0" sh -c "'$ctl' --json apply >'$r/apply.json'"
-show "$r/apply.json" 'gcm(aes)'
-first=$(first_of 'gcm(aes)')
-log "after apply, gcm(aes) handed out first: $first"
-check "apply: the CPU's gcm(aes) is first ($first of $(proc_crypto_field "$first" module))" \
-	test "$(proc_crypto_field "$first" module)" = "$cpu_gcm_module"
+apply_puts_cpu_gcm_first
 ktls_served_by "$first" "default policy"
 resolve_names_ktls "$first" "default policy"
 
