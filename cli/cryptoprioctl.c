@@ -2,6 +2,7 @@
 /* cryptoprioctl: inspect and change which crypto implementation the kernel hands out. */
 #include <errno.h>
 #include <getopt.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,10 +23,11 @@ static const struct ctl_verb verbs[] = {
     {"reset", "reset [--wait TIME] [DRIVER...]", verb_reset},
     {"calibrate",
      "calibrate [PATTERN...] [--size N[,N...]] [--depth N] [--budget TIME] [--force]\n"
-     "          [--backend module|af_alg]\n"
+     "          [--backend module|af_alg] [--chart | --chart=svg FILE]\n"
      "calibrate --raw [PATTERN...] [--size N[,N...]] [--depth N] [--budget TIME] [--decrypt]\n"
      "          [--key-size N] [--type skcipher|aead|hash|acomp|akcipher|kpp]",
      verb_calibrate},
+    {"chart", "chart [--svg FILE] DOCUMENT", verb_chart},
     {"resolve", "resolve NAME [--type skcipher|aead|hash|acomp|akcipher|kpp]", verb_resolve},
     {"check-policy", "check-policy [--verbose] [--inventory FILE] [--root DIR] [FILE...]",
      verb_check_policy},
@@ -428,6 +430,12 @@ int main(int argc, char **argv)
 	struct ctl ctl = {};
 	int n, r;
 
+	/*
+	 * The character set only, for glyphs (glyph.h) and libsmartcols' cells:
+	 * LC_NUMERIC would change the decimal point of tables, JSON and the
+	 * numbers parsed, LC_MESSAGES strerror()'s language.
+	 */
+	setlocale(LC_CTYPE, "");
 	if (!args)
 		return ctl_errno(-ENOMEM, NULL, "cannot start");
 	opterr = 0; /* each verb says what is wrong with its options, once */

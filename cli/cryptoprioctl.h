@@ -136,6 +136,7 @@ int verb_reset(struct ctl *ctl, int argc, char **argv);
 /* The module probe behind `calibrate --raw` (ctl-calibrate-raw.c). */
 int calibrate_raw(struct ctl *ctl, int argc, char **argv);
 int verb_calibrate(struct ctl *ctl, int argc, char **argv);
+int verb_chart(struct ctl *ctl, int argc, char **argv);
 int verb_resolve(struct ctl *ctl, int argc, char **argv);
 int verb_check_policy(struct ctl *ctl, int argc, char **argv);
 int verb_plan(struct ctl *ctl, int argc, char **argv);

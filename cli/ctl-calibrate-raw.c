@@ -15,44 +15,13 @@
 
 #include "cpmod.h"
 #include "cryptoprioctl.h"
+#include "ctl-calibrate-args.h"
 #include "fileio.h"
 #include "inventory-load.h"
 #include "pattern.h"
-#include "units.h"
 
-#define MAX_SIZES	  16
 #define DEFAULT_BUDGET_MS 100u
 #define DEFAULT_SIZE	  4096u
-
-struct calib_opts {
-	uint32_t sizes[MAX_SIZES];
-	size_t n_sizes;
-	bool sizes_given; /* --size: otherwise cp_mod_request_size() where it fixes one */
-	uint32_t depth;
-	uint32_t key_size;
-	uint64_t budget_ns;
-	bool decrypt;
-	enum cryptoprio_type type; /* for names the inventory does not list */
-};
-
-static int parse_sizes(const char *arg, struct calib_opts *o)
-{
-	_cleanup_free_ char *copy = strdup(arg);
-	char *save = NULL;
-
-	if (!copy)
-		return -ENOMEM;
-	o->n_sizes = 0;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (o->n_sizes == MAX_SIZES)
-			return -E2BIG;
-		/* No range beyond u32: the module enforces its limits and says why. */
-		if (cp_parse_size_range(t, 0, UINT32_MAX, &o->sizes[o->n_sizes]) < 0)
-			return -EINVAL;
-		o->n_sizes++;
-	}
-	return o->n_sizes ? 0 : -EINVAL;
-}
 
 struct target {
 	char driver[CP_NAME_MAX];
@@ -205,87 +174,6 @@ static void print_row(const struct cp_mod_calib_result *r, int width)
 	       r->reference[0] ? r->reference : "-");
 }
 
-static int parse_u32(const char *s, uint32_t *ret)
-{
-	uint64_t v;
-	int r = cp_parse_uint(s, 0, UINT32_MAX, &v);
-
-	if (r >= 0)
-		*ret = (uint32_t) v;
-	return r;
-}
-
-/* One option into @o: 0, or the exit code after saying what is wrong. */
-static int parse_option(struct ctl *ctl, int c, const char *arg, struct calib_opts *o)
-{
-	uint64_t usec;
-
-	switch (c) {
-	case 's':
-		o->sizes_given = true;
-		if (parse_sizes(arg, o) < 0)
-			return ctl_usage_error("calibrate: bad --size '%s' (N[,N...], N in bytes "
-					       "or with K, KiB, M, MiB)",
-					       arg);
-		return 0;
-	case 'd':
-		return parse_u32(arg, &o->depth) < 0
-			   ? ctl_usage_error("calibrate: bad --depth '%s'", arg)
-			   : 0;
-	case 'b':
-		/* No range: the module enforces its own and says why. */
-		if (cp_parse_timespan(arg, CP_USEC_PER_MSEC, &usec) < 0 || usec > UINT64_MAX / 1000)
-			return ctl_usage_error("calibrate: bad --budget '%s' (a time span: 200ms, "
-					       "1s; a bare number is milliseconds)",
-					       arg);
-		o->budget_ns = usec * 1000;
-		return 0;
-	case 'D':
-		o->decrypt = true;
-		return 0;
-	case 'k':
-		return parse_u32(arg, &o->key_size) < 0
-			   ? ctl_usage_error("calibrate: bad --key-size '%s'", arg)
-			   : 0;
-	case 't':
-		return cp_mod_type_from_string(arg, &o->type) < 0
-			   ? ctl_usage_error("calibrate: bad --type '%s' (skcipher, aead, hash, "
-					     "acomp, akcipher, kpp)",
-					     arg)
-			   : 0;
-	case 'j':
-		ctl->json = true;
-		return 0;
-	case 'r':
-		return 0;
-	default:
-		return ctl_option_error("calibrate", c);
-	}
-}
-
-static int parse_options(struct ctl *ctl, int argc, char **argv, struct calib_opts *o)
-{
-	static const struct option options[] = {
-	    {"size", required_argument, NULL, 's'},
-	    {"depth", required_argument, NULL, 'd'},
-	    {"budget", required_argument, NULL, 'b'},
-	    {"decrypt", no_argument, NULL, 'D'},
-	    {"key-size", required_argument, NULL, 'k'},
-	    {"type", required_argument, NULL, 't'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"raw", no_argument, NULL, 'r'},
-	    {},
-	};
-	int c, r;
-
-	while ((c = getopt_long(argc, argv, ":s:d:b:Dk:t:jr", options, NULL)) >= 0) {
-		r = parse_option(ctl, c, optarg, o);
-		if (r != 0)
-			return r;
-	}
-	return 0;
-}
-
 /* The implementations @patterns name: 0, or the exit code after saying why there are none. */
 static int find_targets(char **patterns, int n_patterns, enum cryptoprio_type type,
 			struct target **ret, size_t *ret_n)
@@ -339,7 +227,7 @@ static void output_start(const struct ctl *ctl, const struct target *targets, si
 }
 
 /* One target at one size: 0, or the negative errno the module answered (said). */
-static int measure(struct cp_nl *nl, const struct calib_opts *o, const struct target *t,
+static int measure(struct cp_nl *nl, const struct calibrate_args *o, const struct target *t,
 		   uint32_t size, struct output *out)
 {
 	struct cp_mod_calib_req req = {
@@ -369,7 +257,7 @@ static int measure(struct cp_nl *nl, const struct calib_opts *o, const struct ta
 
 int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 {
-	struct calib_opts o = {
+	struct calibrate_args o = {
 	    .sizes = {DEFAULT_SIZE},
 	    .n_sizes = 1,
 	    .depth = 1,
@@ -386,7 +274,7 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv)
 	int r, failed = 0;
 
 	ctl_json_set_verb("calibrate --raw");
-	r = parse_options(ctl, argc, argv, &o);
+	r = calibrate_parse_args(ctl, argc, argv, true, &o);
 	if (r == 0 && !cp_have_net_admin())
 		r = ctl_error("calibrate: needs CAP_NET_ADMIN (run as root); nothing measured");
 	if (r == 0)

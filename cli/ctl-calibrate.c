@@ -12,51 +12,18 @@
 
 #include "calibrate.h"
 #include "cryptoprioctl.h"
+#include "ctl-calibrate-args.h"
+#include "ctl-chart.h"
 #include "ctl-table.h"
 #include "fileio.h"
+#include "glyph.h"
 #include "inventory-load.h"
+#include "json-util.h"
 #include "paths.h"
 #include "policy.h"
 #include "units.h"
 
-#define MAX_SIZES 16
-
 static const uint32_t default_ladder[] = {16, 256, 4096, 65536};
-
-struct calibrate_args {
-	uint32_t sizes[MAX_SIZES + 1];
-	size_t n_sizes;
-	uint32_t workload_size, depth;
-	uint64_t budget_ns;
-	bool force, depth_set, budget_set;
-	enum cp_backend backend;
-};
-
-static int add_size(struct calibrate_args *a, uint32_t size)
-{
-	for (size_t i = 0; i < a->n_sizes; i++)
-		if (a->sizes[i] == size)
-			return 0;
-	if (a->n_sizes == ARRAY_SIZE(a->sizes))
-		return -E2BIG;
-	a->sizes[a->n_sizes++] = size;
-	return 0;
-}
-
-static int parse_size_list(const char *arg, struct calibrate_args *a)
-{
-	_cleanup_free_ char *copy = strdup(arg);
-	char *save = NULL;
-	uint32_t size;
-
-	if (!copy)
-		return -ENOMEM;
-	a->n_sizes = 0;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-		if (cp_parse_size(t, &size) < 0 || a->n_sizes == MAX_SIZES || add_size(a, size) < 0)
-			return -EINVAL;
-	return a->n_sizes ? 0 : -EINVAL;
-}
 
 static bool wants_raw(int argc, char **argv)
 {
@@ -64,70 +31,6 @@ static bool wants_raw(int argc, char **argv)
 		if (strcmp(argv[i], "--raw") == 0)
 			return true;
 	return false;
-}
-
-static int parse_option(struct ctl *ctl, int c, struct calibrate_args *a)
-{
-	uint64_t value;
-
-	switch (c) {
-	case 's':
-		if (parse_size_list(optarg, a) < 0)
-			return ctl_usage_error(
-			    "calibrate: bad --size '%s' (N[,N...] of 16..1M bytes, "
-			    "at most %d; K, KiB, M, MiB)",
-			    optarg, MAX_SIZES);
-		return 0;
-	case 'd':
-		if (cp_parse_uint(optarg, CP_IN_FLIGHT_MIN, CP_IN_FLIGHT_MAX, &value) < 0)
-			return ctl_usage_error("calibrate: bad --depth '%s' (1..64)", optarg);
-		a->depth = (uint32_t) value;
-		a->depth_set = true;
-		return 0;
-	case 'b':
-		if (cp_parse_duration(optarg, &value) < 0)
-			return ctl_usage_error(
-			    "calibrate: bad --budget '%s' (a time span of 1ms..1min: 500ms, "
-			    "1s 500ms; a bare number is seconds)",
-			    optarg);
-		a->budget_ns = value * 1000;
-		a->budget_set = true;
-		return 0;
-	case 'B':
-		if (cp_backend_from_string(optarg, &a->backend) < 0 ||
-		    a->backend == CP_BACKEND_NONE)
-			return ctl_usage_error("calibrate: bad --backend '%s' (module, af_alg)",
-					       optarg);
-		return 0;
-	case 'f':
-		a->force = true;
-		return 0;
-	case 'j':
-		ctl->json = true;
-		return 0;
-	}
-	return ctl_option_error("calibrate", c);
-}
-
-static int parse_args(struct ctl *ctl, int argc, char **argv, struct calibrate_args *a)
-{
-	static const struct option options[] = {
-	    {"size", required_argument, NULL, 's'},
-	    {"depth", required_argument, NULL, 'd'},
-	    {"budget", required_argument, NULL, 'b'},
-	    {"force", no_argument, NULL, 'f'},
-	    {"backend", required_argument, NULL, 'B'},
-	    {"json", no_argument, NULL, 'j'},
-	    {},
-	};
-	int c, r;
-
-	while ((c = getopt_long(argc, argv, ":s:d:b:fB:j", options, NULL)) >= 0) {
-		r = parse_option(ctl, c, a);
-		if (r != 0)
-			return r;
-	}
-	return 0;
 }
 
 /* The workload point, budget and depth from the policy unless given on the command line. */
@@ -154,8 +57,10 @@ static int apply_policy_defaults(struct ctl *ctl, struct calibrate_args *a)
 		a->budget_ns = settings.calibration_budget_usec * 1000;
 	if (a->n_sizes == 0)
 		for (size_t i = 0; i < ARRAY_SIZE(default_ladder); i++)
-			(void) add_size(a, default_ladder[i]);
-	return add_size(a, a->workload_size) < 0 ? ctl_usage_error("calibrate: too many sizes") : 0;
+			(void) calibrate_add_size(a, default_ladder[i]);
+	return calibrate_add_size(a, a->workload_size) < 0
+		   ? ctl_usage_error("calibrate: too many sizes")
+		   : 0;
 }
 
 static void show_progress(const struct cp_progress *p, void *userdata)
@@ -291,6 +196,8 @@ static json_object *summary_json(const struct cp_calibration *cal, const struct 
 			       json_object_new_int64((int64_t) cal->n_from_cache));
 	json_object_object_add(o, "points_unmeasured",
 			       json_object_new_int64((int64_t) cal->n_unmeasured));
+	json_object_object_add(o, "points_cut_short",
+			       json_object_new_int64((int64_t) cal->n_cut_short));
 	json_object_object_add(o, "cache_measured_at",
 			       cal->cache_oldest ? json_object_new_int64(cal->cache_oldest) : NULL);
 	json_object_object_add(o, "cache_warning",
@@ -299,8 +206,9 @@ static json_object *summary_json(const struct cp_calibration *cal, const struct 
 	return o;
 }
 
-static void print_json(const struct cp_calibration *cal, const struct cp_inventory *inv,
-		       const struct calibrate_args *a, json_object *modules_loaded)
+/* The calibrate document, less "version" and "verb" (ctl_json_print() adds them). */
+static json_object *calibrate_json(const struct cp_calibration *cal, const struct cp_inventory *inv,
+				   const struct calibrate_args *a, json_object *modules_loaded)
 {
 	json_object *doc = summary_json(cal, a), *algorithms = json_object_new_array(),
 		    *skipped = json_object_new_array();
@@ -331,13 +239,13 @@ static void print_json(const struct cp_calibration *cal, const struct cp_invento
 	json_object_object_add(doc, "algorithms", algorithms);
 	json_object_object_add(doc, "not_calibrated", skipped);
 	json_object_object_add(doc, "modules_loaded", modules_loaded);
-	ctl_json_print(doc);
+	return doc;
 }
 
 /*
  * "44.50±1.20" in MB/s, a compressor's ratio after it ("44.50±1.20 2.24:1"),
  * an rsa's operations per second ("1520±12 ops/s"), or the verdict where
- * nothing was measured.
+ * nothing was measured; "+-" for "±" where the locale is not UTF-8.
  */
 static void format_cell(const struct cp_measured *m, const struct cp_point *p, char *buf,
 			size_t size)
@@ -350,21 +258,22 @@ static void format_cell(const struct cp_measured *m, const struct cp_point *p, c
 		return;
 	}
 	if (cp_mod_request_size(m->type, m->name)) {
-		snprintf(buf, size, "%.0f±%.0f%s ops/s", ops_per_s(m, p->mbps.median),
-			 ops_per_s(m, spread), p->cached ? "c" : "");
+		snprintf(buf, size, "%.0f%s%.0f%s ops/s", ops_per_s(m, p->mbps.median),
+			 cp_glyph(CP_GLYPH_PLUS_MINUS), ops_per_s(m, spread), p->cached ? "c" : "");
 		return;
 	}
 	if (p->compressed_size)
 		snprintf(ratio, sizeof(ratio), " %.2f:1", (double) p->size / p->compressed_size);
-	snprintf(buf, size, "%.2f±%.2f%s%s", p->mbps.median, spread, p->cached ? "c" : "", ratio);
+	snprintf(buf, size, "%.2f%s%.2f%s%s", p->mbps.median, cp_glyph(CP_GLYPH_PLUS_MINUS), spread,
+		 p->cached ? "c" : "", ratio);
 }
 
 /* The cells of @m's row: mark, driver, class, a cell per size, KAT, backend; 0 or -ENOMEM. */
 static int add_row(struct ctl_table *t, const struct cp_measured *m, bool best,
 		   const struct cp_inventory *inv, const struct calibrate_args *a)
 {
-	char cells[MAX_SIZES + 1][48];
-	const char *row[MAX_SIZES + 6] = {best ? "*" : NULL, m->driver,
+	char cells[CALIBRATE_MAX_SIZES + 1][48];
+	const char *row[CALIBRATE_MAX_SIZES + 6] = {best ? "*" : NULL, m->driver,
 					  m->candidate ? "cpu+" : class_of(m, inv) ?: "-"};
 	size_t n = 3;
 
@@ -382,8 +291,8 @@ static int add_row(struct ctl_table *t, const struct cp_measured *m, bool best,
 static int print_groups(const struct ctl *ctl, const struct cp_calibration *cal,
 			const struct cp_inventory *inv, const struct calibrate_args *a)
 {
-	struct ctl_column columns[MAX_SIZES + 6] = {{""}, {"DRIVER"}, {"CLASS"}};
-	char sizes[MAX_SIZES + 1][32];
+	struct ctl_column columns[CALIBRATE_MAX_SIZES + 6] = {{""}, {"DRIVER"}, {"CLASS"}};
+	char sizes[CALIBRATE_MAX_SIZES + 1][32];
 	struct ctl_table *t;
 	size_t n = 3;
 	int r = 0;
@@ -413,12 +322,16 @@ static void print_summary(const struct cp_calibration *cal, const struct calibra
 {
 	char size[32];
 
-	printf("\nWorkload %s at depth %" PRIu32 "; backend %s; %zu points measured, %zu from the "
+	printf("\nWorkload %s at depth %" PRIu32 "; backend %s; %zu point%s measured, %zu from the "
 	       "cache, %zu not measured within the %" PRIu64 " ms budget; %.0f ms.\n",
 	       cp_format_size(size, sizeof(size), a->workload_size), a->depth,
 	       cal->backend == CP_BACKEND_NONE ? "none needed" : cp_backend_to_string(cal->backend),
-	       cal->n_run, cal->n_from_cache, cal->n_unmeasured, a->budget_ns / 1000000,
-	       cal->elapsed_ns / 1e6);
+	       cal->n_run, ctl_plural(cal->n_run), cal->n_from_cache, cal->n_unmeasured,
+	       a->budget_ns / 1000000, cal->elapsed_ns / 1e6);
+	if (cal->n_cut_short)
+		printf("%zu of the points measured cut short by the budget before their %d runs: "
+		       "shown, not cached.\n",
+		       cal->n_cut_short, CP_RUNS_FIRST);
 	if (cal->cache_oldest)
 		printf("Cached figures measured since %s", ctime(&cal->cache_oldest));
 	for (size_t i = 0; i < cal->n_measured; i++)
@@ -439,8 +352,9 @@ static void print_table(const struct ctl *ctl, const struct cp_calibration *cal,
 			const struct cp_inventory *inv, const struct calibrate_args *a)
 {
 	if (!ctl->no_legend && cal->n_measured)
-		printf("MB/s, median±half-range of the runs; * fastest at the workload point, c "
-		       "from the cache\n\n");
+		printf("MB/s, median%shalf-range of the runs; * fastest at the workload point, c "
+		       "from the cache\n\n",
+		       cp_glyph(CP_GLYPH_PLUS_MINUS));
 	if (cal->n_measured && print_groups(ctl, cal, inv, a) < 0)
 		(void) ctl_errno(-ENOMEM, NULL, "calibrate");
 	if (ctl->no_legend)
@@ -466,14 +380,36 @@ static void explain_backend(const struct cp_calibration *cal)
 			"registered (crypto_user): they stay registered\n");
 	else if (cal->n_instances_left)
 		fprintf(stderr,
-			"cryptoprioctl: %zu template instances AF_ALG registered are in use: "
+			"cryptoprioctl: %zu template instance%s AF_ALG registered %s in use: "
 			"they stay registered\n",
-			cal->n_instances_left);
+			cal->n_instances_left, ctl_plural(cal->n_instances_left),
+			cal->n_instances_left == 1 ? "is" : "are");
 }
 
-int verb_calibrate(struct ctl *ctl, int argc, char **argv)
+/* The table or the document, and the chart drawn from the document (--chart): the exit code. */
+static int print_results(const struct ctl *ctl, const struct cp_calibration *cal,
+			 const struct cp_inventory *inv, const struct calibrate_args *a,
+			 json_object *modules_loaded)
 {
-	struct calibrate_args a = {};
+	_cleanup_(cp_json_putp) json_object *doc = NULL;
+
+	if (ctl->json || a->chart)
+		doc = calibrate_json(cal, inv, a, modules_loaded);
+	else
+		json_object_put(modules_loaded);
+	if (ctl->json)
+		ctl_json_print(json_object_get(doc));
+	else
+		print_table(ctl, cal, inv, a);
+	if (cal->n_measured == 0 && cal->n_skipped == 0)
+		return ctl_error("calibrate: nothing to calibrate matches");
+	return a->chart ? chart_calibration(ctl, doc, a->chart_svg) : EXIT_SUCCESS;
+}
+
+/* Measure @patterns' implementations (all that compete, if none) and print the figures. */
+static int measure_and_print(struct ctl *ctl, char **patterns, int n_patterns,
+			     const struct calibrate_args *a)
+{
 	struct ctl_modules modules;
 	json_object *loaded;
 	struct cp_calibrate_options opts;
@@ -481,30 +417,20 @@ int verb_calibrate(struct ctl *ctl, int argc, char **argv)
 	struct cp_inventory inv;
 	int r;
 
-	if (wants_raw(argc, argv))
-		return calibrate_raw(ctl, argc, argv);
-	r = parse_args(ctl, argc, argv, &a);
-	if (r == 0)
-		r = apply_policy_defaults(ctl, &a);
-	if (r != 0)
-		return r;
-	if (!cp_have_net_admin())
-		return ctl_error("calibrate: measuring needs CAP_NET_ADMIN (run as root); nothing "
-				 "measured, the cache left alone");
 	r = cp_inventory_load(&inv);
 	if (r < 0)
 		return ctl_errno(r, NULL, "calibrate: cannot read the kernel's implementations");
 	opts = (struct cp_calibrate_options){
-	    .patterns = argv + optind,
-	    .n_patterns = (size_t) (argc - optind),
-	    .sizes = a.sizes,
-	    .n_sizes = a.n_sizes,
-	    .workload_size = a.workload_size,
-	    .depth = a.depth,
-	    .budget_ns = a.budget_ns,
-	    .force = a.force,
+	    .patterns = patterns,
+	    .n_patterns = (size_t) n_patterns,
+	    .sizes = a->sizes,
+	    .n_sizes = a->n_sizes,
+	    .workload_size = a->workload_size,
+	    .depth = a->depth,
+	    .budget_ns = a->budget_ns,
+	    .force = a->force,
 	    .cache_path = CP_CACHE_PATH,
-	    .backend = a.backend,
+	    .backend = a->backend,
 	    .progress = isatty(STDERR_FILENO) ? show_progress : NULL,
 	};
 	/* the references' templates, AF_ALG's lookups: what they loaded is said after */
@@ -516,20 +442,32 @@ int verb_calibrate(struct ctl *ctl, int argc, char **argv)
 	if (r < 0) {
 		json_object_put(loaded);
 		cp_inventory_free(&inv);
-		if (a.backend == CP_BACKEND_MODULE && r == cal.module_error)
+		if (a->backend == CP_BACKEND_MODULE && r == cal.module_error)
 			return ctl_error("calibrate: --backend module: the cryptoprio module %s",
 					 ctl_module_reason(r));
 		return ctl_errno(r, NULL, "calibrate");
 	}
 	explain_backend(&cal);
-	if (ctl->json) {
-		print_json(&cal, &inv, &a, loaded);
-	} else {
-		print_table(ctl, &cal, &inv, &a);
-		json_object_put(loaded);
-	}
-	r = cal.n_measured == 0 && cal.n_skipped == 0;
+	r = print_results(ctl, &cal, &inv, a, loaded);
 	cp_calibration_free(&cal);
 	cp_inventory_free(&inv);
-	return r ? ctl_error("calibrate: nothing to calibrate matches") : EXIT_SUCCESS;
+	return r;
+}
+
+int verb_calibrate(struct ctl *ctl, int argc, char **argv)
+{
+	struct calibrate_args a = {};
+	int r;
+
+	if (wants_raw(argc, argv))
+		return calibrate_raw(ctl, argc, argv);
+	r = calibrate_parse_args(ctl, argc, argv, false, &a);
+	if (r == 0)
+		r = apply_policy_defaults(ctl, &a);
+	if (r != 0)
+		return r;
+	if (!cp_have_net_admin())
+		return ctl_error("calibrate: measuring needs CAP_NET_ADMIN (run as root); nothing "
+				 "measured, the cache left alone");
+	return measure_and_print(ctl, argv + optind, argc - optind, &a);
 }

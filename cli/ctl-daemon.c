@@ -167,10 +167,11 @@ void ctl_daemon_print(const struct cp_state *state)
 	printf("\n");
 	print_list("Policy in force", rec.policy_files, rec.n_policy_files, " built-in default");
 	printf("  Last run: %s (%s): %" PRIu64 " changed, %" PRIu64 " failed; calibration %s, "
-	       "%" PRIu64 " points from the cache, %" PRIu64 " measured\n",
+	       "%" PRIu64 " point%s from the cache, %" PRIu64 " measured\n",
 	       ctl_format_time(t, sizeof(t), rec.last_run_at),
 	       rec.last_trigger[0] ? rec.last_trigger : "-", rec.last_changed, rec.last_failed,
-	       rec.backend[0] ? rec.backend : "-", rec.last_from_cache, rec.last_measured);
+	       rec.backend[0] ? rec.backend : "-", rec.last_from_cache,
+	       ctl_plural(rec.last_from_cache), rec.last_measured);
 	printf("  Runs: %" PRIu64 ", module events: %" PRIu64 ", reloads: %" PRIu64 " (%" PRIu64
 	       " refused)\n",
 	       rec.runs, rec.module_events, rec.reloads, rec.reload_failures);

@@ -65,10 +65,10 @@ static void print_measured(const struct cp_apply_result *r)
 {
 	const struct cp_calibration *c = &r->calibration;
 
-	printf(", backend %s, %zu points measured now, %zu from the cache, %zu left out "
+	printf(", backend %s, %zu point%s measured now, %zu from the cache, %zu left out "
 	       "(%.1f s)\n",
-	       cp_backend_to_string(c->backend), c->n_run, c->n_from_cache, c->n_unmeasured,
-	       (double) c->elapsed_ns / 1e9);
+	       cp_backend_to_string(c->backend), c->n_run, ctl_plural(c->n_run), c->n_from_cache,
+	       c->n_unmeasured, (double) c->elapsed_ns / 1e9);
 	if (r->unprivileged)
 		printf("  without CAP_NET_ADMIN: measured through AF_ALG only (on Linux >= 7.2 it "
 		       "cannot reach offload engines); the cache is read, not written\n");
@@ -88,15 +88,15 @@ static void print_calibration(const struct cp_apply_result *r, const struct plan
 		return;
 	}
 	if (o->from)
-		printf(", the figures of %s: %zu points, %zu not in it\n", o->from, c->n_from_cache,
-		       c->n_unmeasured);
+		printf(", the figures of %s: %zu point%s, %zu not in it\n", o->from,
+		       c->n_from_cache, ctl_plural(c->n_from_cache), c->n_unmeasured);
 	else
 		print_measured(r);
 	if (c->cache_warning[0])
 		printf("  cache: %s\n", c->cache_warning);
 	if (!all && c->n_skipped)
-		printf("  %zu competing implementations cannot be calibrated (--all lists them)\n",
-		       c->n_skipped);
+		printf("  %zu competing implementation%s cannot be calibrated (--all lists them)\n",
+		       c->n_skipped, ctl_plural(c->n_skipped));
 	for (size_t i = 0; all && i < c->n_skipped; i++)
 		printf("  not measured: %s (%s): %s\n", c->skipped[i].driver, c->skipped[i].name,
 		       c->skipped[i].reason);
@@ -249,6 +249,7 @@ static void print_text(const struct ctl *ctl, const struct cp_apply_result *r,
 		       const struct plan_opts *o, bool apply, bool applied)
 {
 	bool legend = !ctl->no_legend;
+	size_t n_algorithms = r->plan ? r->plan->n_algorithms : 0;
 
 	if (legend) {
 		print_policy_files(r->policy);
@@ -260,8 +261,8 @@ static void print_text(const struct ctl *ctl, const struct cp_apply_result *r,
 	if (r->n_steps == 0) {
 		if (legend)
 			printf(
-			    "%sNothing to change: %zu algorithms already in the planned order.\n",
-			    o->all ? "\n" : "", r->plan ? r->plan->n_algorithms : 0);
+			    "%sNothing to change: %zu algorithm%s already in the planned order.\n",
+			    o->all ? "\n" : "", n_algorithms, ctl_plural(n_algorithms));
 		return;
 	}
 	if (o->all)
@@ -572,10 +573,59 @@ static int run(struct ctl *ctl, const struct plan_opts *o, bool apply)
 	return o->exit_code && res.n_steps > 0 ? EXIT_CHANGES : EXIT_SUCCESS;
 }
 
+enum { OPT_ROOT = 0x100, OPT_EXIT_CODE, OPT_WAIT, OPT_FROM, OPT_CACHED_ONLY };
+
+/* One option of plan or apply (@verb) into @o: 0, or the exit code after saying what is wrong. */
+static int parse_plan_option(struct ctl *ctl, int c, const char *verb, struct plan_opts *o,
+			     bool apply)
+{
+	switch (c) {
+	case 'n':
+		if (!apply)
+			return ctl_usage_error("plan: --dry-run is implied");
+		o->dry_run = true;
+		return 0;
+	case 'f':
+		o->force = true;
+		return 0;
+	case 'a':
+		o->all = true;
+		return 0;
+	case 'j':
+		ctl->json = true;
+		return 0;
+	case OPT_ROOT:
+		o->root = optarg;
+		return 0;
+	case OPT_EXIT_CODE:
+		if (apply)
+			return ctl_usage_error("apply: --exit-code is plan's");
+		o->exit_code = true;
+		return 0;
+	case OPT_WAIT:
+		if (!apply)
+			return ctl_usage_error("plan: --wait is apply's (plan takes no lock)");
+		return ctl_parse_wait(verb, optarg, &o->wait_usec);
+	case OPT_FROM:
+		if (apply)
+			return ctl_usage_error(
+			    "apply: --from is plan's (another machine is not changed "
+			    "from here)");
+		o->from = optarg;
+		return 0;
+	case OPT_CACHED_ONLY:
+		if (!apply)
+			return ctl_usage_error("plan: --cached-only is apply's");
+		o->cached_only = true;
+		return 0;
+	default:
+		return ctl_option_error(verb, c);
+	}
+}
+
 static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct plan_opts *o,
 			      bool apply)
 {
-	enum { OPT_ROOT = 0x100, OPT_EXIT_CODE, OPT_WAIT, OPT_FROM, OPT_CACHED_ONLY };
 	static const struct option options[] = {
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"force", no_argument, NULL, 'f'},
@@ -591,52 +641,9 @@ static int parse_plan_options(struct ctl *ctl, int argc, char **argv, struct pla
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, apply ? ":nfaj" : ":faj", options, NULL)) >= 0) {
-		switch (c) {
-		case 'n':
-			if (!apply)
-				return ctl_usage_error("plan: --dry-run is implied");
-			o->dry_run = true;
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case 'a':
-			o->all = true;
-			break;
-		case 'j':
-			ctl->json = true;
-			break;
-		case OPT_ROOT:
-			o->root = optarg;
-			break;
-		case OPT_EXIT_CODE:
-			if (apply)
-				return ctl_usage_error("apply: --exit-code is plan's");
-			o->exit_code = true;
-			break;
-		case OPT_WAIT:
-			if (!apply)
-				return ctl_usage_error(
-				    "plan: --wait is apply's (plan takes no lock)");
-			r = ctl_parse_wait(argv[0], optarg, &o->wait_usec);
-			if (r != 0)
-				return r;
-			break;
-		case OPT_FROM:
-			if (apply)
-				return ctl_usage_error(
-				    "apply: --from is plan's (another machine is not changed "
-				    "from here)");
-			o->from = optarg;
-			break;
-		case OPT_CACHED_ONLY:
-			if (!apply)
-				return ctl_usage_error("plan: --cached-only is apply's");
-			o->cached_only = true;
-			break;
-		default:
-			return ctl_option_error(argv[0], c);
-		}
+		r = parse_plan_option(ctl, c, argv[0], o, apply);
+		if (r != 0)
+			return r;
 	}
 	if (optind < argc)
 		return ctl_usage_error("%s: unexpected argument '%s'", argv[0], argv[optind]);

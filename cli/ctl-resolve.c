@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cryptoprioctl resolve NAME: which driver a new user of NAME gets right
- * now, for the four kinds of caller of cryptoprioctl(8), asked of the kernel
- * itself through the companion module.
+ * now, for the five kinds of caller of cryptoprioctl(8), asked of the kernel
+ * itself through the companion module, each with the kernel's users that
+ * ask that way on the running kernel (lib/clients.c).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "clients.h"
 #include "cpmod.h"
 #include "cryptoprioctl.h"
 #include "ctl-table.h"
@@ -17,13 +20,14 @@
 
 static const struct caller {
 	const char *name;
-	const char *example;
 	uint32_t mask;
 } callers[] = {
-    {"any", "any user", 0},
-    {"synchronous", "synchronous users", CRYPTOPRIO_ALG_ASYNC},
-    {"non-allocating", "dm-crypt", CRYPTOPRIO_ALG_ALLOCATES_MEMORY},
-    {"both", "fscrypt", CRYPTOPRIO_ALG_ASYNC | CRYPTOPRIO_ALG_ALLOCATES_MEMORY},
+    {"any", 0},
+    {"synchronous", CRYPTOPRIO_ALG_ASYNC},
+    {"non-allocating", CRYPTOPRIO_ALG_ALLOCATES_MEMORY},
+    {"both", CRYPTOPRIO_ALG_ASYNC | CRYPTOPRIO_ALG_ALLOCATES_MEMORY},
+    {"cpu-only",
+     CRYPTOPRIO_ALG_ASYNC | CRYPTOPRIO_ALG_ALLOCATES_MEMORY | CRYPTOPRIO_ALG_KERN_DRIVER_ONLY},
 };
 
 static json_object *mask_json(uint32_t mask)
@@ -34,7 +38,74 @@ static json_object *mask_json(uint32_t mask)
 		json_object_array_add(a, json_object_new_string("async"));
 	if (mask & CRYPTOPRIO_ALG_ALLOCATES_MEMORY)
 		json_object_array_add(a, json_object_new_string("allocates_memory"));
+	if (mask & CRYPTOPRIO_ALG_KERN_DRIVER_ONLY)
+		json_object_array_add(a, json_object_new_string("kern_driver_only"));
 	return a;
+}
+
+/*
+ * The kernel's users that ask as @caller does on @kernel (0: not known),
+ * "IPsec, kTLS, ..." into @buf, or "-".
+ */
+static const char *users_cell(const struct caller *caller, uint32_t kernel, char *buf, size_t size)
+{
+	size_t n, len = 0;
+	const struct cp_client *c = cp_clients(&n);
+
+	buf[0] = 0;
+	for (size_t i = 0; kernel && i < n; i++)
+		if (c[i].mask == caller->mask && cp_client_on(&c[i], kernel))
+			len += snprintf(buf + len, len < size ? size - len : 0, "%s%s",
+					len ? ", " : "", c[i].name);
+	return len ? buf : "-";
+}
+
+static json_object *users_json(const struct caller *caller, uint32_t kernel)
+{
+	json_object *a = json_object_new_array();
+	size_t n;
+	const struct cp_client *c = cp_clients(&n);
+
+	for (size_t i = 0; kernel && i < n; i++) {
+		json_object *o;
+
+		if (c[i].mask != caller->mask || !cp_client_on(&c[i], kernel))
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(c[i].name));
+		json_object_object_add(o, "asks", json_object_new_string(c[i].asks));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/*
+ * The users no priority steers on @kernel, with what they call as JSON, or
+ * (@json NULL) their names on a line printed.
+ */
+static void unsteered_on(uint32_t kernel, json_object *json)
+{
+	size_t n;
+	const struct cp_unsteered *u = cp_unsteered_users(&n);
+	bool first = true;
+
+	for (size_t i = 0; kernel && i < n; i++) {
+		if (kernel < u[i].since)
+			continue;
+		if (json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "name", json_object_new_string(u[i].name));
+			json_object_object_add(o, "calls", json_object_new_string(u[i].why));
+			json_object_array_add(json, o);
+			continue;
+		}
+		printf("%s%s", first ? "\nNot steered by any priority on this kernel: " : ", ",
+		       u[i].name);
+		first = false;
+	}
+	if (!json && !first)
+		printf(".\n");
 }
 
 /* The module type of @name from the inventory, or UNSPEC. */
@@ -119,13 +190,15 @@ struct answer {
 	const struct build_plan *plan; /* with -ENOPKG */
 };
 
-static json_object *caller_json(const struct caller *caller, const struct answer *a)
+static json_object *caller_json(const struct caller *caller, const struct answer *a,
+				uint32_t kernel)
 {
 	json_object *o = json_object_new_object();
 	bool unbuilt = a->r == -ENOPKG && a->plan;
 
 	json_object_object_add(o, "caller", json_object_new_string(caller->name));
 	json_object_object_add(o, "mask", mask_json(caller->mask));
+	json_object_object_add(o, "users", users_json(caller, kernel));
 	json_object_object_add(o, "driver",
 			       a->r >= 0 ? json_object_new_string(a->res.driver) : NULL);
 	if (unbuilt && a->plan->r >= 0)
@@ -137,7 +210,7 @@ static json_object *caller_json(const struct caller *caller, const struct answer
 	return o;
 }
 
-static const struct ctl_column columns[] = {{"CALLER"}, {"EXAMPLE"}, {"DRIVER"}};
+static const struct ctl_column columns[] = {{"CALLER"}, {"DRIVER"}, {"KERNEL USERS"}};
 
 /* The table's cell of a driver not registered for the caller. */
 static char *unbuilt_cell(const struct build_plan *plan)
@@ -158,14 +231,20 @@ static char *unbuilt_cell(const struct build_plan *plan)
 	return strcat(cell, ")");
 }
 
-/* The table's row of @caller: its driver, "(none)", "(would load ...)" or "(error)". */
-static void add_row(struct ctl_table *t, const struct caller *caller, const struct answer *a)
+/*
+ * The table's row of @caller: its driver, "(none)", "(would load ...)" or
+ * "(error)", and the kernel's users that ask so.
+ */
+static void add_row(struct ctl_table *t, const struct caller *caller, const struct answer *a,
+		    uint32_t kernel)
 {
 	_cleanup_free_ char *unbuilt = a->r == -ENOPKG && a->plan ? unbuilt_cell(a->plan) : NULL;
-	const char *cells[] = {caller->name, caller->example,
+	char users[256];
+	const char *cells[] = {caller->name,
 			       a->r >= 0 ? a->res.driver
 			       : unbuilt ? unbuilt
-					 : (a->r == -ENOENT ? "(none)" : "(error)")};
+					 : (a->r == -ENOENT ? "(none)" : "(error)"),
+			       users_cell(caller, kernel, users, sizeof(users))};
 
 	if (t)
 		(void) ctl_table_row(t, cells);
@@ -227,31 +306,49 @@ static int check_nothing_loaded(const char *name, char **before, size_t n_before
 	return 0;
 }
 
+/*
+ * The answers of the first @n callers as a table, each with the kernel's
+ * users that ask so on @kernel; below it, unless --no-legend, those that
+ * no priority steers.
+ */
+static void print_table(const struct ctl *ctl, const struct answer *answers, size_t n,
+			uint32_t kernel)
+{
+	struct ctl_table *table = ctl_table_new(ctl, columns, ARRAY_SIZE(columns), "");
+
+	if (!table) {
+		(void) ctl_errno(-ENOMEM, NULL, "resolve");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		add_row(table, &callers[i], &answers[i], kernel);
+	if (ctl_table_print(table) >= 0 && !ctl->no_legend)
+		unsteered_on(kernel, NULL);
+}
+
 /* The answers of the first @n callers: a table, or the JSON document. */
 static void print_answers(const struct ctl *ctl, const char *name, enum cryptoprio_type type,
 			  const struct answer *answers, size_t n)
 {
-	struct ctl_table *table;
-	json_object *doc, *arr;
+	json_object *doc, *arr, *unsteered;
+	uint32_t kernel;
 
+	if (cp_kernel_version_running(&kernel) < 0)
+		kernel = 0;
 	if (!ctl->json) {
-		table = ctl_table_new(ctl, columns, ARRAY_SIZE(columns), "");
-		if (!table) {
-			(void) ctl_errno(-ENOMEM, NULL, "resolve");
-			return;
-		}
-		for (size_t i = 0; i < n; i++)
-			add_row(table, &callers[i], &answers[i]);
-		(void) ctl_table_print(table);
+		print_table(ctl, answers, n, kernel);
 		return;
 	}
 	doc = json_object_new_object();
 	arr = json_object_new_array();
+	unsteered = json_object_new_array();
 	json_object_object_add(doc, "name", json_object_new_string(name));
 	json_object_object_add(doc, "type", json_object_new_string(cp_mod_type_to_string(type)));
 	json_object_object_add(doc, "callers", arr);
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, caller_json(&callers[i], &answers[i]));
+		json_object_array_add(arr, caller_json(&callers[i], &answers[i], kernel));
+	unsteered_on(kernel, unsteered);
+	json_object_object_add(doc, "unsteered", unsteered);
 	ctl_json_print(doc);
 }
 

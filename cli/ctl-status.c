@@ -56,8 +56,13 @@ static void print_steps(const struct ctl *ctl, const struct cp_state_apply *a)
 /* Whether the kernel is as the last plan applied left it (the exit code of status). */
 enum verdict {
 	AS_PLANNED,
-	FAILED,	 /* a step failed, the apply was interrupted, or the daemon's last run failed */
-	DRIFTED, /* a priority the plan set is not the kernel's now */
+	FAILED, /* a step failed, the apply was interrupted, or the daemon's last run failed */
+	/*
+	 * A lookup gives another implementation than the last plan applied
+	 * left; by a state file without the winners, a priority the plan set
+	 * is not the kernel's now.
+	 */
+	DRIFTED,
 };
 
 static const char *const verdict_names[] = {"as-planned", "failed", "drifted"};
@@ -67,6 +72,21 @@ struct drift {
 	const struct cp_state_step *step;
 	uint32_t priority;
 };
+
+/* What status found: the priorities changed, the winners moved (by_winners). */
+struct findings {
+	struct drift *changed;
+	size_t n_changed;
+	struct cp_winner_drift *moved;
+	size_t n_moved;
+	bool by_winners;
+};
+
+static void findings_free(struct findings *f)
+{
+	free(f->changed);
+	free(f->moved);
+}
 
 /*
  * The drivers the last plan set that are registered at another priority
@@ -88,38 +108,89 @@ static size_t find_drift(const struct cp_state *state, const struct cp_inventory
 	return n;
 }
 
-static enum verdict verdict_of(const struct cp_state *state, size_t n_drift)
+/* The priorities changed, and the winners moved where the last apply recorded them. */
+static int find(const struct cp_state *state, const struct cp_inventory *inv, struct findings *f)
 {
-	return cp_state_last_run_failed(state) ? FAILED : n_drift ? DRIFTED : AS_PLANNED;
+	const struct cp_state_apply *a = state->last_apply;
+
+	f->by_winners = cp_state_drift_by_winners(state);
+	f->changed = calloc(a ? a->n_steps + 1 : 1, sizeof(*f->changed));
+	f->moved = calloc(f->by_winners ? a->n_winners * _CP_CALLER_MAX + 1 : 1, sizeof(*f->moved));
+	if (!f->changed || !f->moved)
+		return -ENOMEM;
+	f->n_changed = find_drift(state, inv, f->changed);
+	if (f->by_winners)
+		f->n_moved = cp_winners_drift(a->winners, a->n_winners, inv, f->moved);
+	return 0;
 }
 
-static void print_verdict(enum verdict v, const struct drift *drift, size_t n_drift)
+static enum verdict verdict_of(const struct cp_state *state, const struct findings *f)
+{
+	if (cp_state_last_run_failed(state))
+		return FAILED;
+	return (f->by_winners ? f->n_moved : f->n_changed) ? DRIFTED : AS_PLANNED;
+}
+
+static void print_verdict(enum verdict v, const struct findings *f)
 {
 	if (v == FAILED)
 		printf("Verdict: failed (a step failed, the run was interrupted, or the daemon's "
 		       "last run stopped on an error)\n");
+	else if (v == AS_PLANNED && f->by_winners)
+		printf("Verdict: as planned (new users get what the last plan applied chose)\n");
 	else if (v == AS_PLANNED)
 		printf("Verdict: as planned (the kernel is as the last plan applied left it)\n");
-	if (n_drift)
-		printf("%s changed since the last plan applied:\n",
-		       v == DRIFTED ? "Verdict: drifted, priorities" : "Priorities");
-	for (size_t i = 0; i < n_drift; i++)
-		printf("  %s (%s): %" PRIu32 " planned, %" PRIu32 " now\n", drift[i].step->driver,
-		       drift[i].step->name, drift[i].step->new_priority, drift[i].priority);
+	if (f->n_moved && v == DRIFTED)
+		printf("Verdict: drifted, new users get another implementation than the last plan "
+		       "applied chose:\n");
+	else if (f->n_moved)
+		printf("New users get another implementation than the last plan applied chose:\n");
+	for (size_t i = 0; i < f->n_moved; i++)
+		printf("  %s, caller %s: %s planned, %s now\n", f->moved[i].name,
+		       cp_caller_to_string(f->moved[i].caller), f->moved[i].planned,
+		       f->moved[i].now);
+	if (f->n_changed)
+		printf("%s changed since the last plan applied%s:\n",
+		       v == DRIFTED && !f->by_winners ? "Verdict: drifted, priorities"
+						      : "Priorities",
+		       f->by_winners && !f->n_moved ? " (no winner with them: not drift)" : "");
+	for (size_t i = 0; i < f->n_changed; i++)
+		printf("  %s (%s): %" PRIu32 " planned, %" PRIu32 " now\n",
+		       f->changed[i].step->driver, f->changed[i].step->name,
+		       f->changed[i].step->new_priority, f->changed[i].priority);
 }
 
-static json_object *drift_json(const struct drift *drift, size_t n_drift)
+static json_object *changed_json(const struct findings *f)
 {
 	json_object *array = json_object_new_array();
 
-	for (size_t i = 0; i < n_drift; i++) {
+	for (size_t i = 0; i < f->n_changed; i++) {
+		const struct drift *d = &f->changed[i];
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "driver", json_object_new_string(drift[i].step->driver));
-		json_object_object_add(o, "algorithm", json_object_new_string(drift[i].step->name));
+		json_object_object_add(o, "driver", json_object_new_string(d->step->driver));
+		json_object_object_add(o, "algorithm", json_object_new_string(d->step->name));
 		json_object_object_add(o, "planned_priority",
-				       json_object_new_int64(drift[i].step->new_priority));
-		json_object_object_add(o, "priority", json_object_new_int64(drift[i].priority));
+				       json_object_new_int64(d->step->new_priority));
+		json_object_object_add(o, "priority", json_object_new_int64(d->priority));
+		json_object_array_add(array, o);
+	}
+	return array;
+}
+
+static json_object *moved_json(const struct findings *f)
+{
+	json_object *array = json_object_new_array();
+
+	for (size_t i = 0; i < f->n_moved; i++) {
+		const struct cp_winner_drift *d = &f->moved[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "algorithm", json_object_new_string(d->name));
+		json_object_object_add(o, "caller",
+				       json_object_new_string(cp_caller_to_string(d->caller)));
+		json_object_object_add(o, "planned_driver", json_object_new_string(d->planned));
+		json_object_object_add(o, "driver", json_object_new_string(d->now));
 		json_object_array_add(array, o);
 	}
 	return array;
@@ -199,9 +270,10 @@ static void print_kept_runs(const struct cp_mod_kept_run *runs, int n)
 	}
 	printf("Runs kept by the module for requests an engine never completed: %d\n", n);
 	for (int i = 0; i < n; i++)
-		printf("  %s: %" PRIu32 " request(s) out, %" PRIu64
+		printf("  %s: %" PRIu32 " request%s out, %" PRIu64
 		       " KiB pinned with the engine's module until it completes them\n",
-		       runs[i].driver, runs[i].outstanding, runs[i].bytes / 1024);
+		       runs[i].driver, runs[i].outstanding, ctl_plural(runs[i].outstanding),
+		       runs[i].bytes / 1024);
 }
 
 static json_object *kept_runs_json(const struct cp_mod_kept_run *runs, int n)
@@ -301,13 +373,14 @@ static json_object *status_json(const struct cp_state *state)
 }
 
 /* The document of status --json, the verdict and the drift first. */
-static void print_json(const struct cp_state *state, enum verdict v, const struct drift *drift,
-		       size_t n_drift, json_object *kept_runs)
+static void print_json(const struct cp_state *state, enum verdict v, const struct findings *f,
+		       json_object *kept_runs)
 {
 	json_object *doc = json_object_new_object(), *rest = status_json(state);
 
 	json_object_object_add(doc, "verdict", json_object_new_string(verdict_names[v]));
-	json_object_object_add(doc, "drift", drift_json(drift, n_drift));
+	json_object_object_add(doc, "drift", moved_json(f));
+	json_object_object_add(doc, "priorities_changed", changed_json(f));
 	json_object_object_foreach(rest, key, value)
 	    json_object_object_add(doc, key, json_object_get(value));
 	json_object_put(rest);
@@ -318,9 +391,8 @@ static void print_json(const struct cp_state *state, enum verdict v, const struc
 static int report(const struct ctl *ctl, const struct cp_state *state)
 {
 	_cleanup_(cp_inventory_free) struct cp_inventory inv = {0};
-	_cleanup_free_ struct drift *drift = NULL;
+	_cleanup_(findings_free) struct findings f = {};
 	struct cp_mod_kept_run kept[CP_MOD_KEPT_RUNS_MAX];
-	size_t n_drift = 0;
 	enum verdict v;
 	int r, n_kept;
 
@@ -328,18 +400,16 @@ static int report(const struct ctl *ctl, const struct cp_state *state)
 	if (r < 0)
 		return ctl_errno(r, NULL,
 				 "status: cannot read the kernel's crypto implementations");
-	drift = calloc(state->last_apply ? state->last_apply->n_steps + 1 : 1, sizeof(*drift));
-	if (!drift)
+	if (find(state, &inv, &f) < 0)
 		return ctl_errno(-ENOMEM, NULL, "status");
-	n_drift = find_drift(state, &inv, drift);
-	v = verdict_of(state, n_drift);
+	v = verdict_of(state, &f);
 	n_kept = cp_mod_kept_runs(kept, ARRAY_SIZE(kept));
 	if (ctl->json) {
-		print_json(state, v, drift, n_drift, kept_runs_json(kept, n_kept));
+		print_json(state, v, &f, kept_runs_json(kept, n_kept));
 	} else {
 		print_status(ctl, state);
 		print_kept_runs(kept, n_kept);
-		print_verdict(v, drift, n_drift);
+		print_verdict(v, &f);
 	}
 	return v == FAILED ? EXIT_FAILURE : v == DRIFTED ? EXIT_CHANGES : EXIT_SUCCESS;
 }

@@ -223,8 +223,9 @@ static int keep_defaults(struct cp_daemon *d, const struct cp_apply_result *res)
 	for (size_t i = 0; r >= 0 && i < res->defaults_unsaved.n_defaults; i++)
 		r = cp_cache_put_default(&d->unsaved, &res->defaults_unsaved.defaults[i]);
 	if (r >= 0 && res->defaults_unsaved.n_defaults)
-		cp_log(LOG_INFO, "%s: %s; keeping %zu default priorities until it can be written",
-		       cache_path(d), strerror(-res->defaults_error), d->unsaved.n_defaults);
+		cp_log(LOG_INFO, "%s: %s; keeping %zu default %s until it can be written",
+		       cache_path(d), strerror(-res->defaults_error), d->unsaved.n_defaults,
+		       cp_plural(d->unsaved.n_defaults, "priority", "priorities"));
 	return r;
 }
 
@@ -238,8 +239,9 @@ static void keep_unsaved(struct cp_daemon *d, const struct cp_apply_result *res)
 	if (cp_track_cache_unsaved(res)) {
 		n = cp_track_cache_entries(res, time(NULL), &d->unsaved);
 		if (n > 0)
-			cp_log(LOG_INFO, "%s: %s; keeping %zu measurements until it can be written",
-			       cache_path(d), res->calibration.cache_warning, d->unsaved.n_entries);
+			cp_log(LOG_INFO, "%s: %s; keeping %zu %s until it can be written",
+			       cache_path(d), res->calibration.cache_warning, d->unsaved.n_entries,
+			       cp_plural(d->unsaved.n_entries, "measurement", "measurements"));
 	}
 	if (n >= 0)
 		n = keep_defaults(d, res);
@@ -267,8 +269,9 @@ static void flush_unsaved(struct cp_daemon *d)
 		(void) arm_timer(d, &d->cache_timer, d->opts.cache_retry_usec, on_cache_timer);
 		return;
 	}
-	cp_log(LOG_INFO, "Saved %zu measurements and %zu default priorities to %s", n, n_defaults,
-	       cache_path(d));
+	cp_log(LOG_INFO, "Saved %zu %s and %zu default %s to %s", n,
+	       cp_plural(n, "measurement", "measurements"), n_defaults,
+	       cp_plural(n_defaults, "priority", "priorities"), cache_path(d));
 }
 
 /*
@@ -634,7 +637,8 @@ static void measure_pending_one(struct cp_daemon *d)
 	}
 	(void) sched_getparam(0, &old_param);
 	idled = old_policy >= 0 && sched_setscheduler(0, SCHED_IDLE, &idle) == 0;
-	cp_log(LOG_DEBUG, "Measuring %s after READY (%zu names left)", name, d->n_pending);
+	cp_log(LOG_DEBUG, "Measuring %s after READY (%zu %s left)", name, d->n_pending,
+	       cp_plural(d->n_pending, "name", "names"));
 	if (run_pipeline(d, "background", &only) == -EIO)
 		d->steps_failed = true;
 	if (idled && sched_setscheduler(0, old_policy, &old_param) < 0)
@@ -725,14 +729,15 @@ static void rescan(struct cp_daemon *d, const char *trigger)
 	if (d->waiting.n == 0) {
 		d->retries = 0;
 	} else if (d->retries++ < d->opts.retry_max) {
-		cp_log(LOG_DEBUG, "%zu implementations not self-tested yet (%s...): looking again",
-		       d->waiting.n, d->waiting.v[0]);
+		cp_log(LOG_DEBUG, "%zu %s not self-tested yet (%s...): looking again", d->waiting.n,
+		       cp_plural(d->waiting.n, "implementation", "implementations"),
+		       d->waiting.v[0]);
 		(void) arm_timer(d, &d->retry, d->opts.retry_usec, on_retry);
 	} else {
 		cp_log(LOG_WARNING,
-		       "%zu implementations still not self-tested (%s...): left until the next "
-		       "module event",
-		       d->waiting.n, d->waiting.v[0]);
+		       "%zu %s still not self-tested (%s...): left until the next module event",
+		       d->waiting.n, cp_plural(d->waiting.n, "implementation", "implementations"),
+		       d->waiting.v[0]);
 		d->retries = 0;
 	}
 	save_record(d);
@@ -811,7 +816,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	cp_policy_free(d->policy);
 	d->policy = p;
 	(void) cp_daemon_record_set_files(&d->rec, p->files, p->n_files);
-	cp_log(LOG_INFO, "Policy reloaded from %zu files", p->n_files);
+	cp_log(LOG_INFO, "Policy reloaded from %zu %s", p->n_files,
+	       cp_plural(p->n_files, "file", "files"));
 	cp_names_clear(&d->modules);
 	(void) run_pipeline(d, "reload", NULL);
 	(void) sd_notify(false, "READY=1");
@@ -893,7 +899,8 @@ static int run_once_rest(struct cp_daemon *d, int first_run)
 {
 	if (d->n_pending) {
 		(void) sd_notify(false, "READY=1");
-		cp_log(LOG_INFO, "Measuring %zu names the budget left", d->n_pending);
+		cp_log(LOG_INFO, "Measuring %zu %s the budget left", d->n_pending,
+		       cp_plural(d->n_pending, "name", "names"));
 	}
 	while (d->n_pending)
 		measure_pending_one(d);

@@ -215,7 +215,8 @@ const char *cp_track_status_text(const struct cp_apply_result *r, const char *tr
 	APPEND("; calibration %s, %zu from cache, %zu measured", cp_backend_to_string(c->backend),
 	       c->n_from_cache, c->n_run);
 	if (c->n_pending_names)
-		APPEND(", %zu names to measure after READY", c->n_pending_names);
+		APPEND(", %zu %s to measure after READY", c->n_pending_names,
+		       cp_plural(c->n_pending_names, "name", "names"));
 #undef APPEND
 	return buf;
 }
@@ -278,8 +279,9 @@ void cp_track_failure_text(const struct cp_apply_result *r, int error, const cha
 	else if (inv->n_algs && inv->source != CP_SOURCE_CRYPTO_USER)
 		snprintf(buf, len,
 			 "crypto_user unavailable (%s): read-only inventory from /proc/crypto (%zu "
-			 "implementations); priorities cannot be changed, nothing applied %s",
-			 strerror(-(inv->crypto_user_error ?: error)), inv->n_algs, when);
+			 "%s); priorities cannot be changed, nothing applied %s",
+			 strerror(-(inv->crypto_user_error ?: error)), inv->n_algs,
+			 cp_plural(inv->n_algs, "implementation", "implementations"), when);
 	else if (error == -EPERM)
 		snprintf(buf, len, "Changing priorities needs CAP_NET_ADMIN; nothing applied %s",
 			 when);

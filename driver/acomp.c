@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "cryptoprio.h"
+#include "types.h"
 
 static int cp_acomp_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
 {
@@ -58,6 +58,16 @@ static void cp_acomp_geometry(struct cp_tfm *t, struct cp_geometry *g)
 {
 	g->blocksize = 1;
 	g->acomp = true;
+}
+
+static int cp_acomp_check(const struct cp_params *p, const struct cp_geometry *g,
+			  struct netlink_ext_ack *extack)
+{
+	if (p->req_size > CRYPTOPRIO_MAX_ACOMP_REQ_SIZE) {
+		NL_SET_ERR_MSG(extack, "compression requests are at most 65536 bytes (64 KiB)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int cp_acomp_setkey(struct cp_tfm *t, const struct cp_geometry *g,
@@ -103,19 +113,6 @@ static int cp_acomp_submit(struct cp_slot *slot, bool decrypt)
 	return decrypt ? crypto_acomp_decompress(slot->req) :
 			 crypto_acomp_compress(slot->req);
 }
-
-const struct cp_type_ops cp_acomp_ops = {
-	.alloc = cp_acomp_alloc,
-	.free = cp_acomp_free,
-	.driver_name = cp_acomp_driver_name,
-	.alg_name = cp_acomp_alg_name,
-	.geometry = cp_acomp_geometry,
-	.setkey = cp_acomp_setkey,
-	.req_alloc = cp_acomp_req_alloc,
-	.req_free = cp_acomp_req_free,
-	.req_prepare = cp_acomp_req_prepare,
-	.submit = cp_acomp_submit,
-};
 
 /*
  * The corpus: what a compressor meets in a swapped-out page, made here,
@@ -249,9 +246,9 @@ static void cp_corpus(u8 *buf, unsigned int len)
 /*
  * The known-answer check. Outputs of compression may differ between
  * implementations (levels, block strategies); what must hold is that each
- * decompresses the other's output to the input. So, on the corpus:
- *  1. the reference compresses; every slot of the candidate decompresses
- *     that and must give the corpus back;
+ * decompresses the other's output to the input. So, on the corpus (k->in):
+ *  1. the reference compresses (into k->want); every slot of the
+ *     candidate decompresses that and must give the corpus back;
  *  2. every slot compresses the corpus; the reference decompresses each
  *     output and must give the corpus back.
  * Without a reference, the candidate must still compress (verdict
@@ -259,14 +256,6 @@ static void cp_corpus(u8 *buf, unsigned int len)
  * verified output in dst, what the timed runs work on; where its output
  * failed, the reference's.
  */
-struct cp_acomp_kat {
-	struct cp_run *run;
-	struct cp_run *ref;	/* one slot, NULL if none */
-	u64 grace_ns;
-	u8 *corpus;
-	u8 *ref_out;		/* the reference's compression of the corpus */
-	unsigned int ref_len;
-};
 
 /* Buffers are linear in lowmem (run.c allocates them without HIGHMEM). */
 static u8 *cp_buf_mem(struct cp_buf *b)
@@ -279,83 +268,43 @@ static unsigned int cp_req_dlen(struct cp_slot *s)
 	return ((struct acomp_req *)s->req)->dlen;
 }
 
-/* One request per slot of @run; CP_RUN_ABANDONED: @run is a zombie now. */
-static int cp_acomp_go(struct cp_acomp_kat *k, struct cp_run *run, bool decompress)
+static int cp_acomp_kat_init(struct cp_kat *k)
 {
-	cp_run_prepare(run, decompress);
-	return cp_run_go(run, true, 0, k->grace_ns, NULL);
-}
-
-static int cp_acomp_reference(struct cp_acomp_kat *k, struct cp_result *res)
-{
-	struct cp_tfm rt = { .type = CRYPTOPRIO_TYPE_ACOMP };
-	struct cp_run *run = k->run;
-	int r;
-
-	r = cp_reference_acomp(cp_acomp_alg_name(&run->tfm), res->reference,
-			       sizeof(res->reference));
-	if (!r)
-		r = cp_acomp_alloc(&rt, res->reference, 0,
-				   CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY |
-				   CRYPTO_NOLOAD);
-	if (r)
-		goto none;
-	strscpy(res->reference, cp_acomp_driver_name(&rt), sizeof(res->reference));
-	k->ref = cp_run_alloc(&rt, &run->geo, run->req_size, 1, false);
-	if (!k->ref) {
-		cp_acomp_free(&rt);
-		return -ENOMEM;
-	}
+	cp_corpus(k->in, k->run->req_size);
 	return 0;
-none:
-	pr_debug("%s: no reference (%d)\n", cp_acomp_driver_name(&run->tfm), r);
-	res->reference[0] = '\0';
-	return -ENOENT;
-}
-
-/* The reference's answer; its failure makes it no reference. */
-static int cp_ref_go(struct cp_acomp_kat *k, bool decompress)
-{
-	int r = cp_acomp_go(k, k->ref, decompress);
-
-	if (r == CP_RUN_ABANDONED) {
-		k->ref = NULL;	/* a zombie: cannot happen to a synchronous one */
-		return r;
-	}
-	return k->ref->slots[0].err;
 }
 
 /* The slot decompressed to the corpus, exactly. */
-static bool cp_src_is_corpus(struct cp_acomp_kat *k, struct cp_slot *s)
+static bool cp_src_is_corpus(struct cp_kat *k, struct cp_slot *s)
 {
 	return !s->err && cp_req_dlen(s) == s->src.len &&
-	       !memcmp(cp_buf_mem(&s->src), k->corpus, s->src.len);
+	       !memcmp(cp_buf_mem(&s->src), k->in, s->src.len);
 }
 
 /* Step 1: the candidate decompresses the reference's output. */
-static int cp_acomp_kat_decompress(struct cp_acomp_kat *k, bool *ok)
+static int cp_acomp_kat_decompress(struct cp_kat *k, bool *ok)
 {
 	struct cp_run *run = k->run;
 	struct cp_slot *rs = &k->ref->slots[0];
 	int r;
 	u32 i;
 
-	memcpy(cp_buf_mem(&rs->src), k->corpus, rs->src.len);
-	r = cp_ref_go(k, false);
+	memcpy(cp_buf_mem(&rs->src), k->in, rs->src.len);
+	r = cp_kat_ref_go(k, false);
 	if (r)
 		return r;
-	k->ref_len = cp_req_dlen(rs);
-	if (!k->ref_len || k->ref_len > rs->dst.len)
+	k->want_len = cp_req_dlen(rs);
+	if (!k->want_len || k->want_len > rs->dst.len)
 		return -EINVAL;
-	memcpy(k->ref_out, cp_buf_mem(&rs->dst), k->ref_len);
+	memcpy(k->want, cp_buf_mem(&rs->dst), k->want_len);
 	for (i = 0; i < run->depth; i++) {
 		struct cp_slot *s = &run->slots[i];
 
-		memcpy(cp_buf_mem(&s->dst), k->ref_out, k->ref_len);
-		s->clen = k->ref_len;
+		memcpy(cp_buf_mem(&s->dst), k->want, k->want_len);
+		s->clen = k->want_len;
 		memset(cp_buf_mem(&s->src), 0, s->src.len);
 	}
-	r = cp_acomp_go(k, run, true);
+	r = cp_kat_go(k, run, true);
 	if (r)
 		return r;
 	for (i = 0; i < run->depth; i++)
@@ -365,16 +314,16 @@ static int cp_acomp_kat_decompress(struct cp_acomp_kat *k, bool *ok)
 }
 
 /* Step 2 (or the only one): every slot compresses the corpus. */
-static int cp_acomp_kat_compress(struct cp_acomp_kat *k, bool *ok)
+static int cp_acomp_kat_compress(struct cp_kat *k, bool *ok)
 {
 	struct cp_run *run = k->run;
 	int r;
 	u32 i;
 
 	for (i = 0; i < run->depth; i++)
-		memcpy(cp_buf_mem(&run->slots[i].src), k->corpus,
+		memcpy(cp_buf_mem(&run->slots[i].src), k->in,
 		       run->slots[i].src.len);
-	r = cp_acomp_go(k, run, false);
+	r = cp_kat_go(k, run, false);
 	if (r)
 		return r;
 	for (i = 0; i < run->depth; i++) {
@@ -391,7 +340,7 @@ static int cp_acomp_kat_compress(struct cp_acomp_kat *k, bool *ok)
 }
 
 /* Step 2's second half: the reference decompresses each slot's output. */
-static int cp_acomp_kat_cross(struct cp_acomp_kat *k, bool *ok)
+static int cp_acomp_kat_cross(struct cp_kat *k, bool *ok)
 {
 	struct cp_slot *rs = &k->ref->slots[0];
 	struct cp_run *run = k->run;
@@ -404,7 +353,7 @@ static int cp_acomp_kat_cross(struct cp_acomp_kat *k, bool *ok)
 		memcpy(cp_buf_mem(&rs->dst), cp_buf_mem(&s->dst), s->clen);
 		rs->clen = s->clen;
 		memset(cp_buf_mem(&rs->src), 0, rs->src.len);
-		r = cp_ref_go(k, true);
+		r = cp_kat_ref_go(k, true);
 		if (r == CP_RUN_ABANDONED)
 			return r;
 		/* the reference failing on it: the candidate's output is bad */
@@ -414,93 +363,82 @@ static int cp_acomp_kat_cross(struct cp_acomp_kat *k, bool *ok)
 	return 0;
 }
 
-/* Where a slot's own output is not to be trusted, the reference's. */
-static void cp_acomp_kat_settle(struct cp_acomp_kat *k, bool ok)
+static int cp_acomp_kat_judge(struct cp_kat *k, bool *ok)
 {
+	int r;
+
+	r = cp_acomp_kat_decompress(k, ok);
+	if (!r)
+		r = cp_acomp_kat_compress(k, ok);
+	if (!r && *ok)
+		r = cp_acomp_kat_cross(k, ok);
+	/* no reference after all: none of its output to fall back on */
+	if (r && r != CP_RUN_ABANDONED)
+		k->want_len = 0;
+	return r;
+}
+
+/* Unjudged, every slot must have compressed. */
+static int cp_acomp_kat_answer(struct cp_kat *k, bool mismatch)
+{
+	struct cp_run *run = k->run;
+	bool ok = true;
+	int r;
+	u32 i;
+
+	r = cp_acomp_kat_compress(k, &ok);
+	for (i = 0; !r && i < run->depth; i++)
+		if (!run->slots[i].clen)
+			r = run->slots[i].err ?: -EIO;
+	return r;
+}
+
+/*
+ * The corpus in every src; where a slot's own output is not to be
+ * trusted, the reference's in its dst.
+ */
+static void cp_acomp_kat_settle(struct cp_kat *k, struct cp_result *res)
+{
+	bool trusted = res->kat != CRYPTOPRIO_KAT_MISMATCH;
 	struct cp_run *run = k->run;
 	u32 i;
 
+	res->compressed_size = run->slots[0].clen;
 	for (i = 0; i < run->depth; i++) {
 		struct cp_slot *s = &run->slots[i];
 
-		memcpy(cp_buf_mem(&s->src), k->corpus, s->src.len);
-		if (!ok && k->ref_len) {
-			memcpy(cp_buf_mem(&s->dst), k->ref_out, k->ref_len);
-			s->clen = k->ref_len;
+		memcpy(cp_buf_mem(&s->src), k->in, s->src.len);
+		if (!trusted && k->want_len) {
+			memcpy(cp_buf_mem(&s->dst), k->want, k->want_len);
+			s->clen = k->want_len;
 		}
 	}
+	cp_run_prepare(run, k->decrypt);
 }
 
-static int cp_acomp_kat_judge(struct cp_acomp_kat *k, struct cp_result *res)
-{
-	bool ok = true;
-	int r;
+static const struct cp_kat_ops cp_acomp_kat_ops = {
+	.find_reference = cp_reference_acomp,
+	.init = cp_acomp_kat_init,
+	.judge = cp_acomp_kat_judge,
+	.answer = cp_acomp_kat_answer,
+	.settle = cp_acomp_kat_settle,
+	.mismatch = "does not round-trip with the reference",
+};
 
-	r = cp_acomp_kat_decompress(k, &ok);
-	if (!r)
-		r = cp_acomp_kat_compress(k, &ok);
-	if (!r && ok)
-		r = cp_acomp_kat_cross(k, &ok);
-	if (r == CP_RUN_ABANDONED)
-		return r;
-	if (r) {
-		/* no reference after all: the candidate must still compress */
-		pr_debug("reference %s failed: %d\n", res->reference, r);
-		res->reference[0] = '\0';
-		k->ref_len = 0;
-		return cp_acomp_kat_compress(k, &ok);
-	}
-	res->kat = ok ? CRYPTOPRIO_KAT_OK : CRYPTOPRIO_KAT_MISMATCH;
-	if (!ok)
-		pr_info("%s: does not round-trip with the reference %s\n",
-			cp_acomp_driver_name(&k->run->tfm), res->reference);
-	return 0;
-}
-
-int cp_acomp_known_answer(struct cp_run *run, u64 grace_ns,
-			  struct cp_result *res, struct netlink_ext_ack *extack)
-{
-	struct cp_acomp_kat k = { .run = run, .grace_ns = grace_ns };
-	bool decompress = run->decrypt, ok = true;
-	int r;
-	u32 i;
-
-	k.corpus = kvmalloc(run->req_size, GFP_KERNEL);
-	k.ref_out = kvmalloc(run->slots[0].dst.len, GFP_KERNEL);
-	if (!k.corpus || !k.ref_out) {
-		NL_SET_ERR_MSG(extack, "out of memory for the known-answer test");
-		r = -ENOMEM;
-		goto out;
-	}
-	cp_corpus(k.corpus, run->req_size);
-	r = cp_acomp_reference(&k, res);
-	if (r == -ENOMEM) {
-		NL_SET_ERR_MSG(extack, "out of memory for the reference request");
-		goto out;
-	}
-	if (!r)
-		r = cp_acomp_kat_judge(&k, res);
-	else
-		r = cp_acomp_kat_compress(&k, &ok);
-	if (r == CP_RUN_ABANDONED) {
-		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period");
-		goto out;
-	}
-	/* unjudged, every slot must have compressed */
-	for (i = 0; !r && res->kat == CRYPTOPRIO_KAT_UNSUPPORTED && i < run->depth; i++)
-		if (!run->slots[i].clen)
-			r = run->slots[i].err ?: -EIO;
-	if (r) {
-		NL_SET_ERR_MSG(extack, "the driver failed the known-answer request");
-		goto out;
-	}
-	res->compressed_size = run->slots[0].clen;
-	cp_acomp_kat_settle(&k, res->kat != CRYPTOPRIO_KAT_MISMATCH);
-	cp_run_prepare(run, decompress);
-out:
-	if (k.ref)
-		cp_run_free(k.ref);
-	kvfree(k.corpus);
-	kvfree(k.ref_out);
-	return r;
-}
+const struct cp_type_ops cp_acomp_ops = {
+	.alloc = cp_acomp_alloc,
+	.free = cp_acomp_free,
+	.driver_name = cp_acomp_driver_name,
+	.alg_name = cp_acomp_alg_name,
+	.geometry = cp_acomp_geometry,
+	.check = cp_acomp_check,
+	.setkey = cp_acomp_setkey,
+	.req_alloc = cp_acomp_req_alloc,
+	.req_free = cp_acomp_req_free,
+	.req_prepare = cp_acomp_req_prepare,
+	.submit = cp_acomp_submit,
+	.kat = &cp_acomp_kat_ops,
+	.frontend_type = CRYPTO_ALG_TYPE_ACOMPRESS,
+	.frontend_mask = CRYPTO_ALG_TYPE_ACOMPRESS_MASK,
+	.dst = CP_DST_ALWAYS,
+};

@@ -15,7 +15,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "cryptoprio.h"
+#include "types.h"
 
 static int cp_aead_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
 {
@@ -146,4 +146,9 @@ const struct cp_type_ops cp_aead_ops = {
 	.req_free = cp_aead_req_free,
 	.req_prepare = cp_aead_req_prepare,
 	.submit = cp_aead_submit,
+	.kat = &cp_cipher_kat_ops,
+	.frontend_type = CRYPTO_ALG_TYPE_AEAD,
+	.frontend_mask = CRYPTO_ALG_TYPE_MASK,
+	.dst = CP_DST_DECRYPT,
+	.whole_blocks = true,
 };

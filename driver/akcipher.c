@@ -24,7 +24,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "cryptoprio.h"
+#include "types.h"
 
 /*
  * A 2048-bit RSA public key made for this module (e = 65537), as
@@ -92,6 +92,26 @@ static void cp_akcipher_geometry(struct cp_tfm *t, struct cp_geometry *g)
 	g->key_default = CP_RSA_KEY_BYTES;
 }
 
+/* Only raw RSA is measured, with the module's key, a modulus per request. */
+static int cp_akcipher_check(const struct cp_params *p,
+			     const struct cp_geometry *g,
+			     struct netlink_ext_ack *extack)
+{
+	if (!g->rsa) {
+		NL_SET_ERR_MSG(extack, "of the akciphers only rsa is measured (its public-key operation)");
+		return -EOPNOTSUPP;
+	}
+	if (p->key_size && p->key_size != CP_RSA_KEY_BYTES) {
+		NL_SET_ERR_MSG(extack, "the module's RSA key is 2048 bits: KEY_SIZE 256 or none");
+		return -EINVAL;
+	}
+	if (p->req_size != CP_RSA_KEY_BYTES) {
+		NL_SET_ERR_MSG(extack, "an RSA request is one message of one modulus: REQ_SIZE must be 256, the key's bytes");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The fixed public key, whatever @key holds: @len must be its size. */
 static int cp_akcipher_setkey(struct cp_tfm *t, const struct cp_geometry *g,
 			      const u8 *key, unsigned int len)
@@ -141,37 +161,28 @@ static int cp_akcipher_submit(struct cp_slot *slot, bool decrypt)
 	return crypto_akcipher_encrypt(slot->req);
 }
 
-const struct cp_type_ops cp_akcipher_ops = {
-	.alloc = cp_akcipher_alloc,
-	.free = cp_akcipher_free,
-	.driver_name = cp_akcipher_driver_name,
-	.alg_name = cp_akcipher_alg_name,
-	.geometry = cp_akcipher_geometry,
-	.setkey = cp_akcipher_setkey,
-	.req_alloc = cp_akcipher_req_alloc,
-	.req_free = cp_akcipher_req_free,
-	.req_prepare = cp_akcipher_req_prepare,
-	.submit = cp_akcipher_submit,
-};
-
 /*
- * The known-answer check: every slot encrypts the same random message,
- * and each output must be the reference's (raw RSA is deterministic).
- * Outputs are compared as the integers they are: one implementation may
- * write the ciphertext with leading zero bytes to the modulus's length,
- * another without them.
+ * The known-answer check (kat.c's cp_kat_same_output()): every slot
+ * encrypts the same random message, and each output must be the
+ * reference's (raw RSA is deterministic). Outputs are compared as the
+ * integers they are: one implementation may write the ciphertext with
+ * leading zero bytes to the modulus's length, another without them.
  */
-struct cp_akcipher_kat {
-	struct cp_run *run;
-	struct cp_run *ref;	/* one slot, NULL if none */
-	u64 grace_ns;
-	u8 *msg;		/* the message, one modulus long */
-	u8 *want;		/* the reference's ciphertext */
-	unsigned int want_len;
-	u8 *got;
-};
+static int cp_akcipher_find_reference(const char *name, char *out, size_t len)
+{
+	return cp_reference_typed(name, CRYPTO_ALG_TYPE_AKCIPHER,
+				  CRYPTO_ALG_TYPE_MASK, out, len);
+}
 
-static void cp_akcipher_fill(struct cp_run *run, const u8 *msg)
+/* The message: random, one modulus long, below the modulus. */
+static int cp_akcipher_kat_init(struct cp_kat *k)
+{
+	get_random_bytes(k->in, k->run->req_size);
+	k->in[0] &= 0x7f;
+	return 0;
+}
+
+static void cp_akcipher_kat_fill(struct cp_kat *k, struct cp_run *run)
 {
 	u32 i;
 
@@ -179,170 +190,41 @@ static void cp_akcipher_fill(struct cp_run *run, const u8 *msg)
 		struct cp_slot *s = &run->slots[i];
 
 		sg_copy_from_buffer(s->src.sgt.sgl, sg_nents(s->src.sgt.sgl),
-				    msg, s->src.len);
+				    k->in, s->src.len);
 	}
 }
 
-/* One request per slot of @run; CP_RUN_ABANDONED: @run is a zombie now. */
-static int cp_akcipher_go(struct cp_akcipher_kat *k, struct cp_run *run)
+static int cp_akcipher_kat_output(struct cp_kat *k, struct cp_slot *s, u8 *to)
 {
-	cp_akcipher_fill(run, k->msg);
-	cp_run_prepare(run, false);
-	return cp_run_go(run, true, 0, k->grace_ns, NULL);
+	return cp_kat_integer(s, ((struct akcipher_request *)s->req)->dst_len,
+			      to);
 }
 
-/*
- * A slot's ciphertext into @to without its leading zero bytes; its
- * length, or -EIO if the driver failed or claimed more than the buffer.
- */
-static int cp_akcipher_output(struct cp_slot *s, u8 *to)
-{
-	unsigned int len = ((struct akcipher_request *)s->req)->dst_len;
-	unsigned int skip = 0;
+static const struct cp_kat_ops cp_akcipher_kat_ops = {
+	.find_reference = cp_akcipher_find_reference,
+	.init = cp_akcipher_kat_init,
+	.judge = cp_kat_same_output,
+	.answer = cp_kat_each_answers,
+	.settle = cp_kat_refill,
+	.fill = cp_akcipher_kat_fill,
+	.output = cp_akcipher_kat_output,
+	.mismatch = "output differs from the reference",
+};
 
-	if (s->err || !len || len > s->dst.len)
-		return -EIO;
-	sg_copy_to_buffer(s->dst.sgt.sgl, sg_nents(s->dst.sgt.sgl), to, len);
-	while (skip < len && !to[skip])
-		skip++;
-	memmove(to, to + skip, len - skip);
-	return len - skip;
-}
-
-static int cp_akcipher_reference(struct cp_akcipher_kat *k,
-				 struct cp_result *res)
-{
-	struct cp_tfm rt = { .type = CRYPTOPRIO_TYPE_AKCIPHER };
-	struct cp_run *run = k->run;
-	int r;
-
-	r = cp_reference_typed(cp_akcipher_alg_name(&run->tfm),
-			       CRYPTO_ALG_TYPE_AKCIPHER, CRYPTO_ALG_TYPE_MASK,
-			       res->reference, sizeof(res->reference));
-	if (!r)
-		r = cp_akcipher_alloc(&rt, res->reference, 0,
-				      CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY |
-				      CRYPTO_NOLOAD);
-	if (r)
-		goto none;
-	strscpy(res->reference, cp_akcipher_driver_name(&rt),
-		sizeof(res->reference));
-	r = cp_akcipher_setkey(&rt, &run->geo, NULL, CP_RSA_KEY_BYTES);
-	if (r) {
-		cp_akcipher_free(&rt);
-		goto none;
-	}
-	k->ref = cp_run_alloc(&rt, &run->geo, run->req_size, 1, false);
-	if (!k->ref) {
-		cp_akcipher_free(&rt);
-		return -ENOMEM;
-	}
-	return 0;
-none:
-	pr_debug("%s: no reference (%d)\n", cp_akcipher_driver_name(&run->tfm), r);
-	res->reference[0] = '\0';
-	return -ENOENT;
-}
-
-/* The reference's ciphertext into k->want; its failure makes it no reference. */
-static int cp_akcipher_ref_answer(struct cp_akcipher_kat *k)
-{
-	int r = cp_akcipher_go(k, k->ref);
-
-	if (r) {
-		k->ref = NULL;	/* a zombie: cannot happen to a synchronous one */
-		return r;
-	}
-	r = cp_akcipher_output(&k->ref->slots[0], k->want);
-	if (r <= 0)
-		return k->ref->slots[0].err ?: -EIO;
-	k->want_len = r;
-	return 0;
-}
-
-/* Every slot answered, and (with a reference) as the reference did. */
-static bool cp_akcipher_judge(struct cp_akcipher_kat *k, bool judged)
-{
-	struct cp_run *run = k->run;
-	bool ok = true;
-	int len;
-	u32 i;
-
-	for (i = 0; i < run->depth; i++) {
-		len = cp_akcipher_output(&run->slots[i], k->got);
-		if (len < 0 || (judged && (len != k->want_len ||
-					   memcmp(k->got, k->want, len))))
-			ok = false;
-	}
-	return ok;
-}
-
-static int cp_akcipher_kat_alloc(struct cp_akcipher_kat *k)
-{
-	unsigned int len = k->run->req_size;
-
-	k->msg = kmalloc(len, GFP_KERNEL);
-	k->want = kmalloc(len, GFP_KERNEL);
-	k->got = kmalloc(len, GFP_KERNEL);
-	if (!k->msg || !k->want || !k->got)
-		return -ENOMEM;
-	get_random_bytes(k->msg, len);
-	k->msg[0] &= 0x7f;	/* below the modulus */
-	return 0;
-}
-
-int cp_akcipher_known_answer(struct cp_run *run, u64 grace_ns,
-			     struct cp_result *res,
-			     struct netlink_ext_ack *extack)
-{
-	struct cp_akcipher_kat k = { .run = run, .grace_ns = grace_ns };
-	bool judged = false, ok;
-	int r;
-
-	r = cp_akcipher_kat_alloc(&k);
-	if (!r) {
-		r = cp_akcipher_reference(&k, res);
-		if (r == -ENOENT)
-			r = 0;
-	}
-	if (r) {
-		NL_SET_ERR_MSG(extack, "out of memory for the known-answer test");
-		goto out;
-	}
-	if (k.ref) {
-		r = cp_akcipher_ref_answer(&k);
-		judged = !r;
-		if (r && r != CP_RUN_ABANDONED) {
-			pr_debug("reference %s failed: %d\n", res->reference, r);
-			res->reference[0] = '\0';
-			r = 0;
-		}
-	}
-	if (!r)
-		r = cp_akcipher_go(&k, run);
-	if (r == CP_RUN_ABANDONED) {
-		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period");
-		goto out;
-	}
-	ok = cp_akcipher_judge(&k, judged);
-	if (judged) {
-		res->kat = ok ? CRYPTOPRIO_KAT_OK : CRYPTOPRIO_KAT_MISMATCH;
-		if (!ok)
-			pr_info("%s: output differs from the reference %s\n",
-				cp_akcipher_driver_name(&run->tfm), res->reference);
-	} else if (!ok) {
-		NL_SET_ERR_MSG(extack, "the driver failed the known-answer request");
-		r = run->slots[0].err ?: -EIO;
-		goto out;
-	}
-	/* what the timed run works on: the message again in every slot */
-	cp_akcipher_fill(run, k.msg);
-	cp_run_prepare(run, false);
-out:
-	if (k.ref)
-		cp_run_free(k.ref);
-	kfree(k.msg);
-	kfree(k.want);
-	kfree(k.got);
-	return r;
-}
+const struct cp_type_ops cp_akcipher_ops = {
+	.alloc = cp_akcipher_alloc,
+	.free = cp_akcipher_free,
+	.driver_name = cp_akcipher_driver_name,
+	.alg_name = cp_akcipher_alg_name,
+	.geometry = cp_akcipher_geometry,
+	.check = cp_akcipher_check,
+	.setkey = cp_akcipher_setkey,
+	.req_alloc = cp_akcipher_req_alloc,
+	.req_free = cp_akcipher_req_free,
+	.req_prepare = cp_akcipher_req_prepare,
+	.submit = cp_akcipher_submit,
+	.kat = &cp_akcipher_kat_ops,
+	.frontend_type = CRYPTO_ALG_TYPE_AKCIPHER,
+	.frontend_mask = CRYPTO_ALG_TYPE_MASK,
+	.dst = CP_DST_ALWAYS,
+};

@@ -12,7 +12,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 
-#include "cryptoprio.h"
+#include "types.h"
 
 /*
  * The machine's own load is measured twice, with nothing of ours running,
@@ -23,28 +23,6 @@
  */
 #define CP_BASELINE_MIN_US	2000
 #define CP_BASELINE_MAX_US	10000
-
-const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type)
-{
-	switch (type) {
-	case CRYPTOPRIO_TYPE_SKCIPHER:
-		return &cp_skcipher_ops;
-	case CRYPTOPRIO_TYPE_AEAD:
-		return &cp_aead_ops;
-	case CRYPTOPRIO_TYPE_HASH:
-		return &cp_hash_ops;
-	case CRYPTOPRIO_TYPE_ACOMP:
-		return &cp_acomp_ops;
-	case CRYPTOPRIO_TYPE_AKCIPHER:
-		return &cp_akcipher_ops;
-	case CRYPTOPRIO_TYPE_KPP:
-		return &cp_kpp_ops;
-	case CRYPTOPRIO_TYPE_UNSPEC:
-	case __CRYPTOPRIO_TYPE_MAX:
-		break;
-	}
-	return NULL;
-}
 
 /* The machine's load, counted both ways, in CPU ns per ns of wall time (ppm). */
 struct cp_cpu_load {
@@ -135,41 +113,22 @@ static int cp_timed_run(struct cp_run *run, const struct cp_params *p,
 }
 
 static int cp_check_geometry(const struct cp_params *p,
+			     const struct cp_type_ops *ops,
 			     const struct cp_geometry *g,
 			     struct netlink_ext_ack *extack)
 {
 	size_t bytes;
+	int r;
 
-	if (g->acomp && p->req_size > CRYPTOPRIO_MAX_ACOMP_REQ_SIZE) {
-		NL_SET_ERR_MSG(extack, "compression requests are at most 65536 bytes (64 KiB)");
-		return -EINVAL;
-	}
-	if (p->type == CRYPTOPRIO_TYPE_AKCIPHER && !g->rsa) {
-		NL_SET_ERR_MSG(extack, "of the akciphers only rsa is measured (its public-key operation)");
-		return -EOPNOTSUPP;
-	}
-	if (g->rsa && p->key_size && p->key_size != CP_RSA_KEY_BYTES) {
-		NL_SET_ERR_MSG(extack, "the module's RSA key is 2048 bits: KEY_SIZE 256 or none");
-		return -EINVAL;
-	}
-	if (g->rsa && p->req_size != CP_RSA_KEY_BYTES) {
-		NL_SET_ERR_MSG(extack, "an RSA request is one message of one modulus: REQ_SIZE must be 256, the key's bytes");
-		return -EINVAL;
-	}
-	if (p->type == CRYPTOPRIO_TYPE_KPP && !g->kpp) {
-		NL_SET_ERR_MSG(extack, "of the key agreements only ecdh-nist-p256 and dh are measured (the shared-secret step)");
-		return -EOPNOTSUPP;
-	}
-	if (g->kpp && p->req_size != cp_kpp_peer_len(g)) {
-		NL_SET_ERR_MSG(extack, "a key agreement request is one peer public key: REQ_SIZE must be 64 for ecdh-nist-p256, 256 for dh (ffdhe2048)");
-		return -EINVAL;
-	}
-	if (g->blocksize > 1 && p->type != CRYPTOPRIO_TYPE_HASH &&
+	r = ops->check ? ops->check(p, g, extack) : 0;
+	if (r)
+		return r;
+	if (ops->whole_blocks && g->blocksize > 1 &&
 	    p->req_size % g->blocksize) {
 		NL_SET_ERR_MSG(extack, "request size is not a multiple of the block size");
 		return -EINVAL;
 	}
-	bytes = cp_run_bytes(g, p->req_size, p->depth, p->decrypt, p->type);
+	bytes = cp_run_bytes(ops, g, p->req_size, p->depth, p->decrypt);
 	if (bytes > CP_MAX_RUN_BYTES) {
 		NL_SET_ERR_MSG(extack, "depth x request size needs more than 64 MiB of buffers");
 		return -EINVAL;
@@ -221,7 +180,7 @@ int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 	if (r)
 		return r;
 	ops->geometry(&t, &g);
-	r = cp_check_geometry(p, &g, extack);
+	r = cp_check_geometry(p, ops, &g, extack);
 	if (r)
 		goto free_tfm;
 	res->key_size = p->key_size ? p->key_size : g.key_default;
@@ -229,10 +188,9 @@ int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 	if (res->key_size) {
 		r = ops->setkey(&t, &g, key, res->key_size);
 		if (r) {
-			if (p->type == CRYPTOPRIO_TYPE_KPP)
-				NL_SET_ERR_MSG(extack, "the driver refused the module's private key");
-			else
-				NL_SET_ERR_MSG(extack, "the driver refused the key size");
+			NL_SET_ERR_MSG(extack, "the driver refused the key size");
+			if (extack && ops->key_refused)
+				extack->_msg = ops->key_refused;
 			goto free_tfm;
 		}
 	}

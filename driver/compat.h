@@ -53,6 +53,16 @@
  * CRYPTO_ALG_TYPE_KPP (0x8).
  */
 
+/*
+ * genl_info's nlhdr points to const since a kernel between 6.1 and 6.12;
+ * netlink_ack(), which only reads it, still takes a plain pointer on 6.1,
+ * 6.12 and 7.2.
+ */
+static inline struct nlmsghdr *cp_genl_nlhdr(const struct genl_info *info)
+{
+	return (struct nlmsghdr *)info->nlhdr;
+}
+
 /* NL_SET_ERR_MSG_FMT appeared in 6.2; older kernels get the plain message. */
 #ifdef NL_SET_ERR_MSG_FMT
 #define CP_ERR_FMT(extack, plain, fmt, ...) \

@@ -408,7 +408,7 @@ static int cp_command_queue(struct cp_command *c, struct sk_buff *skb,
 		return r;
 	}
 	c->skb = skb_get(skb);
-	c->nlh = info->nlhdr;
+	c->nlh = cp_genl_nlhdr(info);
 	c->caller = NETLINK_CB(skb).sk;
 	sock_hold(c->caller);
 	c->portid = info->snd_portid;

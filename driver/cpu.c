@@ -36,6 +36,12 @@
 
 #include "cryptoprio.h"
 
+#ifdef CP_IDLE_TIME_SAMPLED
+static const bool cp_idle_time_sampled = true;
+#else
+static const bool cp_idle_time_sampled;
+#endif
+
 static u64 cp_cpu_idle_us(int cpu)
 {
 	u64 idle = get_cpu_idle_time_us(cpu, NULL);
@@ -77,7 +83,7 @@ void cp_cpu_mark(struct cp_cpu_mark *m)
 	m->time = ktime_get();
 	for_each_online_cpu(cpu) {
 		/* where the idle count is not used (7.x), it is not read either */
-		if (!IS_ENABLED(CP_IDLE_TIME_SAMPLED))
+		if (!cp_idle_time_sampled)
 			m->idle_us += cp_cpu_idle_us(cpu);
 		m->cpus++;
 	}
@@ -94,7 +100,7 @@ void cp_cpu_busy_since(const struct cp_cpu_mark *m, struct cp_cpu_busy *b)
 	b->by_tasks_ns = end.task_ns > m->task_ns ? end.task_ns - m->task_ns : 0;
 	/* a CPU that went on- or offline meanwhile: no figure by idle time */
 	b->by_idle_ns = 0;
-	if (IS_ENABLED(CP_IDLE_TIME_SAMPLED) || end.cpus != m->cpus ||
+	if (cp_idle_time_sampled || end.cpus != m->cpus ||
 	    end.idle_us < m->idle_us)
 		return;
 	idle = (end.idle_us - m->idle_us) * NSEC_PER_USEC;

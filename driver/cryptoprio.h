@@ -44,6 +44,7 @@ enum cp_kpp_id {
 	CP_KPP_P256,		/* ecdh-nist-p256 */
 	CP_KPP_FFDHE2048,	/* dh over RFC 7919's ffdhe2048 */
 };
+
 /* The buffers of one run, and of all zombie runs together (cryptoprio(4)). */
 #define CP_MAX_RUN_BYTES	(64UL << 20)
 #define CP_MAX_ZOMBIE_BYTES	(64UL << 20)
@@ -137,40 +138,7 @@ struct cp_result {
 	char reference[CRYPTO_MAX_ALG_NAME];
 };
 
-/*
- * Operations of one transform type (skcipher.c, aead.c, hash.c, acomp.c,
- * akcipher.c, kpp.c).
- */
-struct cp_type_ops {
-	int (*alloc)(struct cp_tfm *t, const char *name, u32 type, u32 mask);
-	void (*free)(struct cp_tfm *t);
-	const char *(*driver_name)(struct cp_tfm *t);
-	const char *(*alg_name)(struct cp_tfm *t);
-	void (*geometry)(struct cp_tfm *t, struct cp_geometry *g);
-	/*
-	 * Set a key of @key_size cipher bytes taken from @key, which holds
-	 * CRYPTOPRIO_MAX_KEY_SIZE + CP_HMAC_KEY_LEN bytes: nonce and
-	 * authentication key as @g's shape says (authenc key format).
-	 */
-	int (*setkey)(struct cp_tfm *t, const struct cp_geometry *g,
-		      const u8 *key, unsigned int key_size);
-	void *(*req_alloc)(struct cp_tfm *t);
-	void (*req_free)(void *req);
-	/* Point @slot's request at its buffers; @cb gets @data on completion. */
-	void (*req_prepare)(struct cp_tfm *t, struct cp_slot *slot, u32 req_size,
-			    const struct cp_geometry *g, bool decrypt,
-			    crypto_completion_t cb, void *data);
-	/* Send @slot's request (acomp sets its lengths anew each time). */
-	int (*submit)(struct cp_slot *slot, bool decrypt);
-};
-
-extern const struct cp_type_ops cp_skcipher_ops;
-extern const struct cp_type_ops cp_aead_ops;
-extern const struct cp_type_ops cp_hash_ops;
-extern const struct cp_type_ops cp_acomp_ops;
-extern const struct cp_type_ops cp_akcipher_ops;
-extern const struct cp_type_ops cp_kpp_ops;
-const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type);
+struct cp_type_ops;
 
 /* A calibration run: @depth slots and the counters they share. */
 struct cp_run {
@@ -206,8 +174,8 @@ struct cp_run {
 int cp_run_init(void);
 void cp_run_exit(void);
 /* Bytes of buffers a run of @depth slots needs. */
-size_t cp_run_bytes(const struct cp_geometry *g, u32 req_size, u32 depth,
-		    bool decrypt, enum cryptoprio_type type);
+size_t cp_run_bytes(const struct cp_type_ops *ops, const struct cp_geometry *g,
+		    u32 req_size, u32 depth, bool decrypt);
 struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
 			    u32 req_size, u32 depth, bool decrypt);
 /* Frees @run and its transform (never while requests are outstanding). */
@@ -246,6 +214,7 @@ struct cp_cpu_mark {
 	u64 task_ns;
 	unsigned int cpus;
 };
+
 /* What all CPUs did since a mark, counted two ways (cpu.c says why). */
 struct cp_cpu_busy {
 	ktime_t end;
@@ -253,6 +222,7 @@ struct cp_cpu_busy {
 	u64 by_idle_ns;	/* wall time x CPUs less idle and iowait time */
 	u64 by_tasks_ns; /* the run time of every task */
 };
+
 void cp_cpu_mark(struct cp_cpu_mark *m);
 void cp_cpu_busy_since(const struct cp_cpu_mark *m, struct cp_cpu_busy *b);
 
@@ -263,24 +233,9 @@ int cp_reference_acomp(const char *name, char *out, size_t len);
 int cp_reference_typed(const char *name, u32 type, u32 type_mask, char *out,
 		       size_t len);
 
-/* acomp.c: the known-answer check of a compressor */
-int cp_acomp_known_answer(struct cp_run *run, u64 grace_ns,
-			  struct cp_result *res, struct netlink_ext_ack *extack);
-
-/* akcipher.c: the known-answer check of rsa */
-int cp_akcipher_known_answer(struct cp_run *run, u64 grace_ns,
-			     struct cp_result *res,
-			     struct netlink_ext_ack *extack);
-
-/* kpp.c: a request's size (the peer key's), 0 for no measured group */
-unsigned int cp_kpp_peer_len(const struct cp_geometry *g);
-/* kpp.c: the known-answer check of ecdh-nist-p256 and dh */
-int cp_kpp_known_answer(struct cp_run *run, u64 grace_ns,
-			struct cp_result *res, struct netlink_ext_ack *extack);
-
 /*
- * kat.c. The known-answer checks (also acomp.c's, akcipher.c's, kpp.c's)
- * return 0, a negative errno, or CP_RUN_ABANDONED: then @run is a zombie.
+ * kat.c: the known-answer check of @run's type (its cp_kat_ops). 0, a
+ * negative errno, or CP_RUN_ABANDONED: then @run is a zombie.
  */
 int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
 		    u64 grace_ns, struct cp_result *res,
@@ -298,6 +253,7 @@ struct cp_trace {
 	char (*names)[CRYPTO_MAX_ALG_NAME];
 	unsigned int n;
 };
+
 int cp_trace_begin(struct cp_trace *t);
 /*
  * @zombie: the command left a zombie run, which holds what it uses: what

@@ -8,7 +8,7 @@
 #include <crypto/hash.h>
 #include <linux/err.h>
 
-#include "cryptoprio.h"
+#include "types.h"
 
 static int cp_hash_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
 {
@@ -87,4 +87,7 @@ const struct cp_type_ops cp_hash_ops = {
 	.req_free = cp_hash_req_free,
 	.req_prepare = cp_hash_req_prepare,
 	.submit = cp_hash_submit,
+	.kat = &cp_cipher_kat_ops,
+	.frontend_type = CRYPTO_ALG_TYPE_AHASH,
+	.frontend_mask = 0xe,	/* the ahash frontend takes shash too */
 };

@@ -1,8 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cryptoprio: the known-answer check. Every slot of the candidate's run
- * answers once, on the same random input, key and IV as the reference
- * (ref.c), and each answer is judged:
+ * cryptoprio: the known-answer check, before a calibration is timed. The
+ * candidate's run answers once per slot, and each answer is judged
+ * against a reference, the lowest-priority implementation of the same
+ * name (ref.c), by its type's struct cp_kat_ops:
+ *
+ * 1. the reference is allocated, keyed as the candidate is, on a run of
+ *    one slot with the candidate's geometry (a candidate whose sizes are
+ *    not the reference's is a mismatch, never run against it);
+ * 2. the type's judge runs both and compares (a reference that fails is
+ *    no reference); the verdict is CRYPTOPRIO_KAT_OK or _MISMATCH;
+ * 3. without a reference (_UNSUPPORTED), or against one whose sizes
+ *    differ, the candidate must still answer;
+ * 4. the type leaves in every slot what the timed run works on.
+ *
+ * Here too, the check of the ciphers and hashes (cp_cipher_kat_ops):
  *
  * - skcipher and hash: the same output as the reference, and for chaining
  *   modes the same output IV;
@@ -15,7 +27,9 @@
  *   and both must give the plaintext back; then the corrupted tag.
  *
  * Afterwards the slots hold what the timed run needs: the input for
- * encryption, a valid ciphertext for decryption.
+ * encryption, a valid ciphertext for decryption. And the helpers of the
+ * types whose answer must be the reference's (akcipher.c, kpp.c):
+ * cp_kat_same_output(), cp_kat_each_answers(), cp_kat_refill().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,25 +38,17 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "cryptoprio.h"
-
-struct cp_kat {
-	struct cp_run *run;	/* the candidate */
-	struct cp_run *ref;	/* the reference: one slot, dst for AEAD */
-	unsigned int buf_len;	/* a slot's whole buffer */
-	u64 grace_ns;
-	bool decrypt;		/* the calibration's direction */
-	u8 *in;			/* random input */
-	u8 *ct;			/* the reference's ciphertext (whole buffer) */
-	u8 *want;		/* the expected output */
-	u8 *got;		/* a slot's output */
-	u8 *iv;
-	bool have_ct;		/* ct holds the reference's ciphertext */
-};
+#include "types.h"
 
 static bool cp_is_aead(struct cp_run *run)
 {
 	return run->tfm.type == CRYPTOPRIO_TYPE_AEAD;
+}
+
+/* A slot's whole buffer, as the ciphers' check fills it. */
+static unsigned int cp_kat_buf_len(struct cp_kat *k)
+{
+	return k->run->slots[0].src.len;
 }
 
 /* Where a slot's answer to @decrypt lands, and how long it is. */
@@ -95,33 +101,41 @@ static void cp_fill(struct cp_kat *k, struct cp_run *run, const u8 *in)
 		struct cp_slot *s = &run->slots[i];
 
 		sg_copy_from_buffer(s->src.sgt.sgl, sg_nents(s->src.sgt.sgl),
-				    in, k->buf_len);
+				    in, cp_kat_buf_len(k));
 		memcpy(s->iv, k->iv, run->geo.ivsize);
 	}
 }
 
-/*
- * One request per slot of @run on @in. CP_RUN_ABANDONED: @run is a zombie
- * now (the caller forgets it); else 0, each slot's result in its err.
- */
-static int cp_go(struct cp_kat *k, struct cp_run *run, bool decrypt,
-		 const u8 *in)
+int cp_kat_go(struct cp_kat *k, struct cp_run *run, bool decrypt)
 {
-	cp_fill(k, run, in);
 	cp_run_prepare(run, decrypt);
 	return cp_run_go(run, true, 0, k->grace_ns, NULL);
 }
 
-/* The reference's answer to @in; the slot's error if it failed. */
-static int cp_ref_go(struct cp_kat *k, bool decrypt, const u8 *in)
+int cp_kat_ref_go(struct cp_kat *k, bool decrypt)
 {
-	int r = cp_go(k, k->ref, decrypt, in);
+	int r = cp_kat_go(k, k->ref, decrypt);
 
 	if (r == CP_RUN_ABANDONED) {
 		k->ref = NULL;	/* a zombie: cannot happen to a synchronous one */
 		return r;
 	}
 	return k->ref->slots[0].err;
+}
+
+/* One request per slot of @run on @in, with the IV: cp_kat_go(). */
+static int cp_go(struct cp_kat *k, struct cp_run *run, bool decrypt,
+		 const u8 *in)
+{
+	cp_fill(k, run, in);
+	return cp_kat_go(k, run, decrypt);
+}
+
+/* The reference's answer to @in; the slot's error if it failed. */
+static int cp_ref_go(struct cp_kat *k, bool decrypt, const u8 *in)
+{
+	cp_fill(k, k->ref, in);
+	return cp_kat_ref_go(k, decrypt);
 }
 
 /* Every slot of the candidate answered @want (and @iv_out if not NULL). */
@@ -222,11 +236,11 @@ static int cp_kat_geniv(struct cp_kat *k, bool *ok)
 static int cp_kat_bad_tag(struct cp_kat *k, bool *ok)
 {
 	struct cp_run *run = k->run;
-	unsigned int last = k->buf_len - 1;
+	unsigned int last = cp_kat_buf_len(k) - 1;
 	int r;
 	u32 i;
 
-	memcpy(k->want, k->ct, k->buf_len);
+	memcpy(k->want, k->ct, cp_kat_buf_len(k));
 	k->want[last] ^= 0x01;		/* the tag ends the buffer */
 	r = cp_go(k, run, true, k->want);
 	if (r)
@@ -238,6 +252,172 @@ static int cp_kat_bad_tag(struct cp_kat *k, bool *ok)
 		pr_info("%s: a corrupted tag was not refused\n",
 			run->ops->driver_name(&run->tfm));
 	return 0;
+}
+
+static int cp_cipher_kat_supported(struct cp_run *run,
+				   struct netlink_ext_ack *extack)
+{
+	if (run->geo.ivsize > CP_MAX_IV_SIZE) {
+		NL_SET_ERR_MSG(extack, "the algorithm's IV is larger than the module handles");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* Random input and IV; the reference's ciphertext to come. */
+static int cp_cipher_kat_init(struct cp_kat *k)
+{
+	struct cp_run *run = k->run;
+
+	k->ct = kvzalloc(k->len, GFP_KERNEL);
+	k->iv = kzalloc(max(run->geo.ivsize, 1U), GFP_KERNEL);
+	if (!k->ct || !k->iv)
+		return -ENOMEM;
+	get_random_bytes(k->in, cp_kat_buf_len(k));
+	get_random_bytes(k->iv, run->geo.ivsize);
+	if (run->geo.shape.ccm)
+		k->iv[0] = 3;	/* L' = 3: 4-byte lengths, an 11-byte nonce */
+	return 0;
+}
+
+/*
+ * The candidate's runs fail only by CP_RUN_ABANDONED (each slot's answer,
+ * a driver's -ETIMEDOUT too, is in its err): any error is the reference's.
+ */
+static int cp_cipher_kat_judge(struct cp_kat *k, bool *ok)
+{
+	struct cp_run *run = k->run;
+	int r;
+
+	r = run->geo.shape.geniv ? cp_kat_geniv(k, ok) : cp_kat_compare(k, ok);
+	if (!r && *ok && cp_is_aead(run))
+		r = cp_kat_bad_tag(k, ok);
+	if (r && r != CP_RUN_ABANDONED)
+		k->have_ct = false;
+	return r;
+}
+
+static int cp_cipher_kat_without_reference(struct cp_kat *k,
+					   struct netlink_ext_ack *extack)
+{
+	if (cp_is_aead(k->run) && k->decrypt) {
+		NL_SET_ERR_MSG(extack, "AEAD decryption needs a reference implementation to make its ciphertext");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/*
+ * Unjudged, the candidate answers once; against a reference whose sizes
+ * differ (@mismatch) it encrypts, making the ciphertext a timed
+ * decryption then works on: its own.
+ */
+static int cp_cipher_kat_answer(struct cp_kat *k, bool mismatch)
+{
+	struct cp_run *run = k->run;
+	int r;
+
+	r = cp_go(k, run, mismatch ? false : k->decrypt, k->in);
+	if (r)
+		return r;
+	if (run->slots[0].err)
+		return run->slots[0].err;
+	if (mismatch) {
+		cp_read_whole(&run->slots[0], k->ct);
+		k->have_ct = true;
+	}
+	return 0;
+}
+
+static void cp_cipher_kat_settle(struct cp_kat *k, struct cp_result *res)
+{
+	cp_fill(k, k->run, k->decrypt && k->have_ct ? k->ct : k->in);
+	cp_run_prepare(k->run, k->decrypt);
+}
+
+const struct cp_kat_ops cp_cipher_kat_ops = {
+	.find_reference = cp_reference_driver,
+	.supported = cp_cipher_kat_supported,
+	.init = cp_cipher_kat_init,
+	.judge = cp_cipher_kat_judge,
+	.without_reference = cp_cipher_kat_without_reference,
+	.answer = cp_cipher_kat_answer,
+	.settle = cp_cipher_kat_settle,
+	.mismatch = "output differs from the reference",
+};
+
+int cp_kat_integer(struct cp_slot *s, unsigned int len, u8 *to)
+{
+	unsigned int skip = 0;
+
+	if (s->err || !len || len > s->dst.len)
+		return -EIO;
+	sg_copy_to_buffer(s->dst.sgt.sgl, sg_nents(s->dst.sgt.sgl), to, len);
+	while (skip < len && !to[skip])
+		skip++;
+	memmove(to, to + skip, len - skip);
+	return len - skip;
+}
+
+/* One request per slot of @run on the type's input (its fill). */
+static int cp_kat_fill_go(struct cp_kat *k, struct cp_run *run)
+{
+	k->run->ops->kat->fill(k, run);
+	return cp_kat_go(k, run, false);
+}
+
+/* Every slot answered, and (@judged) as the reference did. */
+static bool cp_kat_all_same(struct cp_kat *k, bool judged)
+{
+	const struct cp_kat_ops *ops = k->run->ops->kat;
+	struct cp_run *run = k->run;
+	bool ok = true;
+	int len;
+	u32 i;
+
+	for (i = 0; i < run->depth; i++) {
+		len = ops->output(k, &run->slots[i], k->got);
+		if (len < 0 || (judged && (len != k->want_len ||
+					   memcmp(k->got, k->want, len))))
+			ok = false;
+	}
+	return ok;
+}
+
+int cp_kat_same_output(struct cp_kat *k, bool *ok)
+{
+	int r;
+
+	k->run->ops->kat->fill(k, k->ref);
+	r = cp_kat_ref_go(k, false);
+	if (r)
+		return r;
+	r = k->run->ops->kat->output(k, &k->ref->slots[0], k->want);
+	if (r <= 0)
+		return k->ref->slots[0].err ?: -EIO;
+	k->want_len = r;
+	r = cp_kat_fill_go(k, k->run);
+	if (r)
+		return r;
+	*ok = cp_kat_all_same(k, true);
+	return 0;
+}
+
+int cp_kat_each_answers(struct cp_kat *k, bool mismatch)
+{
+	int r = cp_kat_fill_go(k, k->run);
+
+	if (r)
+		return r;
+	if (!cp_kat_all_same(k, false))
+		return k->run->slots[0].err ?: -EIO;
+	return 0;
+}
+
+void cp_kat_refill(struct cp_kat *k, struct cp_result *res)
+{
+	k->run->ops->kat->fill(k, k->run);
+	cp_run_prepare(k->run, false);
 }
 
 /* The sizes a candidate must share with its reference, as cryptoprio(4) names them. */
@@ -312,8 +492,8 @@ static int cp_kat_reference(struct cp_kat *k, const u8 *key,
 	struct cp_tfm rt = { .type = k->run->tfm.type };
 	int r;
 
-	r = cp_reference_driver(ops->alg_name(&k->run->tfm), res->reference,
-				sizeof(res->reference));
+	r = ops->kat->find_reference(ops->alg_name(&k->run->tfm),
+				     res->reference, sizeof(res->reference));
 	if (!r)
 		r = ops->alloc(&rt, res->reference, 0,
 			       CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY |
@@ -328,8 +508,9 @@ static int cp_kat_reference(struct cp_kat *k, const u8 *key,
 	}
 	r = key_size ? ops->setkey(&rt, &k->run->geo, key, key_size) : 0;
 	if (!r) {
+		/* it decrypts too: a dst where the type decrypts into one */
 		k->ref = cp_run_alloc(&rt, &k->run->geo, k->run->req_size, 1,
-				      cp_is_aead(k->run));
+				      ops->dst == CP_DST_DECRYPT);
 		if (!k->ref)
 			r = -ENOMEM;
 	}
@@ -346,54 +527,26 @@ none:
 	return -ENOENT;
 }
 
-/*
- * Judge the candidate against the reference; res->kat says the verdict.
- * The candidate's runs fail only by CP_RUN_ABANDONED (each slot's answer,
- * a driver's -ETIMEDOUT too, is in its err): any error is the reference's,
- * which then is no reference.
- */
+/* Judge the candidate against the reference; res->kat says the verdict. */
 static int cp_kat_judge(struct cp_kat *k, struct cp_result *res)
 {
+	const struct cp_kat_ops *ops = k->run->ops->kat;
 	struct cp_run *run = k->run;
 	bool ok = true;
 	int r;
 
-	r = run->geo.shape.geniv ? cp_kat_geniv(k, &ok) : cp_kat_compare(k, &ok);
-	if (!r && ok && cp_is_aead(run))
-		r = cp_kat_bad_tag(k, &ok);
+	r = ops->judge(k, &ok);
 	if (r == CP_RUN_ABANDONED)
 		return r;
 	if (r) {
 		pr_debug("reference %s failed: %d\n", res->reference, r);
 		res->reference[0] = '\0';
-		k->have_ct = false;
 		return 0;
 	}
 	res->kat = ok ? CRYPTOPRIO_KAT_OK : CRYPTOPRIO_KAT_MISMATCH;
 	if (!ok)
-		pr_info("%s: output differs from the reference %s\n",
-			run->ops->driver_name(&run->tfm), res->reference);
-	return 0;
-}
-
-/*
- * A geometry that is not the reference's: a mismatch, judged without the
- * reference. The candidate still answers once, and for AEAD decryption
- * makes the ciphertext the timed run decrypts: its own.
- */
-static int cp_kat_own_ct(struct cp_kat *k, struct cp_result *res)
-{
-	struct cp_run *run = k->run;
-	int r;
-
-	res->kat = CRYPTOPRIO_KAT_MISMATCH;
-	r = cp_go(k, run, false, k->in);
-	if (r)
-		return r;
-	if (run->slots[0].err)
-		return run->slots[0].err;
-	cp_read_whole(&run->slots[0], k->ct);
-	k->have_ct = true;
+		pr_info("%s: %s %s\n", run->ops->driver_name(&run->tfm),
+			ops->mismatch, res->reference);
 	return 0;
 }
 
@@ -401,53 +554,62 @@ static void cp_kat_free(struct cp_kat *k)
 {
 	if (k->ref)
 		cp_run_free(k->ref);
-	kvfree(k->in);
+	/* a key agreement's answers are its secrets */
+	kvfree_sensitive(k->in, k->len);
+	kvfree_sensitive(k->want, k->len);
+	kvfree_sensitive(k->got, k->len);
 	kvfree(k->ct);
-	kvfree(k->want);
-	kvfree(k->got);
 	kfree(k->iv);
 }
 
+/* Buffers for the largest answer: a slot's src, dst or digest. */
 static int cp_kat_alloc(struct cp_kat *k, struct cp_run *run, u64 grace_ns)
 {
-	unsigned int len = max(run->slots[0].src.len, run->geo.digestsize);
+	const struct cp_slot *s = &run->slots[0];
 
 	k->run = run;
 	k->decrypt = run->decrypt;
 	k->grace_ns = grace_ns;
-	k->buf_len = run->slots[0].src.len;
-	k->in = kvmalloc(len, GFP_KERNEL);
-	k->ct = kvzalloc(len, GFP_KERNEL);
-	k->want = kvmalloc(len, GFP_KERNEL);
-	k->got = kvmalloc(len, GFP_KERNEL);
-	k->iv = kzalloc(max(run->geo.ivsize, 1U), GFP_KERNEL);
-	if (!k->in || !k->ct || !k->want || !k->got || !k->iv)
+	k->len = max3(s->src.len, s->dst.len, run->geo.digestsize);
+	k->in = kvzalloc(k->len, GFP_KERNEL);
+	k->want = kvzalloc(k->len, GFP_KERNEL);
+	k->got = kvzalloc(k->len, GFP_KERNEL);
+	if (!k->in || !k->want || !k->got)
 		return -ENOMEM;
-	get_random_bytes(k->in, k->buf_len);
-	get_random_bytes(k->iv, run->geo.ivsize);
-	if (run->geo.shape.ccm)
-		k->iv[0] = 3;	/* L' = 3: 4-byte lengths, an 11-byte nonce */
-	return 0;
+	return run->ops->kat->init ? run->ops->kat->init(k) : 0;
+}
+
+/* Without a reference's verdict, whether the candidate still answers. */
+static int cp_kat_unjudged(struct cp_kat *k, struct netlink_ext_ack *extack)
+{
+	const struct cp_kat_ops *ops = k->run->ops->kat;
+	int r;
+
+	if (ops->without_reference) {
+		r = ops->without_reference(k, extack);
+		if (r)
+			return r;
+	}
+	r = ops->answer(k, false);
+	if (r == CP_RUN_ABANDONED)
+		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period");
+	else if (r)
+		NL_SET_ERR_MSG(extack, "the driver failed the known-answer request");
+	return r;
 }
 
 int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
 		    u64 grace_ns, struct cp_result *res,
 		    struct netlink_ext_ack *extack)
 {
+	const struct cp_kat_ops *ops = run->ops->kat;
 	struct cp_kat k = {};
 	int r;
 
 	res->kat = CRYPTOPRIO_KAT_UNSUPPORTED;
-	if (run->geo.acomp)
-		return cp_acomp_known_answer(run, grace_ns, res, extack);
-	if (run->tfm.type == CRYPTOPRIO_TYPE_AKCIPHER)
-		return cp_akcipher_known_answer(run, grace_ns, res, extack);
-	if (run->tfm.type == CRYPTOPRIO_TYPE_KPP)
-		return cp_kpp_known_answer(run, grace_ns, res, extack);
-	if (run->geo.ivsize > CP_MAX_IV_SIZE) {
-		NL_SET_ERR_MSG(extack, "the algorithm's IV is larger than the module handles");
-		return -EOPNOTSUPP;
-	}
+	r = ops->supported ? ops->supported(run, extack) : 0;
+	if (r)
+		return r;
 	r = cp_kat_alloc(&k, run, grace_ns);
 	if (r) {
 		NL_SET_ERR_MSG(extack, "out of memory for the known-answer test");
@@ -458,21 +620,19 @@ int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
 		NL_SET_ERR_MSG(extack, "out of memory for the reference request");
 		goto out;
 	}
-	if (!r)
+	if (!r) {
 		r = cp_kat_judge(&k, res);
-	else if (r == -EPROTO)
-		r = cp_kat_own_ct(&k, res);
-	else
+	} else if (r == -EPROTO) {
+		/* a mismatch judged without the reference */
+		res->kat = CRYPTOPRIO_KAT_MISMATCH;
+		r = ops->answer(&k, true);
+	} else {
 		r = 0;
-	if (!r && !k.have_ct && cp_is_aead(run) && k.decrypt) {
-		NL_SET_ERR_MSG(extack, "AEAD decryption needs a reference implementation to make its ciphertext");
-		r = -EOPNOTSUPP;
-		goto out;
-	} else if (!r && res->kat == CRYPTOPRIO_KAT_UNSUPPORTED) {
-		/* no reference: the candidate must still answer */
-		r = cp_go(&k, run, k.decrypt, k.in);
-		if (!r && run->slots[0].err)
-			r = run->slots[0].err;
+	}
+	if (!r && res->kat == CRYPTOPRIO_KAT_UNSUPPORTED) {
+		r = cp_kat_unjudged(&k, extack);
+		if (r)
+			goto out;
 	}
 	if (r == CP_RUN_ABANDONED) {
 		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period");
@@ -482,9 +642,7 @@ int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
 		NL_SET_ERR_MSG(extack, "the driver failed the known-answer request");
 		goto out;
 	}
-	/* what the timed run works on */
-	cp_fill(&k, run, k.decrypt && k.have_ct ? k.ct : k.in);
-	cp_run_prepare(run, k.decrypt);
+	ops->settle(&k, res);
 out:
 	cp_kat_free(&k);
 	return r;

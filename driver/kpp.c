@@ -27,19 +27,20 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "cryptoprio.h"
+#include "types.h"
 
 /*
  * The fixed keys, made offline for this module with python3: P-256's
  * private key is 32 random bytes (the secrets module) kept only if they
  * are a valid scalar (0 < d < n) read either way a kernel may read them:
  * big-endian, or as 64-bit digits in the CPU's order, least significant
- * first (little-endian on x86_64 and arm64); its peer is k * G for a random
- * k, checked to be on the curve and of order n, as x || y, big-endian. ffdhe2048's p is RFC 7919's (as
- * OpenSSL's group "ffdhe2048" gives it, checked against the RFC's formula);
- * the private key is a random 256-bit exponent (RFC 7919 asks at least
- * 225 bits of ffdhe2048's), the peer 2^b mod p for a
- * random 256-bit b, 1 < y < p - 1, big-endian, one p long. The secrets
+ * first (little-endian on x86_64 and arm64); its peer is k * G for a
+ * random k, checked to be on the curve and of order n, as x || y,
+ * big-endian. ffdhe2048's p is RFC 7919's (as OpenSSL's group "ffdhe2048"
+ * gives it, checked against the RFC's formula); the private key is a
+ * random 256-bit exponent (RFC 7919 asks at least 225 bits of
+ * ffdhe2048's), the peer 2^b mod p for a random 256-bit b, 1 < y < p - 1,
+ * big-endian, one p long. The secrets
  * they agree on were computed there too, big-endian: ffdhe2048's, and
  * P-256's x coordinate for each reading of the private key.
  */
@@ -119,11 +120,13 @@ static const u8 cp_p256_secret_be[] = {
 	0xf5, 0xda, 0xfc, 0x0c, 0x84, 0x96, 0xfe, 0xeb, 0xc0, 0x84, 0x1e, 0xfe,
 	0x6c, 0x24, 0xb3, 0x23, 0xba, 0x99, 0x91, 0x00,
 };
+
 static const u8 cp_p256_secret_digits[] = {
 	0x27, 0x7c, 0x0c, 0x0a, 0x62, 0xf2, 0x3d, 0x95, 0x5b, 0x47, 0x37, 0x1c,
 	0xa5, 0xba, 0xce, 0xf3, 0x8a, 0x48, 0x8c, 0x4b, 0x59, 0x39, 0x8c, 0x46,
 	0x8b, 0x4f, 0x84, 0x6d, 0xf6, 0xf2, 0x9d, 0xac,
 };
+
 static const u8 cp_ffdhe2048_secret[] = {
 	0x3e, 0xb9, 0x28, 0x7d, 0x35, 0xc3, 0xe6, 0x10, 0xd3, 0x10, 0x1a, 0x64,
 	0xd4, 0xd7, 0xf8, 0xfa, 0xf4, 0x9a, 0xcd, 0xb9, 0xeb, 0x10, 0x47, 0x7f,
@@ -193,11 +196,21 @@ static const struct cp_kpp_group *cp_kpp_group(const struct cp_geometry *g)
 	return &cp_kpp_groups[g->kpp];
 }
 
-unsigned int cp_kpp_peer_len(const struct cp_geometry *g)
+/* One of the measured groups, a request one peer public key. */
+static int cp_kpp_check(const struct cp_params *p, const struct cp_geometry *g,
+			struct netlink_ext_ack *extack)
 {
 	const struct cp_kpp_group *grp = cp_kpp_group(g);
 
-	return grp ? grp->peer_len : 0;
+	if (!grp) {
+		NL_SET_ERR_MSG(extack, "of the key agreements only ecdh-nist-p256 and dh are measured (the shared-secret step)");
+		return -EOPNOTSUPP;
+	}
+	if (p->req_size != grp->peer_len) {
+		NL_SET_ERR_MSG(extack, "a key agreement request is one peer public key: REQ_SIZE must be 64 for ecdh-nist-p256, 256 for dh (ffdhe2048)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int cp_kpp_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
@@ -338,42 +351,32 @@ static int cp_kpp_submit(struct cp_slot *slot, bool decrypt)
 	return crypto_kpp_compute_shared_secret(slot->req);
 }
 
-const struct cp_type_ops cp_kpp_ops = {
-	.alloc = cp_kpp_alloc,
-	.free = cp_kpp_free,
-	.driver_name = cp_kpp_driver_name,
-	.alg_name = cp_kpp_alg_name,
-	.geometry = cp_kpp_geometry,
-	.setkey = cp_kpp_setkey,
-	.req_alloc = cp_kpp_req_alloc,
-	.req_free = cp_kpp_req_free,
-	.req_prepare = cp_kpp_req_prepare,
-	.submit = cp_kpp_submit,
-};
-
 /*
- * The known-answer check: every slot computes the secret of the fixed
- * private key and peer key, and each must be the reference's (the same
- * two keys always agree on the same secret), which must be the secret
- * computed offline: a reference that agrees with itself only would pass
- * itself. Secrets are compared as the integers they are: one
- * implementation may write leading zero bytes to the secret's full
- * length, another may not.
+ * The known-answer check (kat.c's cp_kat_same_output()): every slot
+ * computes the secret of the fixed private key and peer key, and each
+ * must be the reference's (the same two keys always agree on the same
+ * secret), which must be the secret computed offline: a reference that
+ * agrees with itself only would pass itself. Secrets are compared as the
+ * integers they are: one implementation may write leading zero bytes to
+ * the secret's full length, another may not.
  */
-struct cp_kpp_kat {
-	struct cp_run *run;
-	struct cp_run *ref;	/* one slot, NULL if none */
-	u64 grace_ns;
-	const struct cp_kpp_group *grp;
-	u8 *want;		/* the reference's secret */
-	unsigned int want_len;
-	bool want_known;	/* the reference's secret is a known one */
-	u8 *got;
-};
+static int cp_kpp_find_reference(const char *name, char *out, size_t len)
+{
+	return cp_reference_typed(name, CRYPTO_ALG_TYPE_KPP,
+				  CRYPTO_ALG_TYPE_MASK, out, len);
+}
+
+static int cp_kpp_kat_supported(struct cp_run *run,
+				struct netlink_ext_ack *extack)
+{
+	/* cp_kpp_check() refused it */
+	return cp_kpp_group(&run->geo) ? 0 : -EOPNOTSUPP;
+}
 
 /* The peer's key into every slot, and no earlier secret in its output. */
-static void cp_kpp_fill(struct cp_run *run, const struct cp_kpp_group *grp)
+static void cp_kpp_kat_fill(struct cp_kat *k, struct cp_run *run)
 {
+	const struct cp_kpp_group *grp = cp_kpp_group(&run->geo);
 	u32 i;
 
 	for (i = 0; i < run->depth; i++) {
@@ -386,63 +389,15 @@ static void cp_kpp_fill(struct cp_run *run, const struct cp_kpp_group *grp)
 	}
 }
 
-/* One request per slot of @run; CP_RUN_ABANDONED: @run is a zombie now. */
-static int cp_kpp_go(struct cp_kpp_kat *k, struct cp_run *run)
+/* A slot's secret: no longer than the secret's size. */
+static int cp_kpp_kat_output(struct cp_kat *k, struct cp_slot *s, u8 *to)
 {
-	cp_kpp_fill(run, k->grp);
-	cp_run_prepare(run, false);
-	return cp_run_go(run, true, 0, k->grace_ns, NULL);
-}
-
-/*
- * A slot's secret into @to without its leading zero bytes; its length, or
- * -EIO if the driver failed or claimed more than the secret's size.
- */
-static int cp_kpp_output(struct cp_kpp_kat *k, struct cp_slot *s, u8 *to)
-{
+	const struct cp_kpp_group *grp = cp_kpp_group(&k->run->geo);
 	unsigned int len = ((struct kpp_request *)s->req)->dst_len;
-	unsigned int skip = 0;
 
-	if (s->err || !len || len > k->grp->secret_len || len > s->dst.len)
+	if (len > grp->secret_len)
 		return -EIO;
-	sg_copy_to_buffer(s->dst.sgt.sgl, sg_nents(s->dst.sgt.sgl), to, len);
-	while (skip < len && !to[skip])
-		skip++;
-	memmove(to, to + skip, len - skip);
-	return len - skip;
-}
-
-static int cp_kpp_reference(struct cp_kpp_kat *k, struct cp_result *res)
-{
-	struct cp_tfm rt = { .type = CRYPTOPRIO_TYPE_KPP };
-	struct cp_run *run = k->run;
-	int r;
-
-	r = cp_reference_typed(cp_kpp_alg_name(&run->tfm), CRYPTO_ALG_TYPE_KPP,
-			       CRYPTO_ALG_TYPE_MASK, res->reference,
-			       sizeof(res->reference));
-	if (!r)
-		r = cp_kpp_alloc(&rt, res->reference, 0,
-				 CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY |
-				 CRYPTO_NOLOAD);
-	if (r)
-		goto none;
-	strscpy(res->reference, cp_kpp_driver_name(&rt), sizeof(res->reference));
-	r = cp_kpp_setkey(&rt, &run->geo, NULL, k->grp->priv_len);
-	if (r) {
-		cp_kpp_free(&rt);
-		goto none;
-	}
-	k->ref = cp_run_alloc(&rt, &run->geo, run->req_size, 1, false);
-	if (!k->ref) {
-		cp_kpp_free(&rt);
-		return -ENOMEM;
-	}
-	return 0;
-none:
-	pr_debug("%s: no reference (%d)\n", cp_kpp_driver_name(&run->tfm), r);
-	res->reference[0] = '\0';
-	return -ENOENT;
+	return cp_kat_integer(s, len, to);
 }
 
 /* Whether @secret (@len bytes, no leading zeros) is one of @grp's known secrets. */
@@ -461,99 +416,47 @@ static bool cp_kpp_known(const struct cp_kpp_group *grp, const u8 *secret,
 	return false;
 }
 
-/* The reference's secret into k->want; its failure makes it no reference. */
-static int cp_kpp_ref_answer(struct cp_kpp_kat *k)
+/* The candidate's secrets the reference's, and that a known one. */
+static int cp_kpp_kat_judge(struct cp_kat *k, bool *ok)
 {
-	int r = cp_kpp_go(k, k->ref);
+	const struct cp_kpp_group *grp = cp_kpp_group(&k->run->geo);
+	int r = cp_kat_same_output(k, ok);
 
-	if (r) {
-		k->ref = NULL;	/* a zombie: cannot happen to a synchronous one */
+	if (r || cp_kpp_known(grp, k->want, k->want_len))
 		return r;
-	}
-	r = cp_kpp_output(k, &k->ref->slots[0], k->want);
-	if (r <= 0)
-		return k->ref->slots[0].err ?: -EIO;
-	k->want_len = r;
-	k->want_known = cp_kpp_known(k->grp, k->want, r);
-	if (!k->want_known)
-		pr_info("%s: reference %s's secret is not the known answer\n",
-			cp_kpp_driver_name(&k->run->tfm), cp_kpp_driver_name(&k->ref->tfm));
+	pr_info("%s: reference %s's secret is not the known answer\n",
+		cp_kpp_driver_name(&k->run->tfm),
+		cp_kpp_driver_name(&k->ref->tfm));
+	*ok = false;
 	return 0;
 }
 
-/* Every slot answered, and (with a reference) as the reference did. */
-static bool cp_kpp_judge(struct cp_kpp_kat *k, bool judged)
-{
-	struct cp_run *run = k->run;
-	bool ok = !judged || k->want_known;
-	int len;
-	u32 i;
+static const struct cp_kat_ops cp_kpp_kat_ops = {
+	.find_reference = cp_kpp_find_reference,
+	.supported = cp_kpp_kat_supported,
+	.judge = cp_kpp_kat_judge,
+	.answer = cp_kat_each_answers,
+	.settle = cp_kat_refill,
+	.fill = cp_kpp_kat_fill,
+	.output = cp_kpp_kat_output,
+	.mismatch = "secret differs from the reference",
+};
 
-	for (i = 0; i < run->depth; i++) {
-		len = cp_kpp_output(k, &run->slots[i], k->got);
-		if (len < 0 || (judged && (len != k->want_len ||
-					   memcmp(k->got, k->want, len))))
-			ok = false;
-	}
-	return ok;
-}
-
-int cp_kpp_known_answer(struct cp_run *run, u64 grace_ns, struct cp_result *res,
-			struct netlink_ext_ack *extack)
-{
-	struct cp_kpp_kat k = { .run = run, .grace_ns = grace_ns };
-	bool judged = false, ok;
-	int r = 0;
-
-	k.grp = cp_kpp_group(&run->geo);
-	if (!k.grp)
-		return -EOPNOTSUPP;	/* cp_check_geometry() refused it */
-	k.want = kmalloc(k.grp->secret_len, GFP_KERNEL);
-	k.got = kmalloc(k.grp->secret_len, GFP_KERNEL);
-	if (k.want && k.got) {
-		r = cp_kpp_reference(&k, res);
-		if (r == -ENOENT)
-			r = 0;
-	} else {
-		r = -ENOMEM;
-	}
-	if (r) {
-		NL_SET_ERR_MSG(extack, "out of memory for the known-answer test");
-		goto out;
-	}
-	if (k.ref) {
-		r = cp_kpp_ref_answer(&k);
-		judged = !r;
-		if (r && r != CP_RUN_ABANDONED) {
-			pr_debug("reference %s failed: %d\n", res->reference, r);
-			res->reference[0] = '\0';
-			r = 0;
-		}
-	}
-	if (!r)
-		r = cp_kpp_go(&k, run);
-	if (r == CP_RUN_ABANDONED) {
-		NL_SET_ERR_MSG(extack, "the known-answer request did not complete within the grace period");
-		goto out;
-	}
-	ok = cp_kpp_judge(&k, judged);
-	if (judged) {
-		res->kat = ok ? CRYPTOPRIO_KAT_OK : CRYPTOPRIO_KAT_MISMATCH;
-		if (!ok)
-			pr_info("%s: secret differs from the reference %s\n",
-				cp_kpp_driver_name(&run->tfm), res->reference);
-	} else if (!ok) {
-		NL_SET_ERR_MSG(extack, "the driver failed the known-answer request");
-		r = run->slots[0].err ?: -EIO;
-		goto out;
-	}
-	/* what the timed run works on: the peer's key again in every slot */
-	cp_kpp_fill(run, k.grp);
-	cp_run_prepare(run, false);
-out:
-	if (k.ref)
-		cp_run_free(k.ref);
-	kfree_sensitive(k.want);
-	kfree_sensitive(k.got);
-	return r;
-}
+const struct cp_type_ops cp_kpp_ops = {
+	.alloc = cp_kpp_alloc,
+	.free = cp_kpp_free,
+	.driver_name = cp_kpp_driver_name,
+	.alg_name = cp_kpp_alg_name,
+	.geometry = cp_kpp_geometry,
+	.check = cp_kpp_check,
+	.setkey = cp_kpp_setkey,
+	.req_alloc = cp_kpp_req_alloc,
+	.req_free = cp_kpp_req_free,
+	.req_prepare = cp_kpp_req_prepare,
+	.submit = cp_kpp_submit,
+	.kat = &cp_kpp_kat_ops,
+	.frontend_type = CRYPTO_ALG_TYPE_KPP,
+	.frontend_mask = CRYPTO_ALG_TYPE_MASK,
+	.dst = CP_DST_ALWAYS,
+	.key_refused = "the driver refused the module's private key",
+};

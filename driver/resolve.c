@@ -19,51 +19,14 @@
 #include <linux/rwsem.h>
 #include <linux/string.h>
 
-#include "cryptoprio.h"
-
-/*
- * The type and type mask each frontend's crypto_alloc_*() looks up with
- * (their crypto_type's type and maskset, private to the kernel): the
- * skcipher frontend takes lskciphers too since 6.7, ahash takes shash,
- * acomp takes scomp.
- */
-static void cp_frontend_type(enum cryptoprio_type type, u32 *t, u32 *mask)
-{
-	*mask = CRYPTO_ALG_TYPE_MASK;
-	switch (type) {
-	case CRYPTOPRIO_TYPE_SKCIPHER:
-		*t = CRYPTO_ALG_TYPE_SKCIPHER;
-#ifdef CRYPTO_ALG_TYPE_LSKCIPHER
-		*mask = 0xe;
-#endif
-		break;
-	case CRYPTOPRIO_TYPE_AEAD:
-		*t = CRYPTO_ALG_TYPE_AEAD;
-		break;
-	case CRYPTOPRIO_TYPE_HASH:
-		*t = CRYPTO_ALG_TYPE_AHASH;
-		*mask = 0xe;
-		break;
-	case CRYPTOPRIO_TYPE_ACOMP:
-		*t = CRYPTO_ALG_TYPE_ACOMPRESS;
-		*mask = CRYPTO_ALG_TYPE_ACOMPRESS_MASK;
-		break;
-	case CRYPTOPRIO_TYPE_AKCIPHER:
-		*t = CRYPTO_ALG_TYPE_AKCIPHER;
-		break;
-	case CRYPTOPRIO_TYPE_KPP:
-		*t = CRYPTO_ALG_TYPE_KPP;
-		break;
-	default:
-		*t = 0;
-		break;
-	}
-}
+#include "types.h"
 
 /*
  * What a lookup of @name with @mask will find without a probe, as the
  * kernel's __crypto_alg_lookup() matches: the driver or algorithm name,
- * the frontend's type, none of the mask's flags (internal ones excluded,
+ * the frontend's type (its crypto_type's type and maskset, private to the
+ * kernel: the type's ops hold them), none of the mask's flags (internal
+ * ones excluded,
  * as crypto_alg_mod_lookup() excludes them), not dying. A self-test's
  * larval counts: the lookup waits for it rather than building, and one
  * that failed its test makes the lookup fail with ELIBBAD, without a
@@ -74,13 +37,13 @@ static void cp_frontend_type(enum cryptoprio_type type, u32 *t, u32 *mask)
  * that its module cannot go in between and leave the lookup to build.
  */
 static struct crypto_alg *cp_registered_get(const char *name,
-					    enum cryptoprio_type type, u32 mask)
+					    const struct cp_type_ops *ops,
+					    u32 mask)
 {
 	struct crypto_alg *alg, *found = NULL;
-	u32 t, type_mask;
+	u32 t = ops->frontend_type;
 
-	cp_frontend_type(type, &t, &type_mask);
-	mask |= type_mask | CRYPTO_ALG_INTERNAL;
+	mask |= ops->frontend_mask | CRYPTO_ALG_INTERNAL;
 	down_read(&crypto_alg_sem);
 	list_for_each_entry(alg, &crypto_alg_list, cra_list) {
 		if (alg->cra_flags & (CRYPTO_ALG_DEAD | CRYPTO_ALG_DYING))
@@ -111,7 +74,7 @@ int cp_resolve(const char *name, enum cryptoprio_type type, u32 mask,
 	struct crypto_alg *held;
 	int r;
 
-	held = cp_registered_get(name, type, mask);
+	held = cp_registered_get(name, ops, mask);
 	if (!held && !build) {
 		NL_SET_ERR_MSG(extack, "not registered for this type and mask: a lookup would have the kernel build it, which may load modules (BUILD allows it)");
 		return -ENOPKG;

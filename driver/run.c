@@ -33,7 +33,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "cryptoprio.h"
+#include "types.h"
 
 static LIST_HEAD(cp_zombies);
 static DEFINE_SPINLOCK(cp_zombie_lock);
@@ -126,12 +126,10 @@ static unsigned int cp_dst_len(const struct cp_geometry *g, u32 req_size)
 	return g->acomp ? 2 * req_size : cp_buf_len(g, req_size);
 }
 
-static bool cp_needs_dst(const struct cp_geometry *g, enum cryptoprio_type type,
-			 bool decrypt)
+static bool cp_needs_dst(const struct cp_type_ops *ops, bool decrypt)
 {
-	return g->acomp || type == CRYPTOPRIO_TYPE_AKCIPHER ||
-	       type == CRYPTOPRIO_TYPE_KPP ||
-	       (type == CRYPTOPRIO_TYPE_AEAD && decrypt);
+	return ops->dst == CP_DST_ALWAYS ||
+	       (ops->dst == CP_DST_DECRYPT && decrypt);
 }
 
 /* Memory of one buffer of @len: linear ones take a power of two of pages. */
@@ -140,12 +138,12 @@ static size_t cp_buf_bytes(const struct cp_geometry *g, unsigned int len)
 	return g->acomp ? PAGE_SIZE << get_order(len) : PAGE_ALIGN(len);
 }
 
-size_t cp_run_bytes(const struct cp_geometry *g, u32 req_size, u32 depth,
-		    bool decrypt, enum cryptoprio_type type)
+size_t cp_run_bytes(const struct cp_type_ops *ops, const struct cp_geometry *g,
+		    u32 req_size, u32 depth, bool decrypt)
 {
 	size_t per_slot = cp_buf_bytes(g, cp_buf_len(g, req_size));
 
-	if (cp_needs_dst(g, type, decrypt))
+	if (cp_needs_dst(ops, decrypt))
 		per_slot += cp_buf_bytes(g, cp_dst_len(g, req_size));
 	return (size_t)depth * per_slot;
 }
@@ -201,18 +199,19 @@ static int cp_slot_alloc(struct cp_run *run, struct cp_tfm *t,
 struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
 			    u32 req_size, u32 depth, bool decrypt)
 {
-	bool dst = cp_needs_dst(g, t->type, decrypt);
+	const struct cp_type_ops *ops = cp_type_ops(t->type);
+	bool dst = cp_needs_dst(ops, decrypt);
 	struct cp_run *run;
 	u32 i;
 
 	run = kzalloc(struct_size(run, slots, depth), GFP_KERNEL);
 	if (!run)
 		return NULL;
-	run->ops = cp_type_ops(t->type);
+	run->ops = ops;
 	run->geo = *g;
 	run->req_size = req_size;
 	run->depth = depth;
-	run->bytes = cp_run_bytes(g, req_size, depth, decrypt, t->type);
+	run->bytes = cp_run_bytes(ops, g, req_size, depth, decrypt);
 	spin_lock_init(&run->lock);
 	INIT_LIST_HEAD(&run->zombie_node);
 	init_completion(&run->done);

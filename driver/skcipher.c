@@ -7,7 +7,7 @@
 #include <crypto/skcipher.h>
 #include <linux/err.h>
 
-#include "cryptoprio.h"
+#include "types.h"
 
 static int cp_sk_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
 {
@@ -79,6 +79,16 @@ static int cp_sk_submit(struct cp_slot *slot, bool decrypt)
 			 crypto_skcipher_encrypt(slot->req);
 }
 
+/*
+ * The skcipher frontend looks lskciphers up too since 6.7 (its maskset,
+ * private to the kernel, is 0xe then).
+ */
+#ifdef CRYPTO_ALG_TYPE_LSKCIPHER
+#define CP_SKCIPHER_FRONTEND_MASK	0xe
+#else
+#define CP_SKCIPHER_FRONTEND_MASK	CRYPTO_ALG_TYPE_MASK
+#endif
+
 const struct cp_type_ops cp_skcipher_ops = {
 	.alloc = cp_sk_alloc,
 	.free = cp_sk_free,
@@ -90,4 +100,8 @@ const struct cp_type_ops cp_skcipher_ops = {
 	.req_free = cp_sk_req_free,
 	.req_prepare = cp_sk_req_prepare,
 	.submit = cp_sk_submit,
+	.kat = &cp_cipher_kat_ops,
+	.frontend_type = CRYPTO_ALG_TYPE_SKCIPHER,
+	.frontend_mask = CP_SKCIPHER_FRONTEND_MASK,
+	.whole_blocks = true,
 };

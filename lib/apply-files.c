@@ -221,6 +221,40 @@ static void note_defaults(struct cp_apply_files *run)
 	}
 }
 
+/* The names this run plans: the plan's, of the drivers selected, not left out. */
+static int planned_names(const struct cp_apply_files *run, char ***ret, size_t *ret_n)
+{
+	const struct cp_apply_result *result = run->result;
+	const struct cp_plan *plan = result->plan;
+
+	*ret = NULL;
+	*ret_n = 0;
+	for (size_t i = 0; plan && i < plan->n_algorithms; i++) {
+		const char *name = plan->algorithms[i].name;
+
+		if (cp_apply_name_selected(&result->inventory, name, run->opts->only_drivers,
+					   run->opts->n_only_drivers) &&
+		    !left_out(result, name) && cp_strv_push(ret, ret_n, name) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int cp_apply_files_record_winners(struct cp_apply_files *run, struct cp_state_apply *rec,
+				  const struct cp_inventory *inv)
+{
+	char **names;
+	size_t n;
+	int r;
+
+	r = planned_names(run, &names, &n);
+	if (r >= 0)
+		r = inv ? cp_apply_record_winners(rec, inv, names, n)
+			: cp_apply_carry_winners(rec, run->state.last_apply, names, n);
+	cp_strv_free(names, n);
+	return r;
+}
+
 /* Originals, creates and the pending plan, then on disk before the first change. */
 static int record_plan(struct cp_apply_files *run)
 {
@@ -241,8 +275,11 @@ static int record_plan(struct cp_apply_files *run)
 	}
 	rec = cp_apply_state_record(result, run->policy, run->opts->agent,
 				    (int64_t) result->applied_at, (int32_t) getpid());
-	if (!rec)
+	if (!rec || cp_apply_files_record_winners(run, rec, NULL) < 0) {
+		if (rec)
+			cp_state_apply_free(rec);
 		return -ENOMEM;
+	}
 	cp_state_set_last_apply(&run->state, rec);
 	run->state.checked_at = (int64_t) result->applied_at;
 	r = cp_state_save(run->state_path, &run->state);
@@ -260,6 +297,11 @@ int cp_apply_files_record_start(struct cp_apply_files *run)
 	result->applied_at = time(NULL);
 	(void) cp_apply_forget_unregistered(&run->state, &result->inventory);
 	if (result->n_steps == 0) {
+		/* The kernel is as planned: what it hands out now is what the plan chose. */
+		if (run->state.last_apply &&
+		    cp_apply_files_record_winners(run, run->state.last_apply, &result->inventory) <
+			0)
+			return -ENOMEM;
 		run->state.checked_at = (int64_t) result->applied_at;
 		run->final_write_due = true;
 		return 0;

@@ -62,6 +62,13 @@ int cp_apply_files_plan(struct cp_apply_files *run);
  * with nothing changed.
  */
 int cp_apply_files_record_start(struct cp_apply_files *run);
+/*
+ * Into @rec, the winners of the names this run plans: @inv's (the kernel
+ * once the steps are made), or with @inv NULL those @rec does not plan
+ * carried from the state's last apply. Returns 0 or -ENOMEM.
+ */
+int cp_apply_files_record_winners(struct cp_apply_files *run, struct cp_state_apply *rec,
+				  const struct cp_inventory *inv);
 /* Step @i was sent to the kernel (result->steps[i] says how it went): kept in the record. */
 void cp_apply_files_step_done(struct cp_apply_files *run, size_t i);
 /* After the last step: the record finished, for cp_apply_files_record_finish() to write. */

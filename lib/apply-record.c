@@ -40,6 +40,40 @@ size_t cp_apply_forget_unregistered(struct cp_state *state, const struct cp_inve
 	return n;
 }
 
+int cp_apply_record_winners(struct cp_state_apply *rec, const struct cp_inventory *inv,
+			    char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct cp_winners w;
+
+		if (!cp_winners_of(inv, names[i], &w))
+			(void) cp_state_apply_forget_winners(rec, names[i]);
+		else if (cp_state_apply_set_winners(rec, &w) < 0)
+			return -ENOMEM;
+	}
+	rec->winners_recorded = true;
+	return 0;
+}
+
+static bool among(char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (streq(names[i], name))
+			return true;
+	return false;
+}
+
+int cp_apply_carry_winners(struct cp_state_apply *rec, const struct cp_state_apply *previous,
+			   char *const *names, size_t n)
+{
+	for (size_t i = 0; previous && i < previous->n_winners; i++)
+		if (!among(names, n, previous->winners[i].name) &&
+		    cp_state_apply_set_winners(rec, &previous->winners[i]) < 0)
+			return -ENOMEM;
+	rec->winners_recorded = true;
+	return 0;
+}
+
 struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *result,
 					     const struct cp_policy *policy, const char *agent,
 					     int64_t now, int32_t pid)

@@ -32,6 +32,17 @@ size_t cp_apply_forget_unregistered(struct cp_state *state, const struct cp_inve
  * with the files of @policy (the one in force) and who applies it.
  * Returns NULL on ENOMEM.
  */
+/*
+ * The winners of @inv for each of the @n names a run planned, into @rec,
+ * now recorded (a name with none forgotten); @previous's of the names the
+ * run did not plan (a module's run plans only its names) kept, where
+ * @previous is not NULL. Returns 0 or -ENOMEM.
+ */
+int cp_apply_record_winners(struct cp_state_apply *rec, const struct cp_inventory *inv,
+			    char *const *names, size_t n);
+int cp_apply_carry_winners(struct cp_state_apply *rec, const struct cp_state_apply *previous,
+			   char *const *names, size_t n);
+
 struct cp_state_apply *cp_apply_state_record(const struct cp_apply_result *result,
 					     const struct cp_policy *policy, const char *agent,
 					     int64_t now, int32_t pid);

@@ -230,6 +230,20 @@ static void run_step(struct cp_nl *nl, struct cp_apply_step_result *s, struct cp
 }
 
 /*
+ * What new users of each name planned get once the steps are made, as the
+ * kernel says (created instances and retired ones included), for status
+ * to compare. A dump that fails leaves those names unrecorded: no drift
+ * can be told of them.
+ */
+static void record_winners(struct cp_apply_files *run, struct cp_nl *nl)
+{
+	_cleanup_(cp_inventory_free) struct cp_inventory now = {};
+
+	if (cp_cu_dump(nl, &now) >= 0)
+		(void) cp_apply_files_record_winners(run, run->state.last_apply, &now);
+}
+
+/*
  * The steps, their results kept in memory and written once after the last:
  * the record written before the first change says what a crash in between
  * may have left (cryptoprioctl status, reset).
@@ -247,6 +261,7 @@ static int apply_steps(struct cp_apply_files *run)
 		run_step(&nl, &result->steps[i], &run->state);
 		cp_apply_files_step_done(run, i);
 	}
+	record_winners(run, &nl);
 	cp_nl_close(&nl);
 	cp_apply_files_steps_finished(run);
 	return result->n_failed ? -EIO : 0;

@@ -79,6 +79,7 @@ struct cp_calibration {
 	size_t n_run;		 /* points measured now */
 	size_t n_unmeasured;	 /* points the budget left out */
 	size_t n_pending_names;	 /* names whose measurement the budget cut short */
+	size_t n_cut_short;	 /* of n_run, points of those names: shown, not cached */
 	char cache_warning[256]; /* why the cache file was ignored, or "" */
 	time_t cache_oldest;	 /* measurement time of the oldest cached point used */
 	bool cache_updated;	 /* points measured now went into the cache */

@@ -80,17 +80,11 @@ static void last_apply(FILE *f, const struct cp_state *state)
 
 static void drift(FILE *f, const struct cp_state *state, const struct cp_inventory *inv)
 {
-	const struct cp_state_apply *a = state->last_apply;
-	size_t n = 0;
-
-	for (size_t i = 0; a && i < a->n_steps; i++) {
-		uint32_t now;
-
-		n += cp_state_step_drifted(state, i, inv, &now);
-	}
 	header(f, "cryptoprio_drifted_implementations",
-	       "Implementations the last plan set whose priority is another now.");
-	fprintf(f, "cryptoprio_drifted_implementations %zu\n", n);
+	       "Names and callers a lookup gives another implementation than the last plan "
+	       "applied left (cryptoprioctl status); by a state file without the winners, "
+	       "implementations the plan set whose priority is another now.");
+	fprintf(f, "cryptoprio_drifted_implementations %zu\n", cp_state_drift_count(state, inv));
 }
 
 /* Whether @inv's entry @i is the first of its name (a sorted inventory keeps them together). */

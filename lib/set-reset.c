@@ -183,7 +183,18 @@ static int reset_failed(struct cp_reset_result *result, enum cp_sr_failure failu
 	return error;
 }
 
-/* Restore one driver; on success its original is forgotten. */
+/*
+ * The winners the last apply recorded for @name: given back, the name is
+ * no longer as a plan of cryptoprio's left it, and its winner moving is no
+ * drift (cryptoprioctl status).
+ */
+static void forget_winners(struct cp_sr_run *run, const char *name)
+{
+	if (run->state.last_apply)
+		(void) cp_state_apply_forget_winners(run->state.last_apply, name);
+}
+
+/* Restore one driver; on success its original is forgotten, and its name's winners. */
 static void restore_one(struct cp_sr_run *run, struct cp_reset_result *result, const char *driver)
 {
 	const struct cp_original *orig = cp_state_find(&run->state, driver);
@@ -209,6 +220,7 @@ static void restore_one(struct cp_sr_run *run, struct cp_reset_result *result, c
 	}
 	s->outcome = CP_RESTORE_RESTORED;
 	(void) cp_state_forget(&run->state, s->driver);
+	forget_winners(run, alg->name);
 }
 
 /* Every original (no drivers), or those of the drivers that have one. */
@@ -246,6 +258,7 @@ static void remove_one(struct cp_sr_run *run, struct cp_reset_result *result,
 	if (r == 0 || r == -ENOENT) {
 		s->outcome = r == 0 ? CP_REMOVAL_REMOVED : CP_REMOVAL_GONE;
 		(void) cp_state_forget_created(&run->state, c.driver);
+		forget_winners(run, c.name);
 		return;
 	}
 	if (r == -EBUSY) {
@@ -260,6 +273,7 @@ static void remove_one(struct cp_sr_run *run, struct cp_reset_result *result,
 		return;
 	}
 	s->outcome = CP_REMOVAL_IN_USE;
+	forget_winners(run, c.name);
 	c.priority = CP_IN_USE_PRIORITY;
 	c.in_use = true;
 	if (cp_state_add_created(&run->state, &c) < 0) {

@@ -136,6 +136,48 @@ static int parse_strings(json_object *obj, const char *key, bool optional,
 	return 0;
 }
 
+/* One name's winners: {"name": N, CALLER: DRIVER...}, a caller without one left out. */
+static int parse_winners_one(json_object *obj, struct cp_winners *w)
+{
+	enum cp_caller caller;
+
+	if (!json_object_is_type(obj, json_type_object) ||
+	    cp_json_get_string(obj, "name", w->name, sizeof(w->name), true) < 0 || !w->name[0])
+		return -EBADMSG;
+	json_object_object_foreach(obj, key, value)
+	{
+		if (streq(key, "name"))
+			continue;
+		if (cp_caller_from_string(key, &caller) < 0 ||
+		    cp_json_get_string(obj, key, w->driver[caller], CP_NAME_MAX, true) < 0 ||
+		    !w->driver[caller][0])
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+/* "winners" is optional: a state written before cryptoprio recorded them has none. */
+static int parse_winners(json_object *obj, struct cp_state_apply *apply)
+{
+	json_object *array;
+
+	if (!json_object_object_get_ex(obj, "winners", &array))
+		return 0;
+	if (!json_object_is_type(array, json_type_array))
+		return -EBADMSG;
+	apply->winners_recorded = true;
+	for (size_t i = 0; i < json_object_array_length(array); i++) {
+		struct cp_winners w = {};
+
+		if (parse_winners_one(json_object_array_get_idx(array, i), &w) < 0 ||
+		    cp_state_apply_find_winners(apply, w.name))
+			return -EBADMSG;
+		if (cp_state_apply_set_winners(apply, &w) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* "left_out" is optional: a state written before apply --cached-only left names out has none. */
 static int parse_apply_arrays(json_object *obj, struct cp_state_apply *apply)
 {
@@ -148,6 +190,8 @@ static int parse_apply_arrays(json_object *obj, struct cp_state_apply *apply)
 	r = parse_strings(obj, "policy_files", false, apply, cp_state_apply_add_policy_file);
 	if (r >= 0)
 		r = parse_strings(obj, "left_out", true, apply, cp_state_apply_add_left_out);
+	if (r >= 0)
+		r = parse_winners(obj, apply);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < json_object_array_length(steps); i++) {
@@ -314,6 +358,24 @@ static json_object *format_step(const struct cp_state_step *step)
 	return obj;
 }
 
+static json_object *format_winners(const struct cp_state_apply *apply)
+{
+	json_object *array = json_object_new_array();
+
+	for (size_t i = 0; i < apply->n_winners; i++) {
+		const struct cp_winners *w = &apply->winners[i];
+		json_object *obj = json_object_new_object();
+
+		json_object_object_add(obj, "name", json_object_new_string(w->name));
+		for (size_t c = 0; c < _CP_CALLER_MAX; c++)
+			if (w->driver[c][0])
+				json_object_object_add(obj, cp_caller_to_string((enum cp_caller) c),
+						       json_object_new_string(w->driver[c]));
+		json_object_array_add(array, obj);
+	}
+	return array;
+}
+
 static json_object *format_apply(const struct cp_state_apply *apply)
 {
 	json_object *obj = json_object_new_object(), *steps = json_object_new_array();
@@ -329,6 +391,8 @@ static json_object *format_apply(const struct cp_state_apply *apply)
 		json_object_array_add(steps, format_step(&apply->steps[i]));
 	json_object_object_add(obj, "steps", steps);
 	json_object_object_add(obj, "left_out", cp_json_strv(apply->left_out, apply->n_left_out));
+	if (apply->winners_recorded)
+		json_object_object_add(obj, "winners", format_winners(apply));
 	return obj;
 }
 
@@ -485,6 +549,7 @@ void cp_state_apply_free(struct cp_state_apply *apply)
 	cp_strv_free(apply->policy_files, apply->n_policy_files);
 	cp_strv_free(apply->left_out, apply->n_left_out);
 	free(apply->steps);
+	free(apply->winners);
 	free(apply);
 }
 
@@ -508,6 +573,45 @@ int cp_state_apply_add_policy_file(struct cp_state_apply *apply, const char *fil
 int cp_state_apply_add_left_out(struct cp_state_apply *apply, const char *name)
 {
 	return cp_strv_push(&apply->left_out, &apply->n_left_out, name);
+}
+
+const struct cp_winners *cp_state_apply_find_winners(const struct cp_state_apply *apply,
+						     const char *name)
+{
+	for (size_t i = 0; i < apply->n_winners; i++)
+		if (streq(apply->winners[i].name, name))
+			return &apply->winners[i];
+	return NULL;
+}
+
+int cp_state_apply_set_winners(struct cp_state_apply *apply, const struct cp_winners *winners)
+{
+	struct cp_winners *all =
+	    (struct cp_winners *) cp_state_apply_find_winners(apply, winners->name);
+
+	if (!all) {
+		all = reallocarray(apply->winners, apply->n_winners + 1, sizeof(*all));
+		if (!all)
+			return -ENOMEM;
+		apply->winners = all;
+		all += apply->n_winners++;
+	}
+	*all = *winners;
+	return 0;
+}
+
+int cp_state_apply_forget_winners(struct cp_state_apply *apply, const char *name)
+{
+	const struct cp_winners *w = cp_state_apply_find_winners(apply, name);
+	size_t i;
+
+	if (!w)
+		return 0;
+	i = (size_t) (w - apply->winners);
+	memmove(&apply->winners[i], &apply->winners[i + 1],
+		(apply->n_winners - i - 1) * sizeof(*w));
+	apply->n_winners--;
+	return 1;
 }
 
 void cp_state_set_last_apply(struct cp_state *state, struct cp_state_apply *apply)
@@ -548,6 +652,19 @@ static bool last_done_step(const struct cp_state_apply *a, size_t i)
 		if (strcmp(a->steps[k].driver, a->steps[i].driver) == 0)
 			return false;
 	return true;
+}
+
+size_t cp_state_drift_count(const struct cp_state *state, const struct cp_inventory *inv)
+{
+	const struct cp_state_apply *a = state->last_apply;
+	size_t n = 0;
+	uint32_t now;
+
+	if (cp_state_drift_by_winners(state))
+		return cp_winners_drift(a->winners, a->n_winners, inv, NULL);
+	for (size_t i = 0; a && i < a->n_steps; i++)
+		n += cp_state_step_drifted(state, i, inv, &now);
+	return n;
 }
 
 bool cp_state_step_drifted(const struct cp_state *state, size_t i, const struct cp_inventory *inv,

@@ -8,6 +8,7 @@
 
 #include "inventory.h"
 #include "planner.h"
+#include "winners.h"
 
 #define CP_STATE_VERSION  1
 #define CP_STATE_MAX_SIZE (4u << 20)
@@ -65,6 +66,15 @@ struct cp_state_apply {
 	/* Names left in the kernel's order, the cache lacking their figures (--cached-only). */
 	char **left_out;
 	size_t n_left_out;
+	/*
+	 * What new users of each name an apply planned got once it was done,
+	 * per caller (winners.h); kept across runs for the names a run did not
+	 * plan (a module's). winners_recorded is false in a file written
+	 * before cryptoprio recorded them: drift is then by priorities alone.
+	 */
+	struct cp_winners *winners;
+	size_t n_winners;
+	bool winners_recorded;
 };
 
 struct cp_state {
@@ -96,6 +106,23 @@ json_object *cp_state_created_json(const struct cp_state *state);
  */
 bool cp_state_step_drifted(const struct cp_state *state, size_t i, const struct cp_inventory *inv,
 			   uint32_t *ret_priority);
+
+/*
+ * Whether drift is told by winners: the last apply recorded them. A file
+ * of an older cryptoprio has none, and drift is then a step's priority
+ * changed since (cp_state_step_drifted()).
+ */
+static inline bool cp_state_drift_by_winners(const struct cp_state *state)
+{
+	return state->last_apply && state->last_apply->winners_recorded;
+}
+
+/*
+ * How much the kernel drifted from the last plan applied: by winners, the
+ * callers of names whose winner moved (cp_winners_drift()); without them,
+ * the steps whose priority did.
+ */
+size_t cp_state_drift_count(const struct cp_state *state, const struct cp_inventory *inv);
 
 /* Load @path; a missing file is an empty state, not an error. */
 int cp_state_load(const char *path, struct cp_state *state);
@@ -133,6 +160,12 @@ static inline void cp_state_apply_freep(struct cp_state_apply **p)
 int cp_state_apply_add_step(struct cp_state_apply *apply, const struct cp_state_step *step);
 int cp_state_apply_add_policy_file(struct cp_state_apply *apply, const char *file);
 int cp_state_apply_add_left_out(struct cp_state_apply *apply, const char *name);
+/* Record @winners, replacing those of their name. Returns 0 or -ENOMEM. */
+int cp_state_apply_set_winners(struct cp_state_apply *apply, const struct cp_winners *winners);
+const struct cp_winners *cp_state_apply_find_winners(const struct cp_state_apply *apply,
+						     const char *name);
+/* Forget the winners recorded for @name. Returns 1 if there were. */
+int cp_state_apply_forget_winners(struct cp_state_apply *apply, const char *name);
 /* Replace state->last_apply with @apply (owned by the state from now on). */
 void cp_state_set_last_apply(struct cp_state *state, struct cp_state_apply *apply);
 

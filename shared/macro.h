@@ -53,6 +53,12 @@ static inline bool streq(const char *a, const char *b)
 	return a[0] == b[0] && strcmp(a, b) == 0;
 }
 
+/* @one after a count of 1, @many after any other: "1 name", "0 names", "2 names". */
+static inline const char *cp_plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /*
  * snprintf(dst, size, "%s", src) without printf's machinery (a start
  * copies hundreds of names): at most size - 1 bytes, always terminated.

@@ -21,7 +21,7 @@
 #define CRYPTOPRIO_GENL_VERSION	2
 
 /* Limits enforced by the module (refused with EINVAL and an extack message). */
-#define CRYPTOPRIO_MAX_REQ_SIZE	(1U << 20)		/* bytes per request */
+#define CRYPTOPRIO_MAX_REQ_SIZE	(1024U * 1024)		/* bytes per request */
 #define CRYPTOPRIO_MAX_DEPTH	64U			/* requests in flight */
 #define CRYPTOPRIO_MAX_BUDGET_NS 1000000000ULL		/* one run: 1 s */
 #define CRYPTOPRIO_MAX_KEY_SIZE	256U			/* bytes */
@@ -40,11 +40,13 @@
 
 enum cryptoprio_cmd {
 	CRYPTOPRIO_CMD_UNSPEC,
-	CRYPTOPRIO_CMD_CALIBRATE,	/* DRIVER TYPE REQ_SIZE [DEPTH BUDGET_NS KEY_SIZE DECRYPT] */
+	/* DRIVER TYPE REQ_SIZE [DEPTH BUDGET_NS KEY_SIZE DECRYPT] */
+	CRYPTOPRIO_CMD_CALIBRATE,
 	CRYPTOPRIO_CMD_RESOLVE,		/* NAME TYPE [MASK BUILD] -> RESOLVED_DRIVER */
 
 	__CRYPTOPRIO_CMD_MAX,
 };
+
 #define CRYPTOPRIO_CMD_MAX (__CRYPTOPRIO_CMD_MAX - 1)
 
 enum cryptoprio_type {
@@ -53,15 +55,19 @@ enum cryptoprio_type {
 	CRYPTOPRIO_TYPE_AEAD,
 	CRYPTOPRIO_TYPE_HASH,		/* ahash or shash */
 	CRYPTOPRIO_TYPE_ACOMP,		/* acomp or scomp: DECRYPT decompresses */
-	CRYPTOPRIO_TYPE_AKCIPHER,	/* rsa's public-key operation; REQ_SIZE: the key's bytes */
-	CRYPTOPRIO_TYPE_KPP,		/* key agreement's shared secret; REQ_SIZE: the peer key's bytes */
+	/* rsa's public-key operation; REQ_SIZE: the key's bytes */
+	CRYPTOPRIO_TYPE_AKCIPHER,
+	/* key agreement's shared secret; REQ_SIZE: the peer key's bytes */
+	CRYPTOPRIO_TYPE_KPP,
 
 	__CRYPTOPRIO_TYPE_MAX,
 };
+
 #define CRYPTOPRIO_TYPE_MAX (__CRYPTOPRIO_TYPE_MAX - 1)
 
 enum cryptoprio_kat {
-	CRYPTOPRIO_KAT_OK,		/* same output as the reference (acomp: round trips both ways) */
+	/* same output as the reference (acomp: round trips both ways) */
+	CRYPTOPRIO_KAT_OK,
 	CRYPTOPRIO_KAT_MISMATCH,	/* different output: a faulty driver */
 	CRYPTOPRIO_KAT_UNSUPPORTED,	/* no reference implementation found */
 };
@@ -91,13 +97,15 @@ enum cryptoprio_attr {
 	CRYPTOPRIO_ATTR_REQUESTS,	/* u64: requests completed */
 	CRYPTOPRIO_ATTR_BYTES,		/* u64: bytes processed */
 	CRYPTOPRIO_ATTR_WALL_NS,	/* u64: first submit to last completion */
-	CRYPTOPRIO_ATTR_CPU_NS,		/* u64: busy time of all CPUs meanwhile, less the idle load */
+	/* u64: busy time of all CPUs meanwhile, less the idle load */
+	CRYPTOPRIO_ATTR_CPU_NS,
 	CRYPTOPRIO_ATTR_KAT,		/* u32: enum cryptoprio_kat */
 	CRYPTOPRIO_ATTR_MAX_IN_FLIGHT,	/* u32: most requests outstanding at once */
 	CRYPTOPRIO_ATTR_RESOLVED_DRIVER, /* string: driver crypto_alloc_*() gave */
 	CRYPTOPRIO_ATTR_REFERENCE,	/* string: driver of the known-answer reference */
 	CRYPTOPRIO_ATTR_USED_KEY_SIZE,	/* u32: key bytes actually used */
-	CRYPTOPRIO_ATTR_GRACE_NS,	/* u64: give up after this long without a completion (100 ms..GRACE) */
+	/* u64: give up after this long without a completion (100 ms..GRACE) */
+	CRYPTOPRIO_ATTR_GRACE_NS,
 	CRYPTOPRIO_ATTR_COMPRESSED_SIZE, /* u32: acomp: bytes its compression of one request made */
 	/*
 	 * flag (RESOLVE): a NAME not registered for TYPE and MASK may be built
@@ -109,6 +117,7 @@ enum cryptoprio_attr {
 
 	__CRYPTOPRIO_ATTR_MAX,
 };
+
 #define CRYPTOPRIO_ATTR_MAX (__CRYPTOPRIO_ATTR_MAX - 1)
 
 #endif /* _UAPI_LINUX_CRYPTOPRIO_H */

@@ -46,10 +46,13 @@ ok "plan --from: the figures said to come from the file" \
 edit slow 'd["calibration"]["machines"][0]["entries"][1]["mbps"] = [3, 300, 290, 310, 5]'
 ok "plan --from: slower offload figures, nothing to change" \
 	exits 0 "$ctl" -c "$tmp/any.conf" plan --from "$tmp/slow.json" --exit-code
+ok "plan --from: one algorithm in the planned order, said in the singular" grep -qx \
+	'Nothing to change: 1 algorithm already in the planned order.' \
+	<("$ctl" -c "$tmp/any.conf" plan --from "$tmp/slow.json")
 edit rebuilt 'd["kernel"]["modules"][2]["srcversion"] = "0000"'
 "$ctl" -c "$tmp/any.conf" plan --from "$tmp/rebuilt.json" >"$tmp/rebuilt.txt"
 ok "plan --from: a module of another build has no figures (keyed as on that machine)" \
-	grep -q "1 points, 1 not in it" "$tmp/rebuilt.txt"
+	grep -q "1 point, 1 not in it" "$tmp/rebuilt.txt"
 ok "plan --from: the default policy keeps the CPU first" \
 	exits 0 "$ctl" -c /dev/null plan --from "$fixture" --exit-code
 

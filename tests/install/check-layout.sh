@@ -53,7 +53,27 @@ check_prefix() {
 		bash -c "[[ $prefix == /usr ]] || ! grep -q ' /lib/systemd/' '$list'"
 }
 
+# -Ddracut=true: the module where dracut looks whatever the prefix, naming
+# cryptoprioctl where the prefix puts it.
+check_dracut() {
+	local prefix=$1 build=$tmp/build-dracut-${1//\//_} d=/usr/lib/dracut/modules.d/90cryptoprio
+	if ! meson setup "$build" "$src" --prefix="$prefix" -Ddracut=true -Dtests=disabled \
+		-Dkernel-module=disabled -Dvm-tests=disabled -Dfuzz=disabled >"$build.log" 2>&1; then
+		ok "$prefix -Ddracut=true: meson setup" false
+		cat "$build.log" >&2
+		return
+	fi
+	installed "$build" >"$build.list"
+	for f in module-setup.sh cryptoprio-initrd.service cryptoprio-apply.sh; do
+		ok "$prefix -Ddracut=true: $d/$f" has "$build.list" "$d/$f"
+	done
+	ok "$prefix -Ddracut=true: the module takes $prefix/sbin/cryptoprioctl" \
+		grep -qx "ctl=$prefix/sbin/cryptoprioctl" "$build/dracut/module-setup.sh"
+	ok "without -Ddracut=true: no dracut module" bash -c "! grep -q dracut '$tmp/build-_usr.list'"
+}
+
 check_prefix /usr/local /usr/local/lib/systemd/system
 # Debian's systemd.pc: units of the distribution's prefix go to /lib/systemd/system.
 check_prefix /usr "$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null || echo /lib/systemd/system)"
+check_dracut /usr/local
 done_testing

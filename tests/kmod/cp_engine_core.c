@@ -91,17 +91,22 @@ enum cpt_mode {
 	CPT_OK, CPT_SLOW, CPT_WRONG, CPT_HANG, CPT_ETIMEDOUT, CPT_EINTR,
 	CPT_BUSYDROP
 };
+
 static const char * const cpt_mode_names[] = {
 	"ok", "slow", "wrong", "hang", "etimedout", "eintr", "busydrop"
 };
+
 /* How long a request of mode etimedout or eintr takes to fail. */
 #define CPT_FAIL_AFTER_US	10000
+
 static int cpt_mode = CPT_OK;
 
 enum cpt_completion { CPT_ASYNC, CPT_SYNC, CPT_INLINE, CPT_HARDIRQ };
+
 static const char * const cpt_completion_names[] = {
 	"async", "sync", "inline", "hardirq"
 };
+
 static int cpt_completion = CPT_ASYNC;
 
 static unsigned int cpt_queue_len;

@@ -22,7 +22,11 @@
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 #define cpt_base_complete(base, err) crypto_request_complete(base, err)
 #else
-#define cpt_base_complete(base, err) ((base)->complete(base, err))
+static inline void cpt_base_complete(struct crypto_async_request *base,
+				     int err)
+{
+	base->complete(base, err);
+}
 #endif
 
 /* 6.13 added hrtimer_setup(); 7.x removed hrtimer_init(). */
@@ -102,6 +106,9 @@ void cpt_akcipher_unregister(void);
 
 /* cp_test_engine_kpp.c */
 int cpt_kpp_check(void);
+
+/* cp_test_engine_main.c: geometry=small (aead and hash shrink their sizes) */
+extern bool cpt_geometry_small;
 int cpt_kpp_register(void);
 void cpt_kpp_unregister(void);
 

@@ -31,9 +31,6 @@ struct cpt_aead_ctx {
 	struct crypto_aead *fallback;
 };
 
-/* cp_test_engine_main.c: geometry=small */
-extern bool cpt_geometry_small;
-
 #define CPT_SMALL_GCM_IV_SIZE	8
 #define CPT_SMALL_GCM_TAG_SIZE	8
 #define CPT_MAX_IV_SIZE		32

@@ -21,9 +21,6 @@ struct cpt_hash_ctx {
 	struct crypto_ahash *fallback;
 };
 
-/* cp_test_engine_main.c: geometry=small */
-extern bool cpt_geometry_small;
-
 #define CPT_SMALL_SHA256_DIGEST_SIZE	16
 
 /* After the fallback's request in the context: a digest of its size. */

@@ -295,6 +295,20 @@ static void settle(struct cp_inventory *inv)
 	cp_apply_result_free(&res);
 }
 
+/* The last apply's winners, recorded by a run with nothing to change: aes-aesni at 43 wins. */
+static void check_winners_recorded(void)
+{
+	_cleanup_(cp_state_free) struct cp_state state;
+	const struct cp_winners *w;
+
+	peek_state(&state);
+	ok(state.last_apply && state.last_apply->winners_recorded,
+	   "no steps: the last apply's winners recorded again");
+	w = state.last_apply ? cp_state_apply_find_winners(state.last_apply, "aes") : NULL;
+	ok(w && streq(w->driver[CP_CALLER_ANY], "aes-aesni"), "aes: aes-aesni (%s)",
+	   w ? w->driver[CP_CALLER_ANY] : "none");
+}
+
 static void test_nothing_to_change(struct cp_inventory *inv)
 {
 	_cleanup_(cp_policy_freep) struct cp_policy *policy = pins_policy();
@@ -306,11 +320,14 @@ static void test_nothing_to_change(struct cp_inventory *inv)
 	res.inventory = *inv;
 	is_int(counted_run(&run, &opts, policy, &res), 0, "settled: planned");
 	is_int(res.n_steps, 0, "nothing to change");
+	/* An earlier apply's record, of a cryptoprio that kept no winners. */
+	cp_state_set_last_apply(&run.state, cp_state_apply_new());
 	is_int(cp_apply_files_record_start(&run), 0, "recorded");
 	is_str(counts_text(), "state 1/0, cache 1/0", "no steps: nothing written ahead");
 	end_run(&run);
 	is_str(counts_text(), "state 1/1, cache 1/0",
 	       "no steps: the state written once, not the cache");
+	check_winners_recorded();
 	res.inventory = (struct cp_inventory){};
 	cp_apply_result_free(&res);
 }

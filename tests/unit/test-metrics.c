@@ -102,6 +102,41 @@ static void test_escape(void)
 	       "too long for the buffer: refused");
 }
 
+static size_t drift_gauge(const struct cp_state *state, const struct cp_inventory *inv,
+			  const struct cp_policy *policy)
+{
+	_cleanup_free_ char *text = NULL;
+	const char *p;
+
+	if (cp_metrics_format(&(struct cp_metrics_input){state, inv, NULL, policy}, &text) < 0 ||
+	    !(p = strstr(text, "\ncryptoprio_drifted_implementations ")))
+		abort();
+	return strtoul(p + strlen("\ncryptoprio_drifted_implementations "), NULL, 10);
+}
+
+/*
+ * With the winners recorded, the gauge counts the names and callers whose
+ * winner moved, not the priorities: virtio at 150 again moves none.
+ */
+static void test_winners(struct cp_state *state, struct cp_inventory *inv,
+			 const struct cp_policy *policy)
+{
+	struct cp_alg *aesni = (struct cp_alg *) cp_inventory_find_driver(inv, "cbc-aes-aesni");
+	struct cp_winners w;
+
+	/* /proc/crypto's text: no flag says which allocate memory; those callers not told. */
+	inv->source = CP_SOURCE_PROC_CRYPTO;
+	ok(cp_winners_of(inv, "cbc(aes)", &w) && streq(w.driver[CP_CALLER_ANY], "cbc-aes-aesni"),
+	   "cbc(aes)'s winner: aesni above virtio at 150");
+	if (cp_state_apply_set_winners(state->last_apply, &w) < 0)
+		abort();
+	state->last_apply->winners_recorded = true;
+	is_int(drift_gauge(state, inv, policy), 0,
+	       "winners recorded: virtio's priority changed, no winner moved: no drift");
+	aesni->priority = 100;
+	is_int(drift_gauge(state, inv, policy), 1, "aesni below virtio: any caller's winner moved");
+}
+
 int main(void)
 {
 	_cleanup_(cp_inventory_free) struct cp_inventory inv = {};
@@ -153,5 +188,6 @@ int main(void)
 	ok(has_line(text, "cryptoprio_drifted_implementations 1"), "drift: virtio at 150 now");
 	ok(!strstr(text, "cryptoprio_calibration_"), "no cache: no figures");
 	ok(parses(text, "'cryptoprio_drifted_implementations 1'"), "parses without figures");
+	test_winners(&state, &inv, policy);
 	return done_testing();
 }

@@ -178,6 +178,25 @@ static void add_created(struct cp_state *state, const char *driver)
 		abort();
 }
 
+/* An apply's winners: cbc(aes)'s and INNER's, which reset gives back, and xts(aes)'s. */
+static void record_winners(struct cp_state *state)
+{
+	struct cp_state_apply *a = cp_state_apply_new();
+	struct cp_winners w[] = {
+	    {.name = "cbc(aes)", .driver = {[CP_CALLER_ANY] = AESNI}},
+	    {.name = INNER, .driver = {[CP_CALLER_ANY] = INNER}},
+	    {.name = "xts(aes)", .driver = {[CP_CALLER_ANY] = "xts-aes-aesni"}},
+	};
+
+	for (size_t i = 0; a && i < ARRAY_SIZE(w); i++)
+		if (cp_state_apply_set_winners(a, &w[i]) < 0)
+			abort();
+	if (!a)
+		abort();
+	a->winners_recorded = true;
+	cp_state_set_last_apply(state, a);
+}
+
 /* ---- the tests ---- */
 
 static void test_removal_order(void)
@@ -290,6 +309,7 @@ static void test_reset_all(struct cp_inventory *inv)
 	add_created(&state, INNER);
 	add_created(&state, SHORT);
 	add_created(&state, OUTER);
+	record_winners(&state);
 	state.originals = reallocarray(state.originals, state.n_originals + 1, sizeof(lost));
 	state.originals[state.n_originals++] = lost;
 	poke_state(&state);
@@ -323,6 +343,10 @@ static void test_reset_all(struct cp_inventory *inv)
 	       cp_state_find_created(&state, INNER)->in_use &&
 	       cp_state_find_created(&state, INNER)->priority == 0,
 	   "the held instance kept, in use at priority 0");
+	ok(state.last_apply && !cp_state_apply_find_winners(state.last_apply, "cbc(aes)") &&
+	       !cp_state_apply_find_winners(state.last_apply, INNER) &&
+	       cp_state_apply_find_winners(state.last_apply, "xts(aes)"),
+	   "the winners of the names given back forgotten, not the others'");
 	cp_reset_result_free(&res);
 }
 

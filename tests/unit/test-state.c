@@ -324,6 +324,48 @@ static void test_last_apply(const char *dir)
 	cp_state_free(&state);
 }
 
+/*
+ * The winners an apply recorded: each caller's driver, a caller without
+ * one left out; a file without them (an older cryptoprio's) loads with
+ * none recorded, and is written back without.
+ */
+static void test_winners(void)
+{
+	struct cp_winners w = {.name = "cbc(aes)",
+			       .driver = {[CP_CALLER_ANY] = "virtio_crypto_aes_cbc",
+					  [CP_CALLER_SYNCHRONOUS] = "cbc-aes-aesni"}};
+	_cleanup_(cp_state_free) struct cp_state state = {}, loaded = {}, old = {};
+	_cleanup_free_ char *text = NULL, *again = NULL;
+	const struct cp_winners *back;
+
+	cp_state_set_last_apply(&state, make_apply());
+	is_int(cp_state_apply_set_winners(state.last_apply, &w), 0, "winners set");
+	state.last_apply->winners_recorded = true;
+	is_int(cp_state_format(&state, &text), 0, "formatted");
+	ok(strstr(text, "\"synchronous\":\"cbc-aes-aesni\"") ||
+	       strstr(text, "\"synchronous\": \"cbc-aes-aesni\""),
+	   "a caller's driver written");
+	ok(!strstr(text, "\"both\""), "a caller without one left out");
+	is_int(cp_state_parse(text, &loaded), 0, "parsed back");
+	back = cp_state_apply_find_winners(loaded.last_apply, "cbc(aes)");
+	ok(loaded.last_apply->winners_recorded && back &&
+	       streq(back->driver[CP_CALLER_ANY], "virtio_crypto_aes_cbc") &&
+	       streq(back->driver[CP_CALLER_SYNCHRONOUS], "cbc-aes-aesni") &&
+	       !back->driver[CP_CALLER_BOTH][0],
+	   "each caller's driver read back, none where none was");
+	ok(cp_state_drift_by_winners(&loaded), "drift told by winners");
+
+	cp_state_set_last_apply(&state, make_apply());
+	free(steal_pointer(&text));
+	is_int(cp_state_format(&state, &text), 0, "a record without winners formatted");
+	ok(!strstr(text, "winners"), "written without them");
+	is_int(cp_state_parse(text, &old), 0, "an older cryptoprio's file loads");
+	ok(old.last_apply && !old.last_apply->winners_recorded && !cp_state_drift_by_winners(&old),
+	   "with no winners: drift told by priorities");
+	is_int(cp_state_format(&old, &again), 0, "and is written back");
+	ok(!strstr(again, "winners"), "still without winners");
+}
+
 static void test_created(const char *dir)
 {
 	struct cp_created c = {.driver = "authenc(hmac(sha256-ce),cbc-aes-ce)",
@@ -402,6 +444,22 @@ static void test_last_apply_corrupt(void)
 	    "{\"version\":1,\"originals\":[],\"last_apply\":{\"started_at\":1,"
 	    "\"finished_at\":0,\"pid\":1,\"agent\":\"a\",\"backend\":\"b\","
 	    "\"policy_files\":[],\"steps\":[],\"left_out\":[\"sha256\",7]}}",
+	    "{\"version\":1,\"originals\":[],\"last_apply\":{\"started_at\":1,"
+	    "\"finished_at\":0,\"pid\":1,\"agent\":\"a\",\"backend\":\"b\","
+	    "\"policy_files\":[],\"steps\":[],\"winners\":{}}}",
+	    "{\"version\":1,\"originals\":[],\"last_apply\":{\"started_at\":1,"
+	    "\"finished_at\":0,\"pid\":1,\"agent\":\"a\",\"backend\":\"b\","
+	    "\"policy_files\":[],\"steps\":[],\"winners\":[{\"name\":\"n\",\"sync\":\"d\"}]}}",
+	    "{\"version\":1,\"originals\":[],\"last_apply\":{\"started_at\":1,"
+	    "\"finished_at\":0,\"pid\":1,\"agent\":\"a\",\"backend\":\"b\","
+	    "\"policy_files\":[],\"steps\":[],\"winners\":[{\"name\":\"n\",\"any\":\"\"}]}}",
+	    "{\"version\":1,\"originals\":[],\"last_apply\":{\"started_at\":1,"
+	    "\"finished_at\":0,\"pid\":1,\"agent\":\"a\",\"backend\":\"b\","
+	    "\"policy_files\":[],\"steps\":[],\"winners\":[{\"name\":\"n\",\"any\":\"d\"},"
+	    "{\"name\":\"n\",\"any\":\"e\"}]}}",
+	    "{\"version\":1,\"originals\":[],\"last_apply\":{\"started_at\":1,"
+	    "\"finished_at\":0,\"pid\":1,\"agent\":\"a\",\"backend\":\"b\","
+	    "\"policy_files\":[],\"steps\":[],\"winners\":[{\"any\":\"d\"}]}}",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -439,6 +497,7 @@ int main(void)
 	test_atomic_write(dir);
 	test_lock_timeout(dir);
 	test_last_apply(dir);
+	test_winners();
 	test_created(dir);
 	test_created_corrupt();
 	test_last_apply_corrupt();

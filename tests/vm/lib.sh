@@ -131,6 +131,23 @@ proc_crypto_field() {
 # proc_crypto_prio DRIVER: print the priority of DRIVER from /proc/crypto.
 proc_crypto_prio() { proc_crypto_field "$1" priority; }
 
+# crypto_user_set DRIVER PRIORITY: set DRIVER's priority with a raw
+# CRYPTO_MSG_UPDATEALG of crypto_user, as a tool other than cryptoprio's
+# would; false (the kernel's errno said) if the kernel refuses it.
+crypto_user_set() {
+	python3 - "$1" "$2" <<'PY'
+import socket, struct, sys
+CRYPTO_MSG_UPDATEALG, CRYPTOCFGA_PRIORITY_VAL = 0x12, 1
+body = struct.pack("64s64s64sIIII", b"", sys.argv[1].encode(), b"", 0, 0, 0, 0)
+body += struct.pack("HHI", 8, CRYPTOCFGA_PRIORITY_VAL, int(sys.argv[2]))
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 21)  # NETLINK_CRYPTO
+s.send(struct.pack("IHHII", 16 + len(body), CRYPTO_MSG_UPDATEALG, 1 | 4, 1, 0) + body)
+error = struct.unpack_from("i", s.recv(65536), 16)[0]
+print(f"UPDATEALG {sys.argv[1]} {sys.argv[2]}: {error}")
+sys.exit(error != 0)
+PY
+}
+
 # has_driver DRIVER: true if DRIVER is in /proc/crypto.
 has_driver() { proc_crypto_field "$1" driver >/dev/null; }
 
@@ -399,6 +416,81 @@ expect_fail() {
 
 # refcnt DRIVER: its users as /proc/crypto counts them; 0 if not registered.
 refcnt() { proc_crypto_field "$1" refcnt || echo 0; }
+
+# name_refcnts NAME: "DRIVER REFCNT" for each implementation registered as
+# NAME (a larval aside), sorted: how many transforms hold each now. Each
+# crypto_alloc_*() of a kernel user takes one reference on the driver it
+# got, kept until the transform is freed.
+name_refcnts() {
+	awk -v RS= -v name="$1" '{
+		delete f
+		n = split($0, l, "\n")
+		for (i = 1; i <= n; i++) { k = l[i]; sub(/ *:.*/, "", k); v = l[i]; sub(/^[^:]*: */, "", v); f[k] = v }
+		if (f["name"] == name && f["type"] != "larval") print f["driver"], f["refcnt"]
+	}' /proc/crypto | LC_ALL=C sort -u
+}
+
+# held_since NAME BEFORE: "DRIVER +N" for each implementation of NAME whose
+# refcnt rose by N since BEFORE (what name_refcnts NAME printed then; a
+# driver registered since counts from 0), one per line: which
+# implementation of NAME the clients set up meanwhile hold. Nothing if
+# none rose.
+held_since() {
+	name_refcnts "$1" | awk 'NR == FNR { was[$1] = $2; next }
+		$2 > was[$1] + 0 { printf "%s +%d\n", $1, $2 - was[$1] }' <(printf '%s\n' "$2") -
+}
+
+# held_by NAME CMD...: runs CMD (its output to standard error), which sets
+# up a client of NAME that keeps its transforms (a dm-crypt mapping, an
+# SA), then prints what held_since says that client holds; CMD's status.
+# For a client that runs in the background (kTLS's sockets), call
+# name_refcnts before starting it and held_since once it is ready.
+held_by() {
+	local name=$1 before rc=0
+	shift
+	before=$(name_refcnts "$name")
+	"$@" >&2 || rc=$?
+	held_since "$name" "$before"
+	return "$rc"
+}
+
+# name_refcnts_are NAME SNAPSHOT: true if name_refcnts NAME prints
+# SNAPSHOT, what it printed before a client was set up: once the client is
+# gone, its transforms are freed (MACsec frees an SA's after an RCU grace
+# period: wait_until name_refcnts_are ...).
+name_refcnts_are() { [[ $(name_refcnts "$1") == "$2" ]]; }
+
+# caam_gcm_over_cpu: names the kernel's own gcm(aes) in $own and checks it
+# is the CPU's (what a plan must win against), sets $base to the kernel
+# log's length, loads cp_caam_engine, whose gcm-aes-cp-caam ($eng) then
+# comes first, records every priority in $CP_RESULTS/prio-before.txt and
+# writes the default policy, uncalibrated (the clients of gcm(aes): ktls,
+# macsec).
+caam_gcm_over_cpu() {
+	own=$(first_of 'gcm(aes)')
+	log "the kernel's own gcm(aes), which the plan must win against: $own" \
+		"($(proc_crypto_field "$own" module), priority $(proc_crypto_prio "$own"))"
+	check "the kernel's own gcm(aes) is the CPU's ($own of $(proc_crypto_field "$own" module))" \
+		test "$(proc_crypto_field "$own" module)" = "$cpu_gcm_module"
+	base=$(dmesg | wc -l)
+	check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
+	check "$eng passed its self-test" wait_for_driver "$eng" 120
+	wait_before_measuring cp_caam_engine "$cpu_gcm_module"
+	priority_snapshot >"$CP_RESULTS/prio-before.txt"
+	policy_uncalibrated ""
+}
+
+# apply_puts_cpu_gcm_first: apply (its document in
+# $CP_RESULTS/apply.json) puts a CPU's gcm(aes) first, named in $first
+# (after caam_gcm_over_cpu: ktls, macsec).
+apply_puts_cpu_gcm_first() {
+	check "apply exits 0" sh -c "'$ctl' --json apply >'$CP_RESULTS/apply.json'"
+	show "$CP_RESULTS/apply.json" 'gcm(aes)'
+	first=$(first_of 'gcm(aes)')
+	log "after apply, gcm(aes) handed out first: $first"
+	check "apply: the CPU's gcm(aes) is first ($first of $(proc_crypto_field "$first" module))" \
+		test "$(proc_crypto_field "$first" module)" = "$cpu_gcm_module"
+}
 
 # add_sa SPI: an IPsec ESP SA with cbc(aes) and hmac(sha256), as IPsec's
 # users ask (xfrm_user and esp4 loaded): the kernel builds its

@@ -77,15 +77,19 @@ check "status --json: the steps, numbers as numbers" test "$(jget "$CP_RESULTS/s
 	"type(d['last_apply']['started_at']) is int and d['checked_at'] >= d['last_apply']['started_at'] and len(d['last_apply']['steps']) > 0")" = True
 check "status --json: as planned" test "$(jget "$CP_RESULTS/status.json" "d['verdict']")" = as-planned
 
-# A priority the plan set changed since (by hand): status exits 3 and names
-# it, plan --exit-code exits 3; once applied again, both exit 0.
+# A priority the plan set changed since (by hand), the engine above the CPU
+# again: status exits 3 and names the winner moved and the priority,
+# plan --exit-code exits 3; once applied again, both exit 0.
 "$ctl" set virtio_crypto_aes_cbc 2999
 rc=0
 "$ctl" --json status >"$CP_RESULTS/status-drift.json" || rc=$?
 check "status after a priority changed since: exit 3" test "$rc" = 3
 check "status --json: drifted, virtio_crypto_aes_cbc at 2999" test "$(jget "$CP_RESULTS/status-drift.json" \
-	"d['verdict'], [(x['driver'], x['priority']) for x in d['drift']]")" = \
+	"d['verdict'], [(x['driver'], x['priority']) for x in d['priorities_changed']]")" = \
 	"('drifted', [('virtio_crypto_aes_cbc', 2999)])"
+check "status --json: any caller of cbc(aes) gets virtio-crypto instead of $cpu_cbc" test "$(jget \
+	"$CP_RESULTS/status-drift.json" "[(x['planned_driver'], x['driver']) for x in d['drift'] \
+	if x['algorithm'] == 'cbc(aes)' and x['caller'] == 'any']")" = "[('$cpu_cbc', 'virtio_crypto_aes_cbc')]"
 rc=0
 "$ctl" plan --exit-code >"$CP_RESULTS/plan-drift.txt" || rc=$?
 check "plan --exit-code: 3 with a change pending" test "$rc" = 3

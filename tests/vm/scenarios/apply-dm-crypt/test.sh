@@ -24,11 +24,6 @@ check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
 check "$eng passed its self-test" wait_for_driver $eng 120
 wait_before_measuring cp_caam_engine "$cpu_aes_module"
 
-# xts_refcnts: "DRIVER REFCNT" for each implementation named xts(aes)
-xts_refcnts() {
-	awk '$1 == "name" { n = $3 } $1 == "driver" { d = $3 }
-	     $1 == "refcnt" && n == "xts(aes)" { print d, $3 }' /proc/crypto | sort -u
-}
 # xts_priorities: "DRIVER PRIORITY" for each implementation named xts(aes)
 xts_priorities() {
 	awk '$1 == "name" { n = $3 } $1 == "driver" { d = $3 }
@@ -43,12 +38,11 @@ head -c 1M /dev/urandom >/tmp/plain
 # open_mapping: create the crypt mapping; print the xts(aes) driver whose
 # refcnt it raised (dm-crypt holds its tfms while the mapping exists)
 open_mapping() {
-	local before
-	before=$(xts_refcnts)
-	dmsetup --noudevsync create cpx --table \
-		"0 $sectors crypt aes-xts-plain64 $key 0 $loopdev 0" >&2 || return 1
+	local held
+	held=$(held_by 'xts(aes)' dmsetup --noudevsync create cpx --table \
+		"0 $sectors crypt aes-xts-plain64 $key 0 $loopdev 0") || return 1
 	dmsetup --noudevsync mknodes cpx >&2
-	join <(printf '%s\n' "$before") <(xts_refcnts) | awk '$3 > $2 { print $1 }'
+	printf '%s\n' "$held" | awk '{ print $1 }'
 }
 close_mapping() { dmsetup --noudevsync remove cpx; }
 read_back() {

@@ -10,12 +10,17 @@ insmod "$CP_KMOD/cryptoprio.ko"
 
 # Two sizes and a budget beyond what their first runs take (3 runs of 4
 # points, under a second each on an idle VM): a point the budget left
-# unmeasured would be measured by the next run, and this scenario is about
-# the cache, not the budget. Not more: the runs go on while aesni and
-# virtio-crypto are within their noise, until the budget is spent (60 s
-# made each of the five calibrations take ~35 s).
+# unmeasured or cut short would be measured by the next run, and this
+# scenario is about the cache, not the budget. Not more: the runs go on
+# while aesni and virtio-crypto are within their noise, until the budget
+# is spent (60 s made each of the five calibrations take ~35 s). On 6.12,
+# whose virtio-crypto took 3.9 ms a 4 KiB request under TCG (a 15 s budget
+# ended after aesni's first runs and one of virtio's), 60 s: the two are
+# far apart there, so the runs stop once the first are done.
+budget=15s
+[[ $CP_KVER_ALIAS != 6.12 ]] || budget=60s
 calibrate() {
-	"$ctl" --json calibrate 'cbc(aes)' --size 4096,65536 --budget 15s "$@" \
+	"$ctl" --json calibrate 'cbc(aes)' --size 4096,65536 --budget $budget "$@" \
 		>"$CP_RESULTS/$name.json" 2>"$CP_RESULTS/$name.err"
 }
 
@@ -23,8 +28,8 @@ rm -f "$cache"
 name=cold calibrate
 check "cold: points measured" test "$(jget "$CP_RESULTS/cold.json" "d['points_measured']")" -gt 0
 check "cold: the cache file is written" test -s "$cache"
-check "cold: every point measured within the budget" \
-	test "$(jget "$CP_RESULTS/cold.json" "d['points_unmeasured']")" = 0
+check "cold: every point measured within the budget, none cut short" \
+	test "$(jget "$CP_RESULTS/cold.json" "d['points_unmeasured'], d['points_cut_short']")" = "(0, 0)"
 name=warm calibrate
 check "warm: nothing measured" test "$(jget "$CP_RESULTS/warm.json" "d['points_measured']")" = 0
 check "warm: every point from the cache" \
@@ -77,3 +82,24 @@ json.dump(c, open(sys.argv[1], "w"))
 PY
 check "another index file: asked again" test "$(daemon_opens memo-stale)" -gt 0
 check "and the memo renewed" test "$(memo 'm["index"][1]')" != 1
+
+# A budget too short for every point's three runs: what it cut short is
+# shown and counted, and only what is not goes into the cache (a point
+# kept with fewer runs than a later calibration takes would be measured
+# again by it, silently).
+rm -f "$cache"
+budget=400ms name=short calibrate
+short_points() {
+	python3 - "$CP_RESULTS/short.json" "$cache" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+cached = 0
+if os.path.exists(sys.argv[2]):
+    cached = sum(len(m["entries"]) for m in json.load(open(sys.argv[2]))["machines"])
+print(d["points_measured"], d["points_cut_short"], cached)
+PY
+}
+read -r measured cut_short cached < <(short_points)
+log "a 400 ms budget: $measured points measured, $cut_short of them cut short, $cached cached"
+check "what the short budget measured is cached or counted cut short ($measured = $cut_short + $cached)" \
+	test "$measured" = $((cut_short + cached))

@@ -40,6 +40,15 @@ cpu_verdicts=$(point_verdicts "$CP_RESULTS/wrong.json" "$cpu_cbc")
 check "mode wrong: $cpu_cbc still measured, nothing but measured or out of budget ($cpu_verdicts)" \
 	test "${cpu_verdicts/measured,unmeasured /measured }" = "measured ok"
 
+# One round trip as this guest makes them now (a process, the module's
+# shortest run of the CPU's cbc(aes)), for the slack of the bound below:
+# under TCG on a loaded host a calibration's last steps (a run's answer,
+# its own end) take what a round trip takes, which no constant bounds.
+start=$(date +%s%N)
+"$CP_BUILD/cli/cryptoprioctl" calibrate --raw "$cpu_cbc" --size 4096 --budget 1ms >/dev/null
+round_trip_ms=$((($(date +%s%N) - start) / 1000000))
+slack_ms=$((round_trip_ms > 250 ? round_trip_ms : 250))
+
 echo hang >"$param"
 # 4 s: under a loaded host aesni's known answer and workload point took all
 # of a 2 s budget before the engine's turn (7 of 10 runs on 7.2), which left
@@ -56,8 +65,9 @@ doc = json.load(open(sys.argv[1]))
 [i] = [i for a in doc["algorithms"] for i in a["implementations"] if i["driver"] == os.environ["cpu_cbc"]]
 [p] = [p for p in i["points"] if p["size"] == 4096]
 assert p["verdict"] == "measured", p' "$CP_RESULTS/hang.json"
-check "mode hang: the calibration stays within its 4 s budget + 250 ms (+ 250 ms slack for TCG)" \
-	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["elapsed_ns"]; assert e < 4500e6, e' "$CP_RESULTS/hang.json"
+check "mode hang: the calibration stays within its 4 s budget + 250 ms + one round trip ($round_trip_ms ms, at least 250)" \
+	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["elapsed_ns"]; assert e < (4250 + int(sys.argv[2])) * 1e6, e' \
+	"$CP_RESULTS/hang.json" "$slack_ms"
 check "the module is pinned while the request is outstanding" not rmmod cryptoprio
 echo ok >"$param"
 # The engine completes the late request, then the module's reaper frees the

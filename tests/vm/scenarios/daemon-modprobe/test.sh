@@ -1,5 +1,9 @@
 # A module loaded after the daemon is up (and one removed and loaded again,
-# which resets its priorities) gets the policy within 5 s, without a restart.
+# which resets its priorities) gets the policy without a restart, within
+# 5 s and twice what one plan takes in this guest now (apply --dry-run
+# --cached-only: no measurement, no change): the daemon's run for the
+# module is such a plan and one priority set, and a constant would hold
+# only on an idle host (7 of 8 runs failed at 5 s beside two other VMs).
 #
 # Kernel-dependent (a module loaded under the daemon), exclusive: every
 # kernel by rotation.
@@ -8,10 +12,16 @@ check "cryptoprio.service is active" test "$(unit_prop $svc ActiveState)" = acti
 pid=$(unit_prop $svc MainPID)
 check "virtio_crypto not loaded at boot" test ! -d /sys/module/virtio_crypto
 
+t0=$(date +%s%N)
+"$CP_BUILD/cli/cryptoprioctl" apply --dry-run --cached-only >/dev/null
+plan_ms=$((($(date +%s%N) - t0) / 1000000))
+window=$(((5000 + 2 * plan_ms + 999) / 1000))
+log "a plan took $plan_ms ms: the window is $window s"
+
 modprobe_q virtio_crypto
 check "virtio_crypto_aes_cbc registered and self-tested" wait_for_driver virtio_crypto_aes_cbc 60
-secs=$(wait_for_prio virtio_crypto_aes_cbc 1234 5) && log "policy applied ${secs}s after self-test"
-check "modprobe virtio_crypto: the policy's 1234 within 5 s" wait_for_prio virtio_crypto_aes_cbc 1234 5
+secs=$(wait_for_prio virtio_crypto_aes_cbc 1234 "$window") && log "policy applied ${secs}s after self-test"
+check "modprobe virtio_crypto: the policy's 1234 within $window s" wait_for_prio virtio_crypto_aes_cbc 1234 "$window"
 
 # Then virtio-crypto-rsa may still be in its self-test (6.12 and 7.2 test
 # after modprobe returns, in the background), which holds the module: rmmod
@@ -24,7 +34,7 @@ check "rmmod virtio_crypto succeeds" rmmod virtio_crypto
 check "rmmod: the engine is gone" lacks_driver virtio_crypto_aes_cbc
 modprobe_q virtio_crypto
 check "reloaded: registered again" wait_for_driver virtio_crypto_aes_cbc 60
-check "reloaded: 1234 again within 5 s" wait_for_prio virtio_crypto_aes_cbc 1234 5
+check "reloaded: 1234 again within $window s" wait_for_prio virtio_crypto_aes_cbc 1234 "$window"
 check "no restart of the daemon" test "$(unit_prop $svc MainPID)" = "$pid"
 check "still active" test "$(unit_prop $svc ActiveState)" = active
 

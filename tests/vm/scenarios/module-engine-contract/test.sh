@@ -66,7 +66,7 @@ check "the engine cannot be unloaded either" not rmmod cp_test_engine
 "$ctl" status >"$r/status.txt" || true
 "$ctl" status --json >"$r/status.json" || true
 check "status shows the kept run: 4 requests out, the engine's module pinned" \
-	grep -q '^  cp_test_engine_cbc_aes: 4 request(s) out, .* KiB pinned' "$r/status.txt"
+	grep -q '^  cp_test_engine_cbc_aes: 4 requests out, .* KiB pinned' "$r/status.txt"
 check "and so does status --json" \
 	test "$(jget "$r/status.json" "[(k['driver'], k['outstanding']) for k in d['kept_runs']]")" \
 	= "[('cp_test_engine_cbc_aes', 4)]"

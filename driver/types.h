@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cryptoprio: what a transform type is to the module. Each type's file
+ * (skcipher.c, aead.c, hash.c, acomp.c, akcipher.c, kpp.c) fills one
+ * struct cp_type_ops, its known-answer check included (struct
+ * cp_kat_ops), and types.c's table names it under its uapi type: the rest
+ * of the module (calibrate.c, run.c, resolve.c, kat.c) calls the type
+ * only through it.
+ */
+#ifndef CRYPTOPRIO_TYPES_H
+#define CRYPTOPRIO_TYPES_H
+
+#include "cryptoprio.h"
+
+struct cp_kat;
+
+/*
+ * The known-answer check of one type (kat.c runs it, see there). Every
+ * hook but @find_reference, @judge, @answer and @settle may be NULL.
+ */
+struct cp_kat_ops {
+	/* The reference's driver name for algorithm @name (ref.c), into @out. */
+	int (*find_reference)(const char *name, char *out, size_t len);
+	/* 0, or why the check cannot run on @run (in @extack). */
+	int (*supported)(struct cp_run *run, struct netlink_ext_ack *extack);
+	/* The input (k->in) and any buffer of the type's own. */
+	int (*init)(struct cp_kat *k);
+	/*
+	 * The reference and the candidate answer, *@ok says whether alike.
+	 * CP_RUN_ABANDONED, or any other error: the reference's, which is
+	 * then no reference.
+	 */
+	int (*judge)(struct cp_kat *k, bool *ok);
+	/*
+	 * Whether the check can go on without a reference (0), or why not
+	 * (in @extack).
+	 */
+	int (*without_reference)(struct cp_kat *k,
+				 struct netlink_ext_ack *extack);
+	/*
+	 * Unjudged, the candidate must still answer: with no reference, or
+	 * (@mismatch) one whose geometry is not the candidate's. 0,
+	 * CP_RUN_ABANDONED, or the driver's error.
+	 */
+	int (*answer)(struct cp_kat *k, bool mismatch);
+	/* Leave in every slot what the timed run works on. */
+	void (*settle)(struct cp_kat *k, struct cp_result *res);
+	/* For cp_kat_same_output(): fill a run's slots with the input ... */
+	void (*fill)(struct cp_kat *k, struct cp_run *run);
+	/* ... and a slot's answer into @to: its length, or -EIO. */
+	int (*output)(struct cp_kat *k, struct cp_slot *s, u8 *to);
+	/* How a mismatch is logged: "<driver>: <mismatch> <reference>". */
+	const char *mismatch;
+};
+
+/* Where a type's requests write: in place (src), or to a dst of their own. */
+enum cp_dst {
+	CP_DST_NONE,
+	CP_DST_DECRYPT,		/* AEAD: decryption reads the reference's ciphertext */
+	CP_DST_ALWAYS,		/* output of another size (acomp, akcipher, kpp) */
+};
+
+/*
+ * Operations of one transform type. @frontend_type and @frontend_mask:
+ * what its crypto_alloc_*() looks up (the frontend's crypto_type, private
+ * to the kernel), for resolve.c.
+ */
+struct cp_type_ops {
+	int (*alloc)(struct cp_tfm *t, const char *name, u32 type, u32 mask);
+	void (*free)(struct cp_tfm *t);
+	const char *(*driver_name)(struct cp_tfm *t);
+	const char *(*alg_name)(struct cp_tfm *t);
+	void (*geometry)(struct cp_tfm *t, struct cp_geometry *g);
+	/* 0, or why @p cannot be calibrated with @g (in @extack); may be NULL */
+	int (*check)(const struct cp_params *p, const struct cp_geometry *g,
+		     struct netlink_ext_ack *extack);
+	/*
+	 * Set a key of @key_size cipher bytes taken from @key, which holds
+	 * CRYPTOPRIO_MAX_KEY_SIZE + CP_HMAC_KEY_LEN bytes: nonce and
+	 * authentication key as @g's shape says (authenc key format).
+	 */
+	int (*setkey)(struct cp_tfm *t, const struct cp_geometry *g,
+		      const u8 *key, unsigned int key_size);
+	void *(*req_alloc)(struct cp_tfm *t);
+	void (*req_free)(void *req);
+	/* Point @slot's request at its buffers; @cb gets @data on completion. */
+	void (*req_prepare)(struct cp_tfm *t, struct cp_slot *slot, u32 req_size,
+			    const struct cp_geometry *g, bool decrypt,
+			    crypto_completion_t cb, void *data);
+	/* Send @slot's request (acomp sets its lengths anew each time). */
+	int (*submit)(struct cp_slot *slot, bool decrypt);
+	const struct cp_kat_ops *kat;
+	u32 frontend_type;
+	u32 frontend_mask;
+	enum cp_dst dst;
+	/* A request is whole blocks (the ciphers; a hash takes any length). */
+	bool whole_blocks;
+	/* Why setkey failed, where not "the driver refused the key size". */
+	const char *key_refused;
+};
+
+extern const struct cp_type_ops cp_skcipher_ops;
+extern const struct cp_type_ops cp_aead_ops;
+extern const struct cp_type_ops cp_hash_ops;
+extern const struct cp_type_ops cp_acomp_ops;
+extern const struct cp_type_ops cp_akcipher_ops;
+extern const struct cp_type_ops cp_kpp_ops;
+
+/* types.c: the ops of @type, NULL for none */
+const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type);
+
+/* kat.c: one known-answer check in progress, as the hooks see it */
+struct cp_kat {
+	struct cp_run *run;	/* the candidate */
+	struct cp_run *ref;	/* the reference: one slot, NULL if none */
+	u64 grace_ns;
+	bool decrypt;		/* the calibration's direction */
+	unsigned int len;	/* bytes of in, want and got */
+	u8 *in;			/* the input */
+	u8 *want;		/* the expected answer */
+	unsigned int want_len;
+	u8 *got;		/* a slot's answer */
+	/* the ciphers' and hashes' check (kat.c) */
+	u8 *ct;			/* the reference's ciphertext (whole buffer) */
+	u8 *iv;
+	bool have_ct;		/* ct holds a ciphertext */
+};
+
+/* The check of skcipher, aead and hash (kat.c). */
+extern const struct cp_kat_ops cp_cipher_kat_ops;
+
+/*
+ * One request per slot of @run. CP_RUN_ABANDONED: @run is a zombie now
+ * (the caller forgets it); else 0, each slot's result in its err.
+ */
+int cp_kat_go(struct cp_kat *k, struct cp_run *run, bool decrypt);
+/*
+ * The reference's answer: its slot's error, or CP_RUN_ABANDONED (then
+ * k->ref is NULL: a zombie, which a synchronous reference never becomes).
+ */
+int cp_kat_ref_go(struct cp_kat *k, bool decrypt);
+/*
+ * A judge for answers that must equal the reference's: the reference
+ * answers into k->want, then every slot must answer the same (the ops'
+ * fill and output).
+ */
+int cp_kat_same_output(struct cp_kat *k, bool *ok);
+/* An answer for the same: every slot of the candidate answered at all. */
+int cp_kat_each_answers(struct cp_kat *k, bool mismatch);
+/* A settle for the same: the input again in every slot. */
+void cp_kat_refill(struct cp_kat *k, struct cp_result *res);
+/*
+ * @s's answer of @len bytes from its dst into @to, as the integer it is:
+ * without leading zero bytes. Its length, or -EIO if the driver failed or
+ * claimed more than the buffer.
+ */
+int cp_kat_integer(struct cp_slot *s, unsigned int len, u8 *to);
+
+#endif /* CRYPTOPRIO_TYPES_H */
