@@ -54,7 +54,8 @@ static void detail_of(const struct outcome *o, char *buf, size_t len)
 	const char *v = verdict_of(o);
 
 	if (streq(v, "not-verified"))
-		snprintf(buf, len, "type %s: skcipher only for now", cp_mod_type_to_string(o->type));
+		snprintf(buf, len, "type %s: skcipher only for now",
+			 cp_mod_type_to_string(o->type));
 	else if (streq(v, "error"))
 		snprintf(buf, len, "%s%s%s", strerror(-o->r), o->extack[0] ? ": " : "", o->extack);
 	else if (streq(v, "failed"))
@@ -135,8 +136,9 @@ static int select_algs(const struct cp_inventory *inv, const struct verify_args 
 		if (seen)
 			continue;
 		if (!(a->flags & CP_ALG_TESTED)) {
-			fprintf(stderr, "verify: skipping %s (%s): not tested, or failed the "
-					"kernel's self-test\n",
+			fprintf(stderr,
+				"verify: skipping %s (%s): not tested, or failed the "
+				"kernel's self-test\n",
 				a->driver, a->name);
 			continue;
 		}
@@ -224,9 +226,9 @@ static void print_json(const struct outcome *o, size_t n, const struct verify_ar
 	json_object *arr = json_object_new_array();
 
 	json_object_object_add(doc, "seed", json_object_new_uint64(args->seed));
-	json_object_object_add(doc, "cases",
-			       json_object_new_int64(args->cases ? args->cases
-								 : CRYPTOPRIO_VERIFY_CASES));
+	json_object_object_add(
+	    doc, "cases",
+	    json_object_new_int64(args->cases ? args->cases : CRYPTOPRIO_VERIFY_CASES));
 	json_object_object_add(doc, "implementations", arr);
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(arr, outcome_json(&o[i], args));

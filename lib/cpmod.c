@@ -339,8 +339,7 @@ int cp_mod_parse_verify(const struct nlmsghdr *nlh, struct cp_mod_verify_result 
 	if (r < 0)
 		return r;
 	if (genl->cmd != CRYPTOPRIO_CMD_VERIFY || !tb[CRYPTOPRIO_ATTR_DRIVER] ||
-	    !tb[CRYPTOPRIO_ATTR_VERDICT] || !tb[CRYPTOPRIO_ATTR_SEED] ||
-	    !tb[CRYPTOPRIO_ATTR_CASES])
+	    !tb[CRYPTOPRIO_ATTR_VERDICT] || !tb[CRYPTOPRIO_ATTR_SEED] || !tb[CRYPTOPRIO_ATTR_CASES])
 		return -EBADMSG;
 	memset(res, 0, sizeof(*res));
 	if ((r = get_str(tb[CRYPTOPRIO_ATTR_DRIVER], res->driver, sizeof(res->driver))) < 0 ||

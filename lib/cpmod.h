@@ -50,9 +50,9 @@ struct cp_mod_calib_result {
 struct cp_mod_verify_req {
 	const char *driver;
 	enum cryptoprio_type type;
-	bool has_seed;	 /* false: the module draws one */
+	bool has_seed; /* false: the module draws one */
 	uint64_t seed;
-	uint32_t cases;	 /* 0: left out (CRYPTOPRIO_VERIFY_CASES) */
+	uint32_t cases; /* 0: left out (CRYPTOPRIO_VERIFY_CASES) */
 };
 
 /* VERIFY's reply. */

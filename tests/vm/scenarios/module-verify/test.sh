@@ -27,13 +27,13 @@ verify() {
 	rc=0
 	"$ctl" verify --json "$@" >"$f" 2>"$f.err" || rc=$?
 }
-# field FILE EXPR: EXPR of the engine's entry (i) in FILE.
-field() { jget "$1" "[i for i in d['implementations'] if i['driver'] == '$drv'][0]$2"; }
+# engine_field FILE EXPR: EXPR of the engine's entry (i) in FILE.
+engine_field() { jget "$1" "[i for i in d['implementations'] if i['driver'] == '$drv'][0]$2"; }
 
 for seed in 1 2 3 4 5; do
 	verify "$r/ok-$seed.json" "$drv" --seed "$seed"
 	check "mode ok, seed $seed: passed, 48 cases against a reference, exit 0" \
-		test "$rc $(field "$r/ok-$seed.json" "['verdict'], i['cases'], i['seed'], i['reference'] not in (None, '$drv')")" = \
+		test "$rc $(engine_field "$r/ok-$seed.json" "['verdict'], i['cases'], i['seed'], i['reference'] not in (None, '$drv')")" = \
 		"0 ('passed', 48, $seed, True)"
 done
 
@@ -76,16 +76,16 @@ for mode in sgmulti len64 key192 big; do
 	check "mode $mode: calibrate's known answer ok (4 KiB)" \
 		test "$(kat "$drv" "$r/kat-$mode.json" --size 4096)" = ok
 	verify "$r/$mode.json" "$drv" --seed 42 --cases 256
-	failure=$(field "$r/$mode.json" "['failure']") || failure=
+	failure=$(engine_field "$r/$mode.json" "['failure']") || failure=
 	log "mode $mode: $failure"
 	check "mode $mode: verify finds the engine faulty (exit 4)" \
-		test "$rc $(field "$r/$mode.json" "['verdict']")" = "4 failed"
+		test "$rc $(engine_field "$r/$mode.json" "['verdict']")" = "4 failed"
 	check "mode $mode: the failing case is of the mode's shape, with its seed" \
 		shape_ok "$mode" "$failure"
 	verify "$r/$mode-again.json" "$drv" --seed 42 --cases 256
 	check "mode $mode: the same seed reproduces the same case" \
-		test "$(field "$r/$mode-again.json" "['failed_case'], i['failure']")" = \
-		"$(field "$r/$mode.json" "['failed_case'], i['failure']")"
+		test "$(engine_field "$r/$mode-again.json" "['failed_case'], i['failure']")" = \
+		"$(engine_field "$r/$mode.json" "['failed_case'], i['failure']")"
 done
 echo ok >"$p/mode"
 
@@ -111,9 +111,9 @@ fi
 # until the engine answers; then released and the module unloads.
 echo hang >"$p/mode"
 verify "$r/hang.json" "$drv" --seed 3 --cases 4
-log "mode hang: $(field "$r/hang.json" "['failure']")"
+log "mode hang: $(engine_field "$r/hang.json" "['failure']")"
 check "mode hang: verify says faulty, no answer within the grace period (exit 4)" \
-	test "$rc $(field "$r/hang.json" "['verdict'], 'no answer within the grace period' in i['failure']")" = \
+	test "$rc $(engine_field "$r/hang.json" "['verdict'], 'no answer within the grace period' in i['failure']")" = \
 	"4 ('failed', True)"
 check "mode hang: its run kept (kept_runs)" grep -q "^$drv " /sys/module/cryptoprio/parameters/kept_runs
 check "mode hang: rmmod cryptoprio refused while the engine holds its request" not rmmod cryptoprio
