@@ -93,32 +93,10 @@ for mode in sgmulti len64 key192 big; do
 done
 echo ok >"$p/mode"
 
-# xts(aes) of the CAAM-like engine (its own ciphertext stealing): partial
-# blocks and its three key sizes (32, 48, 64 bytes) pass; in mode len64 a
-# length not a multiple of 64 is found.
-# the xts template, for the reference the module builds (xts(aes-generic))
-modprobe_q xts
-check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
-check "xts-aes-cp-caam passed its self-test" wait_for_driver xts-aes-cp-caam
-xts=xts-aes-cp-caam
-verify "$r/xts.json" "$xts" --seed 11 --cases 24
-check "xts-aes-cp-caam: passed 24 cases, exit 0" \
-	test "$rc $(engine_field "$r/xts.json" "i['verdict'], i['cases']" "$xts")" = "0 ('passed', 24)"
-echo len64 >/sys/module/cp_caam_engine/parameters/mode
-verify "$r/xts-len64.json" "$xts" --seed 11 --cases 24
-failure=$(engine_field "$r/xts-len64.json" "i['failure']" "$xts") || failure=
-log "xts mode len64: $failure"
-n=0
-[[ $failure =~ crypt\ ([0-9]+)\ bytes ]] && n=${BASH_REMATCH[1]}
-check "xts-aes-cp-caam mode len64: faulty (exit 4), of a length not a multiple of 64 ($n)" \
-	test "$rc $((n % 64 != 0))" = "4 1"
-echo ok >/sys/module/cp_caam_engine/parameters/mode
-check "rmmod cp_caam_engine" wait_until 20 rmmod cp_caam_engine
-
 # Memory: verifications free what they take (a leak of their buffers
-# would be 512 KiB each, 5 MiB over ten). Two rounds of ten: the first
-# warms the kernel's caches (the reference's template instance, built and
-# removed each time), the second is judged.
+# would be 512 KiB each, 10 MiB over twenty). Free memory moves by some
+# 3 MB either way between rounds of ten (6.12), so the twenty are judged
+# together.
 free_kb() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
@@ -133,8 +111,8 @@ free_warm=$(free_kb)
 ten_verifications
 free_after=$(free_kb)
 log "MemFree before ten verifications ${free_before} kB, after ${free_warm} kB, after ten more ${free_after} kB"
-check "ten more verifications: less than 2 MiB of free memory gone" \
-	test $((free_warm - free_after)) -lt 2048
+check "twenty verifications: less than 4 MiB of free memory gone" \
+	test $((free_before - free_after)) -lt 4096
 if [[ -w /sys/kernel/debug/kmemleak ]]; then
 	echo scan >/sys/kernel/debug/kmemleak
 	check "kmemleak: nothing of cryptoprio's" not grep -q cryptoprio /sys/kernel/debug/kmemleak
