@@ -53,6 +53,22 @@ struct cp_kat_ops {
 	const char *mismatch;
 };
 
+/*
+ * Differential verification of one type (verify.c): what its cases need
+ * beyond struct cp_type_ops. A type without it is not verified yet.
+ */
+struct cp_verify_ops {
+	/* The key sizes the implementation advertises, in bytes. */
+	void (*key_range)(struct cp_tfm *t, unsigned int *min, unsigned int *max);
+	/*
+	 * Point @slot's request at @src and @dst (the same list: in place)
+	 * for @len bytes, with slot->iv; @cb gets @data on completion.
+	 */
+	void (*req_set)(struct cp_tfm *t, struct cp_slot *slot,
+			struct scatterlist *src, struct scatterlist *dst,
+			unsigned int len, crypto_completion_t cb, void *data);
+};
+
 /* Where a type's requests write: in place (src), or to a dst of their own. */
 enum cp_dst {
 	CP_DST_NONE,
@@ -90,6 +106,7 @@ struct cp_type_ops {
 	/* Send @slot's request (acomp sets its lengths anew each time). */
 	int (*submit)(struct cp_slot *slot, bool decrypt);
 	const struct cp_kat_ops *kat;
+	const struct cp_verify_ops *verify;	/* NULL: not verified yet */
 	u32 frontend_type;
 	u32 frontend_mask;
 	enum cp_dst dst;

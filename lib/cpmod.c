@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The companion module's client: CALIBRATE, RESOLVE and its kept runs (cpmod.h). */
+/* The companion module's client: CALIBRATE, RESOLVE, VERIFY and its kept runs (cpmod.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -304,6 +304,87 @@ int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type
 		return r;
 	r = cp_nl_transact_acked(nl, cp_mod_build_resolve(buf, family, name, type, mask, build),
 				 resolve_cb, &c);
+	if (r < 0)
+		return r;
+	if (c.error < 0)
+		return c.error;
+	return c.seen ? 0 : -EBADMSG;
+}
+
+struct nlmsghdr *cp_mod_build_verify(void *buf, uint16_t family,
+				     const struct cp_mod_verify_req *req)
+{
+	struct nlmsghdr *nlh =
+	    put_header(buf, family, CRYPTOPRIO_CMD_VERIFY, CRYPTOPRIO_GENL_VERSION);
+
+	if (req->driver)
+		mnl_attr_put_strz(nlh, CRYPTOPRIO_ATTR_DRIVER, req->driver);
+	if (req->type != CRYPTOPRIO_TYPE_UNSPEC)
+		mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_TYPE, req->type);
+	if (req->has_seed)
+		mnl_attr_put_u64(nlh, CRYPTOPRIO_ATTR_SEED, req->seed);
+	if (req->cases)
+		mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_CASES, req->cases);
+	return nlh;
+}
+
+int cp_mod_parse_verify(const struct nlmsghdr *nlh, struct cp_mod_verify_result *res)
+{
+	const struct nlattr *tb[CRYPTOPRIO_ATTR_MAX + 1];
+	const struct genlmsghdr *genl;
+	uint32_t verdict = 0;
+	int r;
+
+	r = parse_attrs(nlh, tb, CRYPTOPRIO_ATTR_MAX, &genl);
+	if (r < 0)
+		return r;
+	if (genl->cmd != CRYPTOPRIO_CMD_VERIFY || !tb[CRYPTOPRIO_ATTR_DRIVER] ||
+	    !tb[CRYPTOPRIO_ATTR_VERDICT] || !tb[CRYPTOPRIO_ATTR_SEED] || !tb[CRYPTOPRIO_ATTR_CASES])
+		return -EBADMSG;
+	memset(res, 0, sizeof(*res));
+	if ((r = get_str(tb[CRYPTOPRIO_ATTR_DRIVER], res->driver, sizeof(res->driver))) < 0 ||
+	    (r = get_str(tb[CRYPTOPRIO_ATTR_REFERENCE], res->reference, sizeof(res->reference))) <
+		0 ||
+	    (r = get_str(tb[CRYPTOPRIO_ATTR_FAILURE], res->failure, sizeof(res->failure))) < 0 ||
+	    (r = get_u32(tb[CRYPTOPRIO_ATTR_VERDICT], &verdict)) < 0 ||
+	    (r = get_u32(tb[CRYPTOPRIO_ATTR_CASES], &res->cases)) < 0 ||
+	    (r = get_u32(tb[CRYPTOPRIO_ATTR_FAILED_CASE], &res->failed_case)) < 0 ||
+	    (r = get_u64(tb[CRYPTOPRIO_ATTR_SEED], &res->seed)) < 0)
+		return r;
+	if (verdict > CRYPTOPRIO_VERIFY_FAILED ||
+	    (verdict == CRYPTOPRIO_VERIFY_FAILED && !tb[CRYPTOPRIO_ATTR_FAILED_CASE]))
+		return -EBADMSG;
+	res->verdict = (enum cryptoprio_verdict) verdict;
+	return 0;
+}
+
+struct verify_reply {
+	struct cp_mod_verify_result *res;
+	int error;
+	bool seen;
+};
+
+static int verify_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct verify_reply *c = data;
+
+	c->error = cp_mod_parse_verify(nlh, c->res);
+	c->seen = true;
+	return c->error < 0 ? MNL_CB_STOP : MNL_CB_OK;
+}
+
+int cp_mod_verify(struct cp_nl *nl, const struct cp_mod_verify_req *req,
+		  struct cp_mod_verify_result *res)
+{
+	char buf[CP_MOD_MSG_SIZE] = {0}; /* libmnl 1.0.4 leaves attribute padding as found */
+	struct verify_reply c = {.res = res};
+	uint16_t family;
+	int r;
+
+	r = cp_mod_family(nl, &family);
+	if (r < 0)
+		return r;
+	r = cp_nl_transact_acked(nl, cp_mod_build_verify(buf, family, req), verify_cb, &c);
 	if (r < 0)
 		return r;
 	if (c.error < 0)

@@ -47,6 +47,25 @@ struct cp_mod_calib_result {
 	uint64_t cpu_ns;
 };
 
+struct cp_mod_verify_req {
+	const char *driver;
+	enum cryptoprio_type type;
+	bool has_seed; /* false: the module draws one */
+	uint64_t seed;
+	uint32_t cases; /* 0: left out (CRYPTOPRIO_VERIFY_CASES) */
+};
+
+/* VERIFY's reply. */
+struct cp_mod_verify_result {
+	char driver[CP_NAME_MAX];
+	char reference[CP_NAME_MAX];
+	enum cryptoprio_verdict verdict;
+	uint64_t seed;
+	uint32_t cases; /* run, the failing one included */
+	uint32_t failed_case;
+	char failure[256]; /* the failing case in words; "" if passed */
+};
+
 struct cp_mod_resolve_result {
 	char name[CP_NAME_MAX];
 	char driver[CP_NAME_MAX];
@@ -76,6 +95,13 @@ int cp_mod_calibrate(struct cp_nl *nl, const struct cp_mod_calib_req *req,
  * kernel builds one, loading the modules its template and arguments need
  * (cp_build_would_load() says which).
  */
+/*
+ * VERIFY: @req's driver against its reference on the cases of a seed
+ * (cryptoprio(4)); the module's refusal (-EOPNOTSUPP: a type not verified
+ * yet) in nl->extack.
+ */
+int cp_mod_verify(struct cp_nl *nl, const struct cp_mod_verify_req *req,
+		  struct cp_mod_verify_result *res);
 int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type, uint32_t mask,
 		   bool build, struct cp_mod_resolve_result *res);
 
@@ -108,6 +134,9 @@ int cp_mod_parse_calibrate(const struct nlmsghdr *nlh, struct cp_mod_calib_resul
 struct nlmsghdr *cp_mod_build_resolve(void *buf, uint16_t family, const char *name,
 				      enum cryptoprio_type type, uint32_t mask, bool build);
 int cp_mod_parse_resolve(const struct nlmsghdr *nlh, struct cp_mod_resolve_result *res);
+struct nlmsghdr *cp_mod_build_verify(void *buf, uint16_t family,
+				     const struct cp_mod_verify_req *req);
+int cp_mod_parse_verify(const struct nlmsghdr *nlh, struct cp_mod_verify_result *res);
 
 /* Derived figures; 0 where the divisor is 0. */
 double cp_mod_mb_per_s(const struct cp_mod_calib_result *res);
