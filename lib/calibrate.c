@@ -796,12 +796,10 @@ static int measure(struct engine *e)
 
 /*
  * Verify the engines that want it through the module, whichever backend
- * measured them (opened here if none was needed or AF_ALG was), within
- * what is left of the budget unless told to finish.
+ * measured them (opened here if none was needed or AF_ALG was).
  */
 static void verify_engines(struct engine *e, const char *by)
 {
-	uint64_t deadline_ns = e->opts->finish ? 0 : e->deadline_ns;
 	struct backend module = {};
 	int module_error = 0;
 	bool wanted = false;
@@ -811,14 +809,14 @@ static void verify_engines(struct engine *e, const char *by)
 	if (!wanted)
 		return;
 	if (e->backend.kind == CP_BACKEND_MODULE) {
-		cp_calibration_verify(e->cal, &e->backend.nl, 0, by, deadline_ns);
+		cp_calibration_verify(e->cal, &e->backend.nl, 0, by);
 		return;
 	}
 	if (backend_open(&module, CP_BACKEND_MODULE, &module_error) < 0) {
-		cp_calibration_verify(e->cal, NULL, module_error, "", 0);
+		cp_calibration_verify(e->cal, NULL, module_error, "");
 		return;
 	}
-	cp_calibration_verify(e->cal, &module.nl, 0, by, deadline_ns);
+	cp_calibration_verify(e->cal, &module.nl, 0, by);
 	backend_close(&module);
 }
 

@@ -20,7 +20,6 @@ check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
 check "$drv passed its self-test" wait_for_driver "$drv"
 check "cp_test_engine_sha256 passed its self-test" wait_for_driver cp_test_engine_sha256
 wait_before_measuring cp_test_engine "$cpu_aes_module"
-base=$(dmesg | wc -l)
 
 # verify FILE ARGS...: `cryptoprioctl verify --json ARGS` into FILE, its
 # exit status in $rc.
@@ -39,6 +38,22 @@ engine_field() {
 engine_field_all() {
 	jget "$1" "(lambda i: ($2))([i for a in d['algorithms'] for i in a['implementations'] if i['driver'] == '$drv'][0])"
 }
+
+# QEMU's virtio-crypto, the engine every guest has: its cbc(aes) through
+# the whole verification, the cases of two seeds; unloaded after, once its
+# self-tests (virtio-crypto-rsa's fails in QEMU, with a warning) are over.
+modprobe_q virtio_pci virtio_crypto
+check "virtio_crypto_aes_cbc passed its self-test" wait_for_driver virtio_crypto_aes_cbc 60
+wait_before_measuring virtio_crypto
+base=$(dmesg | wc -l)
+for seed in 21 22; do
+	verify "$r/virtio-$seed.json" virtio_crypto_aes_cbc --seed "$seed"
+	log "virtio_crypto_aes_cbc, seed $seed: $(engine_field "$r/virtio-$seed.json" "i['verdict'], i['cases'], i.get('failure')" virtio_crypto_aes_cbc)"
+	check "virtio_crypto_aes_cbc, seed $seed: passed 48 cases, exit 0" \
+		test "$rc $(engine_field "$r/virtio-$seed.json" "i['verdict'], i['cases']" virtio_crypto_aes_cbc)" = \
+		"0 ('passed', 48)"
+done
+check "rmmod virtio_crypto" wait_until 20 rmmod virtio_crypto
 
 for seed in 1 2 3 4 5; do
 	verify "$r/ok-$seed.json" "$drv" --seed "$seed"
@@ -100,18 +115,6 @@ for mode in sgmulti len64 key192 big; do
 done
 echo ok >"$p/mode"
 
-# QEMU's virtio-crypto, the engine every guest has: its cbc(aes) through
-# the whole verification, the cases of two seeds.
-modprobe_q virtio_pci virtio_crypto
-check "virtio_crypto_aes_cbc passed its self-test" wait_for_driver virtio_crypto_aes_cbc 60
-for seed in 21 22; do
-	verify "$r/virtio-$seed.json" virtio_crypto_aes_cbc --seed "$seed"
-	log "virtio_crypto_aes_cbc, seed $seed: $(engine_field "$r/virtio-$seed.json" "i['verdict'], i['cases'], i.get('failure')" virtio_crypto_aes_cbc)"
-	check "virtio_crypto_aes_cbc, seed $seed: passed 48 cases, exit 0" \
-		test "$rc $(engine_field "$r/virtio-$seed.json" "i['verdict'], i['cases']" virtio_crypto_aes_cbc)" = \
-		"0 ('passed', 48)"
-done
-
 # xts(aes) of the CAAM-like engine (its own ciphertext stealing) against
 # the reference the module builds, xts(ecb(aes-generic)) (xts names its
 # instances after the ecb it takes): partial blocks and its three key
@@ -141,7 +144,7 @@ check "rmmod cp_caam_engine" wait_until 20 rmmod cp_caam_engine
 # and the pass is kept in the cache for the next calibration.
 mkdir -p /run/cp-test
 pol=/run/cp-test/offload-first.conf
-printf '[Policy]\nGears = offload cpu\nCalibrationBudget = 10s\n' >$pol
+printf '[Policy]\nGears = offload cpu\nCalibrationBudget = 30s\n' >$pol
 chmod 0644 $pol
 # verification FILE EXPR: EXPR of the engine's "verification" in FILE.
 verification() {
