@@ -362,6 +362,20 @@ static void add_tested(struct cp_inventory *inv, const char *driver, uint32_t pr
 		abort();
 }
 
+/* One point of @size at depth 1, from the caller's @cache only. */
+static struct cp_calibrate_options cache_only_options(const uint32_t *size, struct cp_cache *cache)
+{
+	return (struct cp_calibrate_options){
+	    .sizes = size,
+	    .n_sizes = 1,
+	    .workload_size = *size,
+	    .depth = 1,
+	    .cache_only = true,
+	    .cache_path = "/nonexistent/calibration.json",
+	    .cache = cache,
+	};
+}
+
 /*
  * A cache the caller loaded (the apply pipeline reads it once per run): the
  * figures come from it, not from the file, and its load error is warned
@@ -373,15 +387,7 @@ static void test_preloaded_cache(void)
 	struct cp_inventory inv = {};
 	struct cp_cache cache = {};
 	struct cp_cache_entry cached = {.backend = CP_BACKEND_AFALG, .measured_at = 1000};
-	struct cp_calibrate_options opts = {
-	    .sizes = &size,
-	    .n_sizes = 1,
-	    .workload_size = size,
-	    .depth = 1,
-	    .cache_only = true,
-	    .cache_path = "/nonexistent/calibration.json",
-	    .cache = &cache,
-	};
+	struct cp_calibrate_options opts = cache_only_options(&size, &cache);
 	struct cp_calibration cal;
 
 	add_tested(&inv, "cbc-aes-aesni", 400);
@@ -446,15 +452,7 @@ static void test_verification_cached(void)
 	struct cp_inventory inv = {};
 	struct cp_cache cache = {};
 	struct cp_cache_entry cached = {.backend = CP_BACKEND_MODULE, .measured_at = 1000};
-	struct cp_calibrate_options opts = {
-	    .sizes = &size,
-	    .n_sizes = 1,
-	    .workload_size = size,
-	    .depth = 1,
-	    .cache_only = true,
-	    .cache_path = "/nonexistent/calibration.json",
-	    .cache = &cache,
-	};
+	struct cp_calibrate_options opts = cache_only_options(&size, &cache);
 	struct cp_cache_key machine = {.kernel = "6.1.0-57-amd64", .build = "0123456789abcdef"};
 	struct cp_module_version modules[] = {{"kernel", ""}, {"cryptoprio", "V1"}};
 	const struct cp_measured *m;
