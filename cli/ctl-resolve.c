@@ -17,6 +17,7 @@
 #include "inventory-load.h"
 #include "json-util.h"
 #include "modload.h"
+#include "types.h"
 #include "winners.h"
 
 static json_object *mask_json(uint32_t mask)
@@ -134,13 +135,13 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, const struct cp_in
 	    {"json", no_argument, NULL, 'j'},
 	    {},
 	};
+	char names[128];
 	int c;
 
 	while ((c = getopt_long(argc, argv, ":t:j", options, NULL)) >= 0) {
 		if (c == 't' && cp_mod_type_from_string(optarg, type) < 0)
-			return ctl_usage_error(
-			    "resolve: bad --type '%s' (skcipher, aead, hash, acomp, akcipher, kpp)",
-			    optarg);
+			return ctl_usage_error("resolve: bad --type '%s' (%s)", optarg,
+					       cp_type_names(names, sizeof(names)));
 		else if (c == 'j')
 			ctl->json = true;
 		else if (c != 't')
