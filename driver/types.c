@@ -15,8 +15,13 @@
  *  - driver/cryptoprio.h: a member of struct cp_tfm's union, and any
  *    field of struct cp_geometry its hooks need;
  *  - driver/uapi/cryptoprio.h: CRYPTOPRIO_TYPE_SIG in enum cryptoprio_type;
- *  - userspace: its row in lib/types.c, the bash completion of --type,
- *    cryptoprio(4) and the JSON schema.
+ *  - userspace: its row in lib/types.c (names, the inventory's type
+ *    strings, what its requests take, whether AF_ALG serves it); the
+ *    words of --type in cryptoprioctl's --help (cli/cryptoprioctl.c),
+ *    its bash completion and the JSON schema's "type" enums;
+ *    cryptoprio(4) and cryptoprioctl(8). Ordering the type's
+ *    implementations is lib/planner.c's cp_plan_orders_type(), verifying
+ *    them cli/ctl-verify.c's and verify.c's: each a choice of its own.
  */
 #include "types.h"
 
