@@ -3,8 +3,10 @@
  * Which implementation a new user of a name gets, for each kind of caller
  * cryptoprioctl resolve names: those that take any, those that cannot wait
  * for an asynchronous one, those that must not have one allocate memory
- * per request (dm-crypt), and both (fscrypt). An apply records them for
- * the names it planned; status compares the kernel's now (drift).
+ * per request (dm-crypt), both, and those that take the CPU's only
+ * (fscrypt since 6.17, AF_ALG since 7.2). An apply records the first
+ * four's winners for the names it planned; status compares the kernel's
+ * now (drift).
  */
 #pragma once
 
