@@ -13,6 +13,7 @@
 #include <net/sock.h>
 
 #include "cryptoprio.h"
+#include "types.h"
 
 /*
  * Commands run in the module's own worker, one at a time and in order, not
@@ -97,24 +98,37 @@ static const struct nla_policy cp_policy[CRYPTOPRIO_ATTR_MAX + 1] = {
 static struct genl_family cp_family;
 
 /*
+ * NL_SET_ERR_MSG_ATTR() (or NL_SET_ERR_MSG(), @attr NULL) of a message
+ * of the types' table, which is no literal.
+ */
+static void cp_set_type_err(struct netlink_ext_ack *extack,
+			    const struct nlattr *attr, const char *msg)
+{
+	do_trace_netlink_extack(msg);
+	if (!extack)
+		return;
+	extack->_msg = msg;
+	if (attr)
+		NL_SET_BAD_ATTR(extack, attr);
+}
+
+/*
  * Ranges are checked here rather than in the policy so that every refusal
  * names the limit in its extack message.
  */
 static int cp_get_type(struct genl_info *info, enum cryptoprio_type *type)
 {
 	struct nlattr *a = info->attrs[CRYPTOPRIO_ATTR_TYPE];
-	u32 v;
 
 	if (!a) {
-		NL_SET_ERR_MSG(info->extack, "missing attribute TYPE (skcipher, aead, hash, acomp, akcipher or kpp)");
+		cp_set_type_err(info->extack, NULL, cp_type_missing_msg());
 		return -EINVAL;
 	}
-	v = nla_get_u32(a);
-	if (v < CRYPTOPRIO_TYPE_SKCIPHER || v > CRYPTOPRIO_TYPE_MAX) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a, "TYPE must be skcipher (1), aead (2), hash (3), acomp (4), akcipher (5) or kpp (6)");
+	if (!cp_type_ops(nla_get_u32(a))) {
+		cp_set_type_err(info->extack, a, cp_type_range_msg());
 		return -EINVAL;
 	}
-	*type = v;
+	*type = nla_get_u32(a);
 	return 0;
 }
 
@@ -122,6 +136,7 @@ static int cp_parse_calibrate(struct genl_info *info, struct cp_params *p)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
+	const struct cp_type_ops *ops;
 	int r;
 
 	if (!tb[CRYPTOPRIO_ATTR_DRIVER]) {
@@ -174,29 +189,15 @@ static int cp_parse_calibrate(struct genl_info *info, struct cp_params *p)
 		return -EINVAL;
 	}
 	p->decrypt = nla_get_flag(tb[CRYPTOPRIO_ATTR_DECRYPT]);
-	if (p->decrypt && p->type == CRYPTOPRIO_TYPE_HASH) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_DECRYPT],
-				    "DECRYPT is for ciphers, not hashes");
+	ops = cp_type_ops(p->type);
+	if (p->decrypt && ops->decrypt_refused) {
+		cp_set_type_err(extack, tb[CRYPTOPRIO_ATTR_DECRYPT],
+				ops->decrypt_refused);
 		return -EINVAL;
 	}
-	if (p->decrypt && p->type == CRYPTOPRIO_TYPE_AKCIPHER) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_DECRYPT],
-				    "DECRYPT needs a private key: only the public-key operation is measured");
-		return -EINVAL;
-	}
-	if (p->decrypt && p->type == CRYPTOPRIO_TYPE_KPP) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_DECRYPT],
-				    "DECRYPT is not for key agreement: the shared-secret step is measured");
-		return -EINVAL;
-	}
-	if (p->key_size && p->type == CRYPTOPRIO_TYPE_KPP) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_KEY_SIZE],
-				    "KEY_SIZE is not for key agreement: the module's private keys are fixed");
-		return -EINVAL;
-	}
-	if (p->key_size && p->type == CRYPTOPRIO_TYPE_ACOMP) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_KEY_SIZE],
-				    "KEY_SIZE is for ciphers and keyed hashes, not compressors");
+	if (p->key_size && ops->key_size_refused) {
+		cp_set_type_err(extack, tb[CRYPTOPRIO_ATTR_KEY_SIZE],
+				ops->key_size_refused);
 		return -EINVAL;
 	}
 	return 0;
@@ -247,7 +248,7 @@ static struct sk_buff *cp_calibrate_reply(struct cp_command *c,
 	    nla_put_u32(msg, CRYPTOPRIO_ATTR_MAX_IN_FLIGHT,
 			res->max_in_flight) ||
 	    (p->decrypt && nla_put_flag(msg, CRYPTOPRIO_ATTR_DECRYPT)) ||
-	    (p->type == CRYPTOPRIO_TYPE_ACOMP &&
+	    (cp_type_ops(p->type)->compressed_size &&
 	     nla_put_u32(msg, CRYPTOPRIO_ATTR_COMPRESSED_SIZE,
 			 res->compressed_size)) ||
 	    (res->reference[0] &&
@@ -625,6 +626,9 @@ static int __init cp_init(void)
 {
 	int r;
 
+	r = cp_types_init();
+	if (r)
+		return r;
 	cp_cmd_wq = alloc_ordered_workqueue("cryptoprio_cmd", 0);
 	if (!cp_cmd_wq)
 		return -ENOMEM;

@@ -112,6 +112,7 @@ static const struct cp_verify_ops cp_sk_verify_ops = {
 #endif
 
 const struct cp_type_ops cp_skcipher_ops = {
+	.name = "skcipher",
 	.alloc = cp_sk_alloc,
 	.free = cp_sk_free,
 	.driver_name = cp_sk_driver_name,

@@ -82,6 +82,8 @@ enum cp_dst {
  * to the kernel), for resolve.c.
  */
 struct cp_type_ops {
+	/* The uapi type's name, in the TYPE attribute's messages (types.c). */
+	const char *name;
 	int (*alloc)(struct cp_tfm *t, const char *name, u32 type, u32 mask);
 	void (*free)(struct cp_tfm *t);
 	const char *(*driver_name)(struct cp_tfm *t);
@@ -114,6 +116,11 @@ struct cp_type_ops {
 	bool whole_blocks;
 	/* Why setkey failed, where not "the driver refused the key size". */
 	const char *key_refused;
+	/* Why CALIBRATE refuses DECRYPT, or KEY_SIZE; NULL: it takes it. */
+	const char *decrypt_refused;
+	const char *key_size_refused;
+	/* CALIBRATE's reply carries COMPRESSED_SIZE (res->compressed_size). */
+	bool compressed_size;
 };
 
 extern const struct cp_type_ops cp_skcipher_ops;
@@ -125,6 +132,14 @@ extern const struct cp_type_ops cp_kpp_ops;
 
 /* types.c: the ops of @type, NULL for none */
 const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type);
+/*
+ * types.c: the TYPE attribute's messages, of every type's name: "missing
+ * attribute TYPE (skcipher, ... or kpp)" and "TYPE must be skcipher (1),
+ * ... or kpp (6)". cp_types_init() writes them, at module init.
+ */
+int __init cp_types_init(void);
+const char *cp_type_missing_msg(void);
+const char *cp_type_range_msg(void);
 
 /* kat.c: one known-answer check in progress, as the hooks see it */
 struct cp_kat {

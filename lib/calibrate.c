@@ -16,6 +16,7 @@
 #include "cpustat.h"
 #include "macro.h"
 #include "planner.h"
+#include "types.h"
 
 #define OVERHEAD_GUESS 5000000ull /* per run, until one was timed */
 
@@ -196,14 +197,13 @@ static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
 	struct cp_measured *m = &e->cal->measured[mi];
 	struct cp_point *p = &m->points[pi];
 	struct samples *s = &e->samples[mi * e->opts->n_sizes + pi];
+	const struct cp_type_info *type = cp_type_info(m->type);
 	struct cp_mod_calib_result res;
 	uint64_t start, spent;
 	int r;
 
 	if (e->backend.kind == CP_BACKEND_AFALG &&
-	    (m->candidate ||
-	     (m->type != CRYPTOPRIO_TYPE_SKCIPHER && m->type != CRYPTOPRIO_TYPE_AEAD &&
-	      m->type != CRYPTOPRIO_TYPE_HASH))) {
+	    (m->candidate || !type || type->afalg == CP_AFALG_NONE)) {
 		/*
 		 * AF_ALG's bind would create the instance and leave it
 		 * registered; and it has interfaces for ciphers and hashes

@@ -14,6 +14,7 @@
 
 #include "inventory.h"
 #include "netlink.h"
+#include "types.h"
 
 /* Enough for any request or reply of the family. */
 #define CP_MOD_MSG_SIZE 1024
@@ -147,31 +148,5 @@ double cp_mod_cpu_ns_per_byte(const struct cp_mod_calib_result *res);
 /* Uncompressed bytes per compressed byte of a compressor's run. */
 double cp_mod_compression_ratio(const struct cp_mod_calib_result *res);
 
-/*
- * The request size the module measures algorithm @name of @type at where
- * the algorithm fixes it (rsa: one message of the module's 2048-bit
- * modulus, 256 bytes; ecdh-nist-p256: one peer public key, x || y, 64
- * bytes; dh: one peer public key of ffdhe2048, 256 bytes); 0 where the
- * workload's size is taken, or where the module measures no such kpp.
- */
-uint32_t cp_mod_request_size(enum cryptoprio_type type, const char *name);
-/*
- * Why the module measures no algorithm @name of @type (an akcipher other
- * than rsa, a kpp other than ecdh-nist-p256 and dh); NULL where it may.
- */
-const char *cp_mod_unmeasured(enum cryptoprio_type type, const char *name);
-
-/* "skcipher", "aead", "hash", "acomp", "akcipher", "kpp"; NULL for UNSPEC. */
-const char *cp_mod_type_to_string(enum cryptoprio_type type);
-/*
- * From an inventory type ("skcipher", "aead", "shash", "ahash", "acomp",
- * "scomp", "akcipher", "kpp"); UNSPEC otherwise.
- */
-enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type);
-/*
- * "skcipher", "aead", "hash", "acomp", "akcipher", "kpp"
- * (cp_mod_type_to_string()'s words); -EINVAL for others.
- */
-int cp_mod_type_from_string(const char *s, enum cryptoprio_type *ret);
 /* "ok", "mismatch", "unsupported". */
 const char *cp_mod_kat_to_string(enum cryptoprio_kat kat);

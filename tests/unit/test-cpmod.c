@@ -392,6 +392,42 @@ static void test_request_size(void)
 	   "another akcipher or key agreement is not");
 }
 
+/* Each type's row: what its requests take, who serves it. */
+static void test_type_rows(void)
+{
+	char names[128];
+
+	is_str(cp_type_names(names, sizeof(names)), "skcipher, aead, hash, acomp, akcipher, kpp",
+	       "the types' names, in the module's order");
+	is_str(cp_type_names(names, 12), "skcipher, a", "cut to the buffer");
+	is_str(cp_type_calibrated_names(names, sizeof(names)),
+	       "skcipher, aead, hash, acomp, rsa, ecdh-nist-p256 and dh",
+	       "what is calibrated: the fixed algorithms in their types' place");
+	ok(!cp_type_info(CRYPTOPRIO_TYPE_UNSPEC) && !cp_type_info(__CRYPTOPRIO_TYPE_MAX),
+	   "no row for UNSPEC or out of range");
+	ok(cp_type_info(CRYPTOPRIO_TYPE_SKCIPHER)->afalg == CP_AFALG_SKCIPHER &&
+	       cp_type_info(CRYPTOPRIO_TYPE_AEAD)->afalg == CP_AFALG_AEAD &&
+	       cp_type_info(CRYPTOPRIO_TYPE_HASH)->afalg == CP_AFALG_HASH,
+	   "AF_ALG serves ciphers, AEADs and hashes");
+	ok(cp_type_info(CRYPTOPRIO_TYPE_ACOMP)->afalg == CP_AFALG_NONE &&
+	       cp_type_info(CRYPTOPRIO_TYPE_AKCIPHER)->afalg == CP_AFALG_NONE &&
+	       cp_type_info(CRYPTOPRIO_TYPE_KPP)->afalg == CP_AFALG_NONE,
+	   "and nothing else");
+	for (int t = CRYPTOPRIO_TYPE_SKCIPHER; t <= CRYPTOPRIO_TYPE_MAX; t++) {
+		const struct cp_type_info *info = cp_type_info((enum cryptoprio_type) t);
+
+		ok(info->one_way == (t == CRYPTOPRIO_TYPE_HASH) &&
+		       info->compresses == (t == CRYPTOPRIO_TYPE_ACOMP),
+		   "%s: one-way only if a hash, compresses only if an acomp", info->name);
+	}
+	is_str(cp_mod_unmeasured(CRYPTOPRIO_TYPE_KPP, "curve25519"),
+	       "of the key agreements only ecdh-nist-p256's and dh's shared secret is measured",
+	       "a key agreement not measured: why, in the row's words");
+	is_str(cp_mod_unmeasured(CRYPTOPRIO_TYPE_AKCIPHER, "ecdsa-nist-p256"),
+	       "of the akciphers only rsa's public-key operation is measured",
+	       "an akcipher not measured: why");
+}
+
 /* The module's kept_runs parameter, as driver/run.c prints it. */
 static void test_kept_runs(void)
 {
@@ -426,6 +462,7 @@ int main(void)
 	test_error_extack();
 	test_strings();
 	test_request_size();
+	test_type_rows();
 	test_kept_runs();
 	return done_testing();
 }
