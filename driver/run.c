@@ -26,6 +26,7 @@
 #include <linux/delay.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
@@ -528,7 +529,7 @@ static bool cp_run_abandon(struct cp_run *run, int why, u64 grace_ns)
 		pr_warn("%s: %d request(s) not completed %llu ms after the last one (timed out); keeping their memory until the driver completes them, module pinned\n",
 			run->ops->driver_name(&run->tfm),
 			atomic_read(&run->outstanding),
-			grace_ns / NSEC_PER_MSEC);
+			div_u64(grace_ns, NSEC_PER_MSEC));
 	else
 		pr_warn("%s: %d request(s) not completed (%s); keeping their memory until the driver completes them, module pinned\n",
 			run->ops->driver_name(&run->tfm),

@@ -28,6 +28,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -90,10 +91,17 @@ static u64 cp_splitmix64(u64 *state)
 	return z ^ (z >> 31);
 }
 
-/* A number in 0..@n - 1 (@n > 0) from @c's stream. */
+/*
+ * A number in 0..@n - 1 (@n > 0) from @c's stream: the same on every
+ * architecture, so that a seed names the same cases on each (a 32-bit one
+ * has no 64-bit '%': div_u64_rem()).
+ */
 static u32 cp_rand(struct cp_vcase *c, u32 n)
 {
-	return (u32)(cp_splitmix64(&c->rng) % n);
+	u32 rem;
+
+	div_u64_rem(cp_splitmix64(&c->rng), n, &rem);
+	return rem;
 }
 
 static void cp_rand_bytes(struct cp_vcase *c, u8 *to, unsigned int len)
