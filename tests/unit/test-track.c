@@ -256,6 +256,23 @@ static void test_verdict_text(void)
 	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) && level == LOG_WARNING &&
 	       strstr(buf, "output differs from cbc(aes-generic): faulty, never preferred"),
 	   "faulty says against what: %s", buf);
+	m.verified =
+	    (struct cp_verified){.state = CP_VERIFICATION_FAILED,
+				 .text = "case 3 of seed 42: encrypt 64 bytes, 16-byte key, "
+					 "in place, src one entry at offset 0: output differs "
+					 "from the reference's from byte 48"};
+	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) && level == LOG_WARNING &&
+	       strstr(buf, "(cbc(aes)): verification against cbc(aes-generic) failed, case 3 of "
+			   "seed 42: encrypt 64 bytes") &&
+	       strstr(buf, ": faulty, never preferred"),
+	   "a failed verification names its case: %s", buf);
+	points[0].verdict = points[1].verdict = CP_VERDICT_MEASURED;
+	m.verified = (struct cp_verified){.state = CP_VERIFICATION_NOT_RUN,
+					  .text = "no reference implementation to compare with"};
+	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) && level == LOG_NOTICE &&
+	       strcmp(buf, "cp_test_engine_cbc_aes (cbc(aes)): not verified: no reference "
+			   "implementation to compare with") == 0,
+	   "one not verified says why: %s", buf);
 }
 
 static void test_failure_text(void)
