@@ -299,39 +299,6 @@ void cp_track_failure_text(const struct cp_apply_result *r, int error, const cha
 			 strerror(-error));
 }
 
-int cp_track_cache_entries(const struct cp_apply_result *r, time_t now, struct cp_cache *pending)
-{
-	const struct cp_calibration *cal = &r->calibration;
-	int n = 0;
-
-	for (size_t i = 0; i < cal->n_measured; i++) {
-		const struct cp_measured *m = &cal->measured[i];
-		struct cp_cache_entry e = {
-		    .backend = m->backend,
-		    .kat = m->kat,
-		    .measured_at = now,
-		};
-
-		bool verified_now =
-		    m->verified.state == CP_VERIFICATION_PASSED && !m->verified.cached;
-
-		if (m->pending || m->kat == CRYPTOPRIO_KAT_MISMATCH ||
-		    cp_measured_cache_key(m, &e.key) < 0)
-			continue; /* as the cache takes them (calibrate.c) */
-		cp_measured_cache_verified(m, &e.verified);
-		for (size_t k = 0; k < m->n_points; k++) {
-			if ((m->points[k].cached && !verified_now) ||
-			    m->points[k].verdict != CP_VERDICT_MEASURED)
-				continue;
-			e.point = m->points[k];
-			if (cp_cache_put(pending, &e) < 0)
-				return -ENOMEM;
-			n++;
-		}
-	}
-	return n;
-}
-
 bool cp_track_cache_unsaved(const struct cp_apply_result *r)
 {
 	return strncmp(r->calibration.cache_warning, "cannot save", 11) == 0;

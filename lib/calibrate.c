@@ -657,10 +657,8 @@ static bool verified_now(const struct cp_measured *m)
 	return m->verified.state == CP_VERIFICATION_PASSED && !m->verified.cached;
 }
 
-/* Store what was measured or verified now and trusted; returns whether anything was added. */
-static int update_cache(const struct cp_calibration *cal, struct cp_cache *cache)
+int cp_calibration_cache_put(const struct cp_calibration *cal, time_t now, struct cp_cache *cache)
 {
-	time_t now = time(NULL);
 	int added = 0, r;
 
 	for (size_t mi = 0; mi < cal->n_measured; mi++) {
@@ -686,7 +684,7 @@ static int update_cache(const struct cp_calibration *cal, struct cp_cache *cache
 			r = cp_cache_put(cache, &entry);
 			if (r < 0)
 				return r;
-			added = 1;
+			added++;
 		}
 	}
 	return added;
@@ -727,7 +725,7 @@ static void store_cache(const struct cp_calibrate_options *opts, struct cp_calib
 {
 	int r;
 
-	if (update_cache(cal, cache) <= 0)
+	if (cp_calibration_cache_put(cal, time(NULL), cache) <= 0)
 		return;
 	cal->cache_updated = true;
 	if (opts->cache)

@@ -153,6 +153,14 @@ void cp_calibration_free(struct cp_calibration *cal);
  * the instance created from it share it), the machine's identity.
  */
 int cp_measured_cache_key(const struct cp_measured *m, struct cp_cache_key *key);
+/*
+ * What @cal measured or verified now and trusts, put into @cache as its
+ * entries (measured at @now; a figure from the cache newly verified keeps
+ * its time): not a known-answer mismatch, not a name the budget cut short,
+ * not a point with fewer runs than its gear needs. The number of entries
+ * put, or a negative errno.
+ */
+int cp_calibration_cache_put(const struct cp_calibration *cal, time_t now, struct cp_cache *cache);
 /* @m's passed verification as its cache entries keep it; zeroed if it has none. */
 struct cp_cache_verified;
 void cp_measured_cache_verified(const struct cp_measured *m, struct cp_cache_verified *v);

@@ -322,9 +322,27 @@ static void test_cache_entries(void)
 	struct cp_cache kept = {};
 
 	m[0].pending = true;
-	is_int(cp_track_cache_entries(&r, 1000, &kept), 1, "one entry kept for the cache");
+	is_int(cp_calibration_cache_put(&r.calibration, 1000, &kept), 1,
+	       "one entry kept for the cache");
 	ok(kept.n_entries == 1 && strcmp(kept.entries[0].key.driver, "xts-aes-x") == 0,
 	   "the finished name's, not the pending one's");
+	cp_cache_free(&kept);
+
+	/* A figure from the cache, its engine verified now: put again with the pass. */
+	points[1].cached = true;
+	is_int(cp_calibration_cache_put(&r.calibration, 1000, &kept), 0,
+	       "a cached figure, nothing verified: nothing to put");
+	m[1].verified = (struct cp_verified){
+	    .state = CP_VERIFICATION_PASSED, .seed = 5, .cases = 48, .by = "V1"};
+	is_int(cp_calibration_cache_put(&r.calibration, 1000, &kept), 1,
+	       "verified now: its cached figure put again");
+	ok(kept.n_entries == 1 && kept.entries[0].verified.cases == 48 &&
+	       strcmp(kept.entries[0].verified.by, "V1") == 0,
+	   "with the pass");
+	cp_cache_free(&kept);
+	m[1].verified.cached = true;
+	is_int(cp_calibration_cache_put(&r.calibration, 1000, &kept), 0,
+	       "a pass from the cache is not put again");
 	cp_cache_free(&kept);
 }
 
