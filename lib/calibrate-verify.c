@@ -18,7 +18,9 @@
 
 bool cp_verification_covers(enum cryptoprio_type type)
 {
-	return type == CRYPTOPRIO_TYPE_SKCIPHER;
+	const struct cp_type_info *info = cp_type_info(type);
+
+	return info && info->verified;
 }
 
 void cp_verifier_srcversion(char by[static 33])

@@ -176,7 +176,7 @@ void cp_measured_cache_verified(const struct cp_measured *m, struct cp_cache_ver
 bool cp_calibration_order_known(size_t n, const unsigned *gear, const bool *measured,
 				const double *value, const double *noise, bool *again);
 
-/* Whether the module verifies implementations of @type (VERIFY): skcipher for now. */
+/* Whether the module verifies implementations of @type (VERIFY): its row says (types.c). */
 bool cp_verification_covers(enum cryptoprio_type type);
 /*
  * An engine (not of the CPU's class) of a type the module verifies, not

@@ -25,7 +25,8 @@ static const struct cp_fixed_request kpp_fixed[] = {
 static const struct cp_type_info types[] = {
     [CRYPTOPRIO_TYPE_SKCIPHER] = {.name = "skcipher",
 				  .alg_types = {"skcipher"},
-				  .afalg = CP_AFALG_SKCIPHER},
+				  .afalg = CP_AFALG_SKCIPHER,
+				  .verified = true},
     [CRYPTOPRIO_TYPE_AEAD] = {.name = "aead", .alg_types = {"aead"}, .afalg = CP_AFALG_AEAD},
     [CRYPTOPRIO_TYPE_HASH] = {.name = "hash",
 			      .alg_types = {"shash", "ahash"},

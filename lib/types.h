@@ -45,6 +45,8 @@ struct cp_type_info {
 	const struct cp_fixed_request *fixed;
 	const char *unmeasured; /* with @fixed: why no other algorithm is measured */
 	enum cp_afalg_iface afalg;
+	/* the module's VERIFY takes it: its engines are verified (calibrate.h) */
+	bool verified;
 };
 
 /* @type's row; NULL for CRYPTOPRIO_TYPE_UNSPEC and out of range. */
