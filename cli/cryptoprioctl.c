@@ -29,6 +29,7 @@ static const struct ctl_verb verbs[] = {
      verb_calibrate},
     {"chart", "chart [--svg FILE] DOCUMENT", verb_chart},
     {"resolve", "resolve NAME [--type skcipher|aead|hash|acomp|akcipher|kpp]", verb_resolve},
+    {"verify", "verify [PATTERN...] [--seed N] [--cases N]", verb_verify},
     {"check-policy", "check-policy [--verbose] [--inventory FILE] [--root DIR] [FILE...]",
      verb_check_policy},
     {"plan", "plan [--all] [--force] [--exit-code]\nplan --from FILE [--all] [--exit-code]",

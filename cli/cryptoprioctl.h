@@ -11,10 +11,12 @@
 /*
  * Exit codes (cryptoprioctl(8), EXIT STATUS): 0 success, 1 failure at run
  * time, 2 malformed command line, 3 a difference the script asked about
- * (plan --exit-code: changes pending; status: a priority changed since).
+ * (plan --exit-code: changes pending; status: a priority changed since),
+ * 4 an implementation found faulty (verify).
  */
 #define EXIT_USAGE   2
 #define EXIT_CHANGES 3
+#define EXIT_FAULTY  4
 
 /* The "version" of every JSON document (data/cryptoprioctl.schema.json). */
 #define CTL_JSON_VERSION 1
@@ -138,6 +140,7 @@ int calibrate_raw(struct ctl *ctl, int argc, char **argv);
 int verb_calibrate(struct ctl *ctl, int argc, char **argv);
 int verb_chart(struct ctl *ctl, int argc, char **argv);
 int verb_resolve(struct ctl *ctl, int argc, char **argv);
+int verb_verify(struct ctl *ctl, int argc, char **argv);
 int verb_check_policy(struct ctl *ctl, int argc, char **argv);
 int verb_plan(struct ctl *ctl, int argc, char **argv);
 int verb_apply(struct ctl *ctl, int argc, char **argv);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ctl-calibrate-args.h"
+#include "types.h"
 #include "units.h"
 
 int calibrate_add_size(struct calibrate_args *a, uint32_t size)
@@ -161,6 +162,17 @@ static int check_chart(const struct ctl *ctl, const struct calibrate_args *a)
 	return 0;
 }
 
+/* --type into @a: 0, or the exit code after saying what is wrong. */
+static int parse_type(const char *arg, struct calibrate_args *a)
+{
+	char names[128];
+
+	if (cp_mod_type_from_string(arg, &a->type) < 0)
+		return ctl_usage_error("calibrate: bad --type '%s' (%s)", arg,
+				       cp_type_names(names, sizeof(names)));
+	return 0;
+}
+
 /* One option into @a: 0, or the exit code after saying what is wrong. */
 static int parse_option(struct ctl *ctl, int c, const char *arg, bool raw, struct calibrate_args *a)
 {
@@ -187,11 +199,7 @@ static int parse_option(struct ctl *ctl, int c, const char *arg, bool raw, struc
 			   ? ctl_usage_error("calibrate: bad --key-size '%s'", arg)
 			   : 0;
 	case 't':
-		return cp_mod_type_from_string(arg, &a->type) < 0
-			   ? ctl_usage_error("calibrate: bad --type '%s' (skcipher, aead, hash, "
-					     "acomp, akcipher, kpp)",
-					     arg)
-			   : 0;
+		return parse_type(arg, a);
 	case 'j':
 		ctl->json = true;
 		return 0;

@@ -19,6 +19,7 @@
 #include "fileio.h"
 #include "inventory-load.h"
 #include "pattern.h"
+#include "types.h"
 
 #define DEFAULT_BUDGET_MS 100u
 #define DEFAULT_SIZE	  4096u
@@ -102,6 +103,14 @@ static int select_targets(const struct cp_inventory *inv, char **patterns, int n
 	return 0;
 }
 
+/* A compressor's figures have a compressed size and a ratio. */
+static bool compresses(enum cryptoprio_type type)
+{
+	const struct cp_type_info *info = cp_type_info(type);
+
+	return info && info->compresses;
+}
+
 static json_object *result_json(const struct target *t, const struct cp_mod_calib_result *r)
 {
 	json_object *o = json_object_new_object();
@@ -130,7 +139,7 @@ static json_object *result_json(const struct target *t, const struct cp_mod_cali
 			       json_object_new_string(cp_mod_kat_to_string(r->kat)));
 	json_object_object_add(o, "reference",
 			       r->reference[0] ? json_object_new_string(r->reference) : NULL);
-	if (r->type == CRYPTOPRIO_TYPE_ACOMP) {
+	if (compresses(r->type)) {
 		json_object_object_add(o, "compressed_size",
 				       json_object_new_int64(r->compressed_size));
 		json_object_object_add(o, "ratio",
@@ -164,7 +173,7 @@ static void print_row(const struct cp_mod_calib_result *r, int width)
 {
 	char ratio[16] = "-";
 
-	if (r->type == CRYPTOPRIO_TYPE_ACOMP)
+	if (compresses(r->type))
 		snprintf(ratio, sizeof(ratio), "%.2f", cp_mod_compression_ratio(r));
 	printf("%-*s %8" PRIu32 " %5" PRIu32 " %9" PRIu64 " %12" PRIu64 " %10.2f %10.0f %12.0f "
 	       "%9.3f %9" PRIu32 " %6s %-11s %s\n",
@@ -230,10 +239,11 @@ static void output_start(const struct ctl *ctl, const struct target *targets, si
 static int measure(struct cp_nl *nl, const struct calibrate_args *o, const struct target *t,
 		   uint32_t size, struct output *out)
 {
+	const struct cp_type_info *type = cp_type_info(t->type);
 	struct cp_mod_calib_req req = {
 	    .driver = t->driver,
 	    .type = t->type,
-	    .decrypt = o->decrypt && t->type != CRYPTOPRIO_TYPE_HASH,
+	    .decrypt = o->decrypt && !(type && type->one_way),
 	    .key_size = o->key_size,
 	    .req_size = size,
 	    .depth = o->depth,

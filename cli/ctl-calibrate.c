@@ -157,6 +157,32 @@ static const char *class_of(const struct cp_measured *m, const struct cp_invento
 	return m->candidate ? cp_class_to_string(CP_CLASS_CPU) : NULL;
 }
 
+/* An engine's verification: null where none was asked (the CPU's, a type not verified). */
+static json_object *verification_json(const struct cp_verified *v)
+{
+	json_object *o;
+
+	if (v->state == CP_VERIFICATION_NONE)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "verdict",
+			       json_object_new_string(cp_verification_to_string(v->state)));
+	json_object_object_add(
+	    o, "seed",
+	    v->state == CP_VERIFICATION_NOT_RUN ? NULL : json_object_new_int64((int64_t) v->seed));
+	json_object_object_add(
+	    o, "cases",
+	    v->state == CP_VERIFICATION_NOT_RUN ? NULL : json_object_new_int64(v->cases));
+	json_object_object_add(o, "cached", json_object_new_boolean(v->cached));
+	json_object_object_add(o, "failure",
+			       v->state == CP_VERIFICATION_FAILED ? json_object_new_string(v->text)
+								  : NULL);
+	json_object_object_add(o, "reason",
+			       v->state == CP_VERIFICATION_NOT_RUN ? json_object_new_string(v->text)
+								   : NULL);
+	return o;
+}
+
 static json_object *measured_json(const struct cp_measured *m, const struct cp_inventory *inv)
 {
 	const char *class = class_of(m, inv);
@@ -174,6 +200,7 @@ static json_object *measured_json(const struct cp_measured *m, const struct cp_i
 			       json_object_new_string(cp_mod_kat_to_string(m->kat)));
 	json_object_object_add(o, "reference",
 			       m->reference[0] ? json_object_new_string(m->reference) : NULL);
+	json_object_object_add(o, "verification", verification_json(&m->verified));
 	for (size_t i = 0; i < m->n_points; i++)
 		json_object_array_add(points, point_json(m, &m->points[i]));
 	json_object_object_add(o, "points", points);
@@ -268,12 +295,12 @@ static void format_cell(const struct cp_measured *m, const struct cp_point *p, c
 		 p->cached ? "c" : "", ratio);
 }
 
-/* The cells of @m's row: mark, driver, class, a cell per size, KAT, backend; 0 or -ENOMEM. */
+/* The cells of @m's row: mark, driver, class, a cell per size, KAT, verification, backend. */
 static int add_row(struct ctl_table *t, const struct cp_measured *m, bool best,
 		   const struct cp_inventory *inv, const struct calibrate_args *a)
 {
 	char cells[CALIBRATE_MAX_SIZES + 1][48];
-	const char *row[CALIBRATE_MAX_SIZES + 6] = {best ? "*" : NULL, m->driver,
+	const char *row[CALIBRATE_MAX_SIZES + 7] = {best ? "*" : NULL, m->driver,
 					  m->candidate ? "cpu+" : class_of(m, inv) ?: "-"};
 	size_t n = 3;
 
@@ -283,6 +310,7 @@ static int add_row(struct ctl_table *t, const struct cp_measured *m, bool best,
 	}
 	n = 3 + a->n_sizes;
 	row[n++] = cp_mod_kat_to_string(m->kat);
+	row[n++] = cp_verification_to_string(m->verified.state) ?: "-";
 	row[n] = cp_backend_to_string(m->backend);
 	return ctl_table_row(t, row);
 }
@@ -291,7 +319,7 @@ static int add_row(struct ctl_table *t, const struct cp_measured *m, bool best,
 static int print_groups(const struct ctl *ctl, const struct cp_calibration *cal,
 			const struct cp_inventory *inv, const struct calibrate_args *a)
 {
-	struct ctl_column columns[CALIBRATE_MAX_SIZES + 6] = {{""}, {"DRIVER"}, {"CLASS"}};
+	struct ctl_column columns[CALIBRATE_MAX_SIZES + 7] = {{""}, {"DRIVER"}, {"CLASS"}};
 	char sizes[CALIBRATE_MAX_SIZES + 1][32];
 	struct ctl_table *t;
 	size_t n = 3;
@@ -301,6 +329,7 @@ static int print_groups(const struct ctl *ctl, const struct cp_calibration *cal,
 		columns[n++] = (struct ctl_column){
 		    cp_format_size(sizes[s], sizeof(sizes[s]), a->sizes[s]), CTL_COL_RIGHT};
 	columns[n++] = (struct ctl_column){"KAT"};
+	columns[n++] = (struct ctl_column){"VERIFIED"};
 	columns[n++] = (struct ctl_column){"BACKEND"};
 	t = ctl_table_new(ctl, columns, n, "");
 	for (size_t first = 0, end; t && r >= 0 && first < cal->n_measured; first = end) {
@@ -318,6 +347,25 @@ static int print_groups(const struct ctl *ctl, const struct cp_calibration *cal,
 }
 
 /* Below the table: the calibration's summary and what its marks mean. */
+/* Each engine's verification that failed or did not run, in words; the seed of those that ran. */
+static void print_verifications(const struct cp_calibration *cal)
+{
+	for (size_t i = 0; i < cal->n_measured; i++) {
+		const struct cp_measured *m = &cal->measured[i];
+		const struct cp_verified *v = &m->verified;
+
+		if (v->state == CP_VERIFICATION_FAILED)
+			printf("%s: verification against %s failed, %s: faulty.\n", m->driver,
+			       m->reference[0] ? m->reference : "the reference", v->text);
+		else if (v->state == CP_VERIFICATION_NOT_RUN)
+			printf("%s: not verified: %s.\n", m->driver, v->text);
+		else if (v->state == CP_VERIFICATION_PASSED && !v->cached)
+			printf("%s: verified, %" PRIu32 " case%s of seed %" PRIu64 " as %s's.\n",
+			       m->driver, v->cases, ctl_plural(v->cases), v->seed,
+			       m->reference[0] ? m->reference : "the reference");
+	}
+}
+
 static void print_summary(const struct cp_calibration *cal, const struct calibrate_args *a)
 {
 	char size[32];
@@ -339,6 +387,7 @@ static void print_summary(const struct cp_calibration *cal, const struct calibra
 			printf("%s measured as %s: an IV generator would set up the kernel's "
 			       "default RNG.\n",
 			       cal->measured[i].driver, cal->measured[i].measured_as);
+	print_verifications(cal);
 	for (size_t i = 0; i < cal->n_measured; i++)
 		if (cal->measured[i].candidate) {
 			printf("cpu+: the CPU's candidate for a name only engines serve, not "

@@ -17,18 +17,8 @@
 #include "inventory-load.h"
 #include "json-util.h"
 #include "modload.h"
-
-static const struct caller {
-	const char *name;
-	uint32_t mask;
-} callers[] = {
-    {"any", 0},
-    {"synchronous", CRYPTOPRIO_ALG_ASYNC},
-    {"non-allocating", CRYPTOPRIO_ALG_ALLOCATES_MEMORY},
-    {"both", CRYPTOPRIO_ALG_ASYNC | CRYPTOPRIO_ALG_ALLOCATES_MEMORY},
-    {"cpu-only",
-     CRYPTOPRIO_ALG_ASYNC | CRYPTOPRIO_ALG_ALLOCATES_MEMORY | CRYPTOPRIO_ALG_KERN_DRIVER_ONLY},
-};
+#include "types.h"
+#include "winners.h"
 
 static json_object *mask_json(uint32_t mask)
 {
@@ -47,20 +37,20 @@ static json_object *mask_json(uint32_t mask)
  * The kernel's users that ask as @caller does on @kernel (0: not known),
  * "IPsec, kTLS, ..." into @buf, or "-".
  */
-static const char *users_cell(const struct caller *caller, uint32_t kernel, char *buf, size_t size)
+static const char *users_cell(enum cp_caller caller, uint32_t kernel, char *buf, size_t size)
 {
 	size_t n, len = 0;
 	const struct cp_client *c = cp_clients(&n);
 
 	buf[0] = 0;
 	for (size_t i = 0; kernel && i < n; i++)
-		if (c[i].mask == caller->mask && cp_client_on(&c[i], kernel))
+		if (c[i].mask == cp_caller_refuses(caller) && cp_client_on(&c[i], kernel))
 			len += snprintf(buf + len, len < size ? size - len : 0, "%s%s",
 					len ? ", " : "", c[i].name);
 	return len ? buf : "-";
 }
 
-static json_object *users_json(const struct caller *caller, uint32_t kernel)
+static json_object *users_json(enum cp_caller caller, uint32_t kernel)
 {
 	json_object *a = json_object_new_array();
 	size_t n;
@@ -69,7 +59,7 @@ static json_object *users_json(const struct caller *caller, uint32_t kernel)
 	for (size_t i = 0; kernel && i < n; i++) {
 		json_object *o;
 
-		if (c[i].mask != caller->mask || !cp_client_on(&c[i], kernel))
+		if (c[i].mask != cp_caller_refuses(caller) || !cp_client_on(&c[i], kernel))
 			continue;
 		o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(c[i].name));
@@ -145,13 +135,13 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, const struct cp_in
 	    {"json", no_argument, NULL, 'j'},
 	    {},
 	};
+	char names[128];
 	int c;
 
 	while ((c = getopt_long(argc, argv, ":t:j", options, NULL)) >= 0) {
 		if (c == 't' && cp_mod_type_from_string(optarg, type) < 0)
-			return ctl_usage_error(
-			    "resolve: bad --type '%s' (skcipher, aead, hash, acomp, akcipher, kpp)",
-			    optarg);
+			return ctl_usage_error("resolve: bad --type '%s' (%s)", optarg,
+					       cp_type_names(names, sizeof(names)));
 		else if (c == 'j')
 			ctl->json = true;
 		else if (c != 't')
@@ -190,14 +180,13 @@ struct answer {
 	const struct build_plan *plan; /* with -ENOPKG */
 };
 
-static json_object *caller_json(const struct caller *caller, const struct answer *a,
-				uint32_t kernel)
+static json_object *caller_json(enum cp_caller caller, const struct answer *a, uint32_t kernel)
 {
 	json_object *o = json_object_new_object();
 	bool unbuilt = a->r == -ENOPKG && a->plan;
 
-	json_object_object_add(o, "caller", json_object_new_string(caller->name));
-	json_object_object_add(o, "mask", mask_json(caller->mask));
+	json_object_object_add(o, "caller", json_object_new_string(cp_caller_to_string(caller)));
+	json_object_object_add(o, "mask", mask_json(cp_caller_refuses(caller)));
 	json_object_object_add(o, "users", users_json(caller, kernel));
 	json_object_object_add(o, "driver",
 			       a->r >= 0 ? json_object_new_string(a->res.driver) : NULL);
@@ -235,12 +224,12 @@ static char *unbuilt_cell(const struct build_plan *plan)
  * The table's row of @caller: its driver, "(none)", "(would load ...)" or
  * "(error)", and the kernel's users that ask so.
  */
-static void add_row(struct ctl_table *t, const struct caller *caller, const struct answer *a,
+static void add_row(struct ctl_table *t, enum cp_caller caller, const struct answer *a,
 		    uint32_t kernel)
 {
 	_cleanup_free_ char *unbuilt = a->r == -ENOPKG && a->plan ? unbuilt_cell(a->plan) : NULL;
 	char users[256];
-	const char *cells[] = {caller->name,
+	const char *cells[] = {cp_caller_to_string(caller),
 			       a->r >= 0 ? a->res.driver
 			       : unbuilt ? unbuilt
 					 : (a->r == -ENOENT ? "(none)" : "(error)"),
@@ -255,11 +244,11 @@ static void add_row(struct ctl_table *t, const struct caller *caller, const stru
  * build only where the module index says it would load nothing.
  */
 static void ask(struct cp_nl *nl, const char *name, enum cryptoprio_type type,
-		const struct caller *caller, struct cp_inventory *inv, struct build_plan *plan,
+		enum cp_caller caller, struct cp_inventory *inv, struct build_plan *plan,
 		struct answer *a, bool *built)
 {
 	*a = (struct answer){};
-	a->r = cp_mod_resolve(nl, name, type, caller->mask, false, &a->res);
+	a->r = cp_mod_resolve(nl, name, type, cp_caller_refuses(caller), false, &a->res);
 	if (a->r != -ENOPKG)
 		return;
 	if (!plan->asked) {
@@ -269,7 +258,7 @@ static void ask(struct cp_nl *nl, const char *name, enum cryptoprio_type type,
 	a->plan = plan;
 	if (plan->r < 0 || plan->n > 0)
 		return;
-	a->r = cp_mod_resolve(nl, name, type, caller->mask, true, &a->res);
+	a->r = cp_mod_resolve(nl, name, type, cp_caller_refuses(caller), true, &a->res);
 	a->plan = NULL;
 	*built = true;
 }
@@ -321,7 +310,7 @@ static void print_table(const struct ctl *ctl, const struct answer *answers, siz
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		add_row(table, &callers[i], &answers[i], kernel);
+		add_row(table, (enum cp_caller) i, &answers[i], kernel);
 	if (ctl_table_print(table) >= 0 && !ctl->no_legend)
 		unsteered_on(kernel, NULL);
 }
@@ -346,7 +335,7 @@ static void print_answers(const struct ctl *ctl, const char *name, enum cryptopr
 	json_object_object_add(doc, "type", json_object_new_string(cp_mod_type_to_string(type)));
 	json_object_object_add(doc, "callers", arr);
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, caller_json(&callers[i], &answers[i], kernel));
+		json_object_array_add(arr, caller_json((enum cp_caller) i, &answers[i], kernel));
 	unsteered_on(kernel, unsteered);
 	json_object_object_add(doc, "unsteered", unsteered);
 	ctl_json_print(doc);
@@ -357,7 +346,7 @@ int verb_resolve(struct ctl *ctl, int argc, char **argv)
 	_cleanup_(cp_inventory_free) struct cp_inventory inv = {0};
 	_cleanup_(cp_nl_close) struct cp_nl nl = {};
 	enum cryptoprio_type type = CRYPTOPRIO_TYPE_UNSPEC;
-	struct answer answers[ARRAY_SIZE(callers)] = {};
+	struct answer answers[_CP_CALLER_MAX] = {};
 	struct build_plan plan = {};
 	char **live = NULL;
 	size_t n_live = 0, n_asked = 0;
@@ -374,14 +363,14 @@ int verb_resolve(struct ctl *ctl, int argc, char **argv)
 		return r;
 	if (cp_modules_live(NULL, &live, &n_live) < 0)
 		live = NULL;
-	for (; n_asked < ARRAY_SIZE(callers); n_asked++) {
+	for (; n_asked < _CP_CALLER_MAX; n_asked++) {
 		struct answer *a = &answers[n_asked];
 
-		ask(&nl, name, type, &callers[n_asked], &inv, &plan, a, &built);
+		ask(&nl, name, type, (enum cp_caller) n_asked, &inv, &plan, a, &built);
 		if (a->r < 0 && a->r != -ENOENT && a->r != -ENOPKG) {
 			failed = 1;
 			(void) ctl_errno(a->r, nl.extack, "resolve %s for %s callers", name,
-					 callers[n_asked].name);
+					 cp_caller_to_string((enum cp_caller) n_asked));
 			if (a->r == -EPERM || a->r == -EACCES) {
 				n_asked++;
 				break;

@@ -237,7 +237,7 @@ static void keep_unsaved(struct cp_daemon *d, const struct cp_apply_result *res)
 	if (!cache_path(d))
 		return;
 	if (cp_track_cache_unsaved(res)) {
-		n = cp_track_cache_entries(res, time(NULL), &d->unsaved);
+		n = cp_calibration_cache_put(&res->calibration, time(NULL), &d->unsaved);
 		if (n > 0)
 			cp_log(LOG_INFO, "%s: %s; keeping %zu %s until it can be written",
 			       cache_path(d), res->calibration.cache_warning, d->unsaved.n_entries,

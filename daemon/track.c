@@ -232,7 +232,12 @@ const char *cp_track_verdict_text(const struct cp_measured *m, char *buf, size_t
 		unreachable |= m->points[i].verdict == CP_VERDICT_UNREACHABLE;
 	}
 	*ret_level = LOG_WARNING;
-	if (faulty)
+	if (m->verified.state == CP_VERIFICATION_FAILED)
+		snprintf(buf, len,
+			 "%s (%s): verification against %s failed, %s: faulty, never preferred",
+			 m->driver, m->name, m->reference[0] ? m->reference : "the reference",
+			 m->verified.text);
+	else if (faulty)
 		snprintf(buf, len, "%s (%s): output differs from %s: faulty, never preferred",
 			 m->driver, m->name, m->reference[0] ? m->reference : "the reference");
 	else if (timeout)
@@ -243,6 +248,10 @@ const char *cp_track_verdict_text(const struct cp_measured *m, char *buf, size_t
 		*ret_level = LOG_NOTICE;
 		snprintf(buf, len, "%s (%s): unreachable through %s: placed by its class alone",
 			 m->driver, m->name, cp_backend_to_string(m->backend));
+	} else if (m->verified.state == CP_VERIFICATION_NOT_RUN) {
+		*ret_level = LOG_NOTICE;
+		snprintf(buf, len, "%s (%s): not verified: %s", m->driver, m->name,
+			 m->verified.text);
 	} else
 		return NULL;
 	return buf;
@@ -288,34 +297,6 @@ void cp_track_failure_text(const struct cp_apply_result *r, int error, const cha
 	else
 		snprintf(buf, len, "Failed to apply the policy %s: %s; nothing changed", when,
 			 strerror(-error));
-}
-
-int cp_track_cache_entries(const struct cp_apply_result *r, time_t now, struct cp_cache *pending)
-{
-	const struct cp_calibration *cal = &r->calibration;
-	int n = 0;
-
-	for (size_t i = 0; i < cal->n_measured; i++) {
-		const struct cp_measured *m = &cal->measured[i];
-		struct cp_cache_entry e = {
-		    .backend = m->backend,
-		    .kat = m->kat,
-		    .measured_at = now,
-		};
-
-		if (m->pending || m->kat == CRYPTOPRIO_KAT_MISMATCH ||
-		    cp_measured_cache_key(m, &e.key) < 0)
-			continue; /* as the cache takes them (calibrate.c) */
-		for (size_t k = 0; k < m->n_points; k++) {
-			if (m->points[k].cached || m->points[k].verdict != CP_VERDICT_MEASURED)
-				continue;
-			e.point = m->points[k];
-			if (cp_cache_put(pending, &e) < 0)
-				return -ENOMEM;
-			n++;
-		}
-	}
-	return n;
 }
 
 bool cp_track_cache_unsaved(const struct cp_apply_result *r)

@@ -80,12 +80,6 @@ const char *cp_track_verdict_text(const struct cp_measured *m, char *buf, size_t
 void cp_track_failure_text(const struct cp_apply_result *r, int error, const char *trigger,
 			   char *buf, size_t len);
 
-/*
- * Measurements of @r taken now (not from the cache), as cache entries for
- * the running machine, added to @pending: kept when the cache could not be
- * written yet. Returns the number added or -ENOMEM.
- */
-int cp_track_cache_entries(const struct cp_apply_result *r, time_t now, struct cp_cache *pending);
 /* Whether @r's calibration could not write its cache (read-only or absent /var/lib). */
 bool cp_track_cache_unsaved(const struct cp_apply_result *r);
 /*

@@ -426,6 +426,7 @@ static const struct cp_kat_ops cp_acomp_kat_ops = {
 };
 
 const struct cp_type_ops cp_acomp_ops = {
+	.name = "acomp",
 	.alloc = cp_acomp_alloc,
 	.free = cp_acomp_free,
 	.driver_name = cp_acomp_driver_name,
@@ -441,4 +442,6 @@ const struct cp_type_ops cp_acomp_ops = {
 	.frontend_type = CRYPTO_ALG_TYPE_ACOMPRESS,
 	.frontend_mask = CRYPTO_ALG_TYPE_ACOMPRESS_MASK,
 	.dst = CP_DST_ALWAYS,
+	.key_size_refused = "KEY_SIZE is for ciphers and keyed hashes, not compressors",
+	.compressed_size = true,
 };

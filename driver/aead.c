@@ -136,6 +136,7 @@ static int cp_aead_submit(struct cp_slot *slot, bool decrypt)
 }
 
 const struct cp_type_ops cp_aead_ops = {
+	.name = "aead",
 	.alloc = cp_aead_alloc,
 	.free = cp_aead_free,
 	.driver_name = cp_aead_driver_name,

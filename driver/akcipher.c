@@ -212,6 +212,7 @@ static const struct cp_kat_ops cp_akcipher_kat_ops = {
 };
 
 const struct cp_type_ops cp_akcipher_ops = {
+	.name = "akcipher",
 	.alloc = cp_akcipher_alloc,
 	.free = cp_akcipher_free,
 	.driver_name = cp_akcipher_driver_name,
@@ -227,4 +228,5 @@ const struct cp_type_ops cp_akcipher_ops = {
 	.frontend_type = CRYPTO_ALG_TYPE_AKCIPHER,
 	.frontend_mask = CRYPTO_ALG_TYPE_MASK,
 	.dst = CP_DST_ALWAYS,
+	.decrypt_refused = "DECRYPT needs a private key: only the public-key operation is measured",
 };

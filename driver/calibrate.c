@@ -136,10 +136,10 @@ static int cp_check_geometry(const struct cp_params *p,
 	return cp_zombie_check(p->driver, bytes, extack);
 }
 
-static int cp_alloc_candidate(const struct cp_params *p, struct cp_tfm *t,
-			      struct netlink_ext_ack *extack)
+int cp_alloc_candidate(const char *driver, enum cryptoprio_type type,
+		       struct cp_tfm *t, struct netlink_ext_ack *extack)
 {
-	const struct cp_type_ops *ops = cp_type_ops(p->type);
+	const struct cp_type_ops *ops = cp_type_ops(type);
 	int r;
 
 	/*
@@ -148,7 +148,7 @@ static int cp_alloc_candidate(const struct cp_params *p, struct cp_tfm *t,
 	 * and the build loads what its template and arguments need. Asking to
 	 * calibrate it asks for that; cryptoprioctl says what was loaded.
 	 */
-	r = ops->alloc(t, p->driver, 0, CRYPTO_NOLOAD);
+	r = ops->alloc(t, driver, 0, CRYPTO_NOLOAD);
 	if (r) {
 		if (r == -ENOENT)
 			NL_SET_ERR_MSG(extack, "no such driver of this type");
@@ -158,7 +158,7 @@ static int cp_alloc_candidate(const struct cp_params *p, struct cp_tfm *t,
 			NL_SET_ERR_MSG(extack, "cannot allocate the driver");
 		return r;
 	}
-	if (strcmp(ops->driver_name(t), p->driver)) {
+	if (strcmp(ops->driver_name(t), driver)) {
 		NL_SET_ERR_MSG(extack, "an algorithm name, not a driver name");
 		ops->free(t);
 		return -EINVAL;
@@ -176,7 +176,7 @@ int cp_calibrate(const struct cp_params *p, struct cp_result *res,
 	struct cp_run *run;
 	int r;
 
-	r = cp_alloc_candidate(p, &t, extack);
+	r = cp_alloc_candidate(p->driver, p->type, &t, extack);
 	if (r)
 		return r;
 	ops->geometry(&t, &g);

@@ -5,6 +5,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -12,6 +13,7 @@
 #include <net/sock.h>
 
 #include "cryptoprio.h"
+#include "types.h"
 
 /*
  * Commands run in the module's own worker, one at a time and in order, not
@@ -38,6 +40,7 @@ struct cp_command {
 	ktime_t deadline;		/* of its runs, from the first; 0: none yet */
 	struct netlink_ext_ack extack;
 	struct cp_params p;		/* CALIBRATE: p.driver is @name */
+	struct cp_verify_params v;	/* VERIFY: v.driver is @name */
 	enum cryptoprio_type type;	/* RESOLVE */
 	u32 mask;			/* RESOLVE */
 	bool build;			/* RESOLVE: may build what is not registered */
@@ -47,7 +50,8 @@ struct cp_command {
 static struct workqueue_struct *cp_cmd_wq;	/* ordered: one at a time */
 static DEFINE_SPINLOCK(cp_queue_lock);
 static unsigned int cp_queued;		/* commands queued or running */
-static bool cp_calibrating;		/* a CALIBRATE is queued or running */
+/* the CALIBRATE or VERIFY queued or running, 0 if none */
+static u8 cp_running_cmd;
 static struct cp_command *cp_current;	/* the worker's; only it reads this */
 
 /* The caller of the command in progress closed its socket (killed). */
@@ -87,9 +91,26 @@ static const struct nla_policy cp_policy[CRYPTOPRIO_ATTR_MAX + 1] = {
 	[CRYPTOPRIO_ATTR_GRACE_NS] = { .type = NLA_U64 },
 	[CRYPTOPRIO_ATTR_MASK] = { .type = NLA_U32 },
 	[CRYPTOPRIO_ATTR_BUILD] = { .type = NLA_FLAG },
+	[CRYPTOPRIO_ATTR_SEED] = { .type = NLA_U64 },
+	[CRYPTOPRIO_ATTR_CASES] = { .type = NLA_U32 },
 };
 
 static struct genl_family cp_family;
+
+/*
+ * NL_SET_ERR_MSG_ATTR() (or NL_SET_ERR_MSG(), @attr NULL) of a message
+ * of the types' table, which is no literal.
+ */
+static void cp_set_type_err(struct netlink_ext_ack *extack,
+			    const struct nlattr *attr, const char *msg)
+{
+	do_trace_netlink_extack(msg);
+	if (!extack)
+		return;
+	extack->_msg = msg;
+	if (attr)
+		NL_SET_BAD_ATTR(extack, attr);
+}
 
 /*
  * Ranges are checked here rather than in the policy so that every refusal
@@ -98,18 +119,16 @@ static struct genl_family cp_family;
 static int cp_get_type(struct genl_info *info, enum cryptoprio_type *type)
 {
 	struct nlattr *a = info->attrs[CRYPTOPRIO_ATTR_TYPE];
-	u32 v;
 
 	if (!a) {
-		NL_SET_ERR_MSG(info->extack, "missing attribute TYPE (skcipher, aead, hash, acomp, akcipher or kpp)");
+		cp_set_type_err(info->extack, NULL, cp_type_missing_msg());
 		return -EINVAL;
 	}
-	v = nla_get_u32(a);
-	if (v < CRYPTOPRIO_TYPE_SKCIPHER || v > CRYPTOPRIO_TYPE_MAX) {
-		NL_SET_ERR_MSG_ATTR(info->extack, a, "TYPE must be skcipher (1), aead (2), hash (3), acomp (4), akcipher (5) or kpp (6)");
+	if (!cp_type_ops(nla_get_u32(a))) {
+		cp_set_type_err(info->extack, a, cp_type_range_msg());
 		return -EINVAL;
 	}
-	*type = v;
+	*type = nla_get_u32(a);
 	return 0;
 }
 
@@ -117,6 +136,7 @@ static int cp_parse_calibrate(struct genl_info *info, struct cp_params *p)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
+	const struct cp_type_ops *ops;
 	int r;
 
 	if (!tb[CRYPTOPRIO_ATTR_DRIVER]) {
@@ -169,29 +189,15 @@ static int cp_parse_calibrate(struct genl_info *info, struct cp_params *p)
 		return -EINVAL;
 	}
 	p->decrypt = nla_get_flag(tb[CRYPTOPRIO_ATTR_DECRYPT]);
-	if (p->decrypt && p->type == CRYPTOPRIO_TYPE_HASH) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_DECRYPT],
-				    "DECRYPT is for ciphers, not hashes");
+	ops = cp_type_ops(p->type);
+	if (p->decrypt && ops->decrypt_refused) {
+		cp_set_type_err(extack, tb[CRYPTOPRIO_ATTR_DECRYPT],
+				ops->decrypt_refused);
 		return -EINVAL;
 	}
-	if (p->decrypt && p->type == CRYPTOPRIO_TYPE_AKCIPHER) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_DECRYPT],
-				    "DECRYPT needs a private key: only the public-key operation is measured");
-		return -EINVAL;
-	}
-	if (p->decrypt && p->type == CRYPTOPRIO_TYPE_KPP) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_DECRYPT],
-				    "DECRYPT is not for key agreement: the shared-secret step is measured");
-		return -EINVAL;
-	}
-	if (p->key_size && p->type == CRYPTOPRIO_TYPE_KPP) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_KEY_SIZE],
-				    "KEY_SIZE is not for key agreement: the module's private keys are fixed");
-		return -EINVAL;
-	}
-	if (p->key_size && p->type == CRYPTOPRIO_TYPE_ACOMP) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_KEY_SIZE],
-				    "KEY_SIZE is for ciphers and keyed hashes, not compressors");
+	if (p->key_size && ops->key_size_refused) {
+		cp_set_type_err(extack, tb[CRYPTOPRIO_ATTR_KEY_SIZE],
+				ops->key_size_refused);
 		return -EINVAL;
 	}
 	return 0;
@@ -242,7 +248,7 @@ static struct sk_buff *cp_calibrate_reply(struct cp_command *c,
 	    nla_put_u32(msg, CRYPTOPRIO_ATTR_MAX_IN_FLIGHT,
 			res->max_in_flight) ||
 	    (p->decrypt && nla_put_flag(msg, CRYPTOPRIO_ATTR_DECRYPT)) ||
-	    (p->type == CRYPTOPRIO_TYPE_ACOMP &&
+	    (cp_type_ops(p->type)->compressed_size &&
 	     nla_put_u32(msg, CRYPTOPRIO_ATTR_COMPRESSED_SIZE,
 			 res->compressed_size)) ||
 	    (res->reference[0] &&
@@ -284,6 +290,62 @@ static int cp_calibrate_run(struct cp_command *c, struct sk_buff **msg)
 		r = -ETIMEDOUT;
 	if (!r) {
 		*msg = cp_calibrate_reply(c, res);
+		if (!*msg)
+			r = -ENOMEM;
+	}
+out:
+	kfree(res);
+	return r;
+}
+
+static struct sk_buff *cp_verify_reply(struct cp_command *c,
+				       const struct cp_verify_result *res)
+{
+	bool failed = res->verdict == CRYPTOPRIO_VERIFY_FAILED;
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = cp_reply_new(c, &hdr);
+	if (!msg)
+		return NULL;
+	if (nla_put_string(msg, CRYPTOPRIO_ATTR_DRIVER, c->v.driver) ||
+	    nla_put_u32(msg, CRYPTOPRIO_ATTR_TYPE, c->v.type) ||
+	    cp_put_u64(msg, CRYPTOPRIO_ATTR_SEED, c->v.seed) ||
+	    nla_put_u32(msg, CRYPTOPRIO_ATTR_CASES, res->cases) ||
+	    nla_put_u32(msg, CRYPTOPRIO_ATTR_VERDICT, res->verdict) ||
+	    nla_put_string(msg, CRYPTOPRIO_ATTR_REFERENCE, res->reference) ||
+	    (failed &&
+	     (nla_put_u32(msg, CRYPTOPRIO_ATTR_FAILED_CASE, res->failed_case) ||
+	      nla_put_string(msg, CRYPTOPRIO_ATTR_FAILURE, res->failure)))) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	genlmsg_end(msg, hdr);
+	return msg;
+}
+
+/*
+ * VERIFY, in the worker: 0 and the reply in @msg, or an error. A case the
+ * engine never answered is a verdict (FAILED), its run kept as a zombie.
+ */
+static int cp_verify_run(struct cp_command *c, struct sk_buff **msg)
+{
+	struct cp_verify_result *res;
+	struct cp_trace trace;
+	int r;
+
+	res = kzalloc(sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	r = cp_trace_begin(&trace);
+	if (r)
+		goto out;
+	r = cp_verify(&c->v, res, &c->extack);
+	cp_trace_end(&trace, r == CP_RUN_ABANDONED);
+	if (r == CP_RUN_ABANDONED)
+		r = 0;
+	if (!r) {
+		*msg = cp_verify_reply(c, res);
 		if (!*msg)
 			r = -ENOMEM;
 	}
@@ -343,8 +405,8 @@ static void cp_command_done(struct cp_command *c)
 {
 	spin_lock(&cp_queue_lock);
 	cp_queued--;
-	if (c->cmd == CRYPTOPRIO_CMD_CALIBRATE)
-		cp_calibrating = false;
+	if (c->cmd != CRYPTOPRIO_CMD_RESOLVE)
+		cp_running_cmd = 0;
 	spin_unlock(&cp_queue_lock);
 }
 
@@ -368,6 +430,8 @@ static void cp_command_work(struct work_struct *work)
 		r = -EPIPE;
 	else if (c->cmd == CRYPTOPRIO_CMD_CALIBRATE)
 		r = cp_calibrate_run(c, &msg);
+	else if (c->cmd == CRYPTOPRIO_CMD_VERIFY)
+		r = cp_verify_run(c, &msg);
 	else
 		r = cp_resolve_run(c, &msg);
 	cp_current = NULL;
@@ -385,12 +449,15 @@ static void cp_command_work(struct work_struct *work)
 static int cp_command_queue(struct cp_command *c, struct sk_buff *skb,
 			    struct genl_info *info)
 {
-	bool calibrate = c->cmd == CRYPTOPRIO_CMD_CALIBRATE;
+	bool runs = c->cmd != CRYPTOPRIO_CMD_RESOLVE;
 	int r = 0;
 
 	spin_lock(&cp_queue_lock);
-	if (calibrate && cp_calibrating) {
+	if (runs && cp_running_cmd == CRYPTOPRIO_CMD_CALIBRATE) {
 		NL_SET_ERR_MSG(info->extack, "another calibration is running");
+		r = -EBUSY;
+	} else if (runs && cp_running_cmd) {
+		NL_SET_ERR_MSG(info->extack, "a verification is running");
 		r = -EBUSY;
 	} else if (cp_queued >= CP_MAX_QUEUED) {
 		NL_SET_ERR_MSG(info->extack, "8 commands are queued already");
@@ -400,7 +467,8 @@ static int cp_command_queue(struct cp_command *c, struct sk_buff *skb,
 		r = -ENODEV;
 	} else {
 		cp_queued++;
-		cp_calibrating |= calibrate;
+		if (runs)
+			cp_running_cmd = c->cmd;
 	}
 	spin_unlock(&cp_queue_lock);
 	if (r) {
@@ -454,7 +522,51 @@ static int cp_parse_calibrate_command(struct genl_info *info,
 	return 0;
 }
 
-/* Both commands: checked here, run by the worker. */
+/*
+ * VERIFY's attributes. Its runs share the command's deadline: the cases'
+ * time, plus the graces of cp_command_deadline().
+ */
+static int cp_parse_verify(struct genl_info *info, struct cp_command *c)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	struct cp_verify_params *v = &c->v;
+	int r;
+
+	if (!tb[CRYPTOPRIO_ATTR_DRIVER]) {
+		NL_SET_ERR_MSG(extack, "missing attribute DRIVER (driver name)");
+		return -EINVAL;
+	}
+	r = cp_get_type(info, &v->type);
+	if (r)
+		return r;
+	v->seed = tb[CRYPTOPRIO_ATTR_SEED] ?
+		  nla_get_u64(tb[CRYPTOPRIO_ATTR_SEED]) : get_random_u64();
+	v->cases = CRYPTOPRIO_VERIFY_CASES;
+	if (tb[CRYPTOPRIO_ATTR_CASES])
+		v->cases = nla_get_u32(tb[CRYPTOPRIO_ATTR_CASES]);
+	if (v->cases < 1 || v->cases > CRYPTOPRIO_VERIFY_MAX_CASES) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_CASES],
+				    "cases must be 1..1024");
+		return -EINVAL;
+	}
+	v->grace_ns = tb[CRYPTOPRIO_ATTR_GRACE_NS] ?
+		      nla_get_u64(tb[CRYPTOPRIO_ATTR_GRACE_NS]) :
+		      CRYPTOPRIO_GRACE_NS;
+	if (v->grace_ns < CRYPTOPRIO_MIN_GRACE_NS ||
+	    v->grace_ns > CRYPTOPRIO_GRACE_NS) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CRYPTOPRIO_ATTR_GRACE_NS],
+				    "grace must be 100 ms..2 s");
+		return -EINVAL;
+	}
+	c->p.budget_ns = CP_VERIFY_TIME_NS;
+	c->p.grace_ns = v->grace_ns;
+	strscpy(c->name, nla_data(tb[CRYPTOPRIO_ATTR_DRIVER]), sizeof(c->name));
+	v->driver = c->name;
+	return 0;
+}
+
+/* Every command: checked here, run by the worker. */
 static int cp_command_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct cp_command *c;
@@ -466,6 +578,8 @@ static int cp_command_doit(struct sk_buff *skb, struct genl_info *info)
 	c->cmd = info->genlhdr->cmd;
 	if (c->cmd == CRYPTOPRIO_CMD_CALIBRATE)
 		r = cp_parse_calibrate_command(info, c);
+	else if (c->cmd == CRYPTOPRIO_CMD_VERIFY)
+		r = cp_parse_verify(info, c);
 	else
 		r = cp_parse_resolve(info, c);
 	if (r) {
@@ -483,6 +597,11 @@ static const struct genl_small_ops cp_ops[] = {
 	},
 	{
 		.cmd = CRYPTOPRIO_CMD_RESOLVE,
+		.doit = cp_command_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CRYPTOPRIO_CMD_VERIFY,
 		.doit = cp_command_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
@@ -507,6 +626,9 @@ static int __init cp_init(void)
 {
 	int r;
 
+	r = cp_types_init();
+	if (r)
+		return r;
 	cp_cmd_wq = alloc_ordered_workqueue("cryptoprio_cmd", 0);
 	if (!cp_cmd_wq)
 		return -ENOMEM;

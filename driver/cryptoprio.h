@@ -113,6 +113,8 @@ struct cp_slot {
 	struct work_struct work;
 	atomic_t in_submit;		/* inside the driver's encrypt/digest */
 	int err;			/* the last request's result */
+	/* verify.c: a case's lists over src's and dst's pages, freed with the run */
+	struct sg_table layout[2];
 };
 
 struct cp_params {
@@ -178,6 +180,15 @@ size_t cp_run_bytes(const struct cp_type_ops *ops, const struct cp_geometry *g,
 		    u32 req_size, u32 depth, bool decrypt);
 struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
 			    u32 req_size, u32 depth, bool decrypt);
+/*
+ * verify.c's run: one slot whose src and dst are each @len contiguous
+ * bytes, its requests pointed by cp_run_point().
+ */
+struct cp_run *cp_run_alloc_linear(struct cp_tfm *t, const struct cp_geometry *g,
+				   unsigned int len);
+/* Point @run's one request at @src and @dst (the same: in place), @len bytes. */
+void cp_run_point(struct cp_run *run, struct scatterlist *src,
+		  struct scatterlist *dst, unsigned int len, bool decrypt);
 /* Frees @run and its transform (never while requests are outstanding). */
 void cp_run_free(struct cp_run *run);
 /* Point every slot's request at its buffers for encryption or decryption. */
@@ -240,6 +251,39 @@ int cp_reference_typed(const char *name, u32 type, u32 type_mask, char *out,
 int cp_known_answer(struct cp_run *run, const u8 *key, unsigned int key_size,
 		    u64 grace_ns, struct cp_result *res,
 		    struct netlink_ext_ack *extack);
+
+/* calibrate.c: allocate @driver, of @type, as named (not an algorithm name) */
+int cp_alloc_candidate(const char *driver, enum cryptoprio_type type,
+		       struct cp_tfm *t, struct netlink_ext_ack *extack);
+
+/* verify.c */
+struct cp_verify_params {
+	const char *driver;
+	enum cryptoprio_type type;
+	u64 seed;
+	u32 cases;
+	u64 grace_ns;
+};
+
+#define CP_VERIFY_FAILURE_LEN	256
+/* all cases of a VERIFY, at most: a slower engine ends it with ETIME */
+#define CP_VERIFY_TIME_NS	(60ULL * NSEC_PER_SEC)
+
+struct cp_verify_result {
+	enum cryptoprio_verdict verdict;
+	u32 cases;			/* run, the failing one included */
+	u32 failed_case;		/* its index, if FAILED */
+	char failure[CP_VERIFY_FAILURE_LEN];	/* the failing case, in words */
+	char reference[CRYPTO_MAX_ALG_NAME];
+};
+
+/*
+ * Compare @p->driver with its reference on @p->cases cases drawn from
+ * @p->seed. 0 and the verdict in @res, a negative errno, or
+ * CP_RUN_ABANDONED: the candidate's run is a zombie, res says which case.
+ */
+int cp_verify(const struct cp_verify_params *p, struct cp_verify_result *res,
+	      struct netlink_ext_ack *extack);
 
 /*
  * calibrate.c: 0, a negative errno, or CP_RUN_ABANDONED (the run left as a

@@ -77,6 +77,7 @@ static int cp_hash_submit(struct cp_slot *slot, bool decrypt)
 }
 
 const struct cp_type_ops cp_hash_ops = {
+	.name = "hash",
 	.alloc = cp_hash_alloc,
 	.free = cp_hash_free,
 	.driver_name = cp_hash_driver_name,
@@ -90,4 +91,5 @@ const struct cp_type_ops cp_hash_ops = {
 	.kat = &cp_cipher_kat_ops,
 	.frontend_type = CRYPTO_ALG_TYPE_AHASH,
 	.frontend_mask = 0xe,	/* the ahash frontend takes shash too */
+	.decrypt_refused = "DECRYPT is for ciphers, not hashes",
 };

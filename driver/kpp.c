@@ -443,6 +443,7 @@ static const struct cp_kat_ops cp_kpp_kat_ops = {
 };
 
 const struct cp_type_ops cp_kpp_ops = {
+	.name = "kpp",
 	.alloc = cp_kpp_alloc,
 	.free = cp_kpp_free,
 	.driver_name = cp_kpp_driver_name,
@@ -459,4 +460,6 @@ const struct cp_type_ops cp_kpp_ops = {
 	.frontend_mask = CRYPTO_ALG_TYPE_MASK,
 	.dst = CP_DST_ALWAYS,
 	.key_refused = "the driver refused the module's private key",
+	.decrypt_refused = "DECRYPT is not for key agreement: the shared-secret step is measured",
+	.key_size_refused = "KEY_SIZE is not for key agreement: the module's private keys are fixed",
 };

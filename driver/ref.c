@@ -13,8 +13,10 @@
  * "gcm", "hmac"...) are the kernel's generic code, so "cbc(aes)" becomes
  * "cbc(aes-generic)". gcm and ccm register under their base templates, so
  * "gcm(aes)" becomes "gcm_base(ctr(aes-generic),ghash-generic)" and
- * "ccm(aes)" "ccm_base(ctr(aes-generic),cbcmac(aes-generic))": the driver
- * name the instance registers with, which is what a lookup must ask for.
+ * "ccm(aes)" "ccm_base(ctr(aes-generic),cbcmac(aes-generic))", and xts
+ * and lrw take ecb, so "xts(aes)" becomes "xts(ecb(aes-generic))": the
+ * driver name the instance registers with, which is what a lookup must
+ * ask for.
  * Where the kernel registers no ghash (7.2), the gcm template is asked to
  * build gcm(aes-lib) and its instance's name is taken.
  *
@@ -213,6 +215,41 @@ static bool cp_word(const char *s, size_t n, const char *word)
 	return strlen(word) == n && !memcmp(s, word, n);
 }
 
+/*
+ * xts(X) and lrw(X) of a block cipher X, as their instances register: the
+ * template takes ecb(X) and names its instance after ecb(X)'s driver, so
+ * "xts(aes)" is "xts(ecb(aes-generic))", and a lookup of
+ * "xts(aes-generic)" finds nothing. @x is X, one argument, not ecb(...).
+ */
+static noinline int cp_rewrite_ecb(const char *tmpl, const char *x, size_t n,
+				   char *out, size_t len, size_t *pos,
+				   int depth, unsigned int *prio)
+{
+	char ecb[CRYPTO_MAX_ALG_NAME];
+	int k, r;
+
+	k = snprintf(ecb, sizeof(ecb), "ecb(%.*s)", (int)n, x);
+	if ((size_t)k >= sizeof(ecb))
+		return -ENAMETOOLONG;
+	r = cp_append_str(out, len, pos, tmpl);
+	if (!r)
+		r = cp_append(out, len, pos, "(", 1);
+	if (!r)
+		r = cp_rewrite(ecb, k, out, len, pos, depth + 1, prio);
+	return r ? r : cp_append(out, len, pos, ")", 1);
+}
+
+/* Whether name[0..n) is xts(X) or lrw(X), X one argument and not ecb(...). */
+static bool cp_takes_ecb(const char *name, size_t n, size_t start)
+{
+	const char *x = name + start;
+	size_t xn = n - 1 - start;
+
+	if (!cp_word(name, start - 1, "xts") && !cp_word(name, start - 1, "lrw"))
+		return false;
+	return !memchr(x, ',', xn) && !(xn > 4 && !memcmp(x, "ecb(", 4));
+}
+
 /* Rewrite the arguments name[start..n-1) of a template, then its ")". */
 static int cp_rewrite_args(const char *name, size_t n, size_t start,
 			   char *out, size_t len, size_t *pos, int depth,
@@ -292,6 +329,10 @@ static int cp_rewrite(const char *name, size_t n, char *out, size_t len,
 	    !memchr(name + start, ',', n - 1 - start)) {
 		r = cp_rewrite_base(name[0] == 'g', name + start, n - 1 - start,
 				    tmpl, sizeof(tmpl), &tmpl_pos, depth, prio);
+	} else if (cp_takes_ecb(name, n, start)) {
+		r = cp_rewrite_ecb(name[0] == 'x' ? "xts" : "lrw", name + start,
+				   n - 1 - start, tmpl, sizeof(tmpl), &tmpl_pos,
+				   depth, prio);
 	} else {
 		r = cp_append(tmpl, sizeof(tmpl), &tmpl_pos, name, start);
 		if (!r)

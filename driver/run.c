@@ -26,6 +26,7 @@
 #include <linux/delay.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
@@ -159,6 +160,8 @@ void cp_run_free(struct cp_run *run)
 		flush_work(&s->work);
 		if (s->req)
 			run->ops->req_free(s->req);
+		sg_free_table(&s->layout[0]);
+		sg_free_table(&s->layout[1]);
 		cp_buf_free(&s->src);
 		cp_buf_free(&s->dst);
 		kfree(s->iv);
@@ -196,6 +199,25 @@ static int cp_slot_alloc(struct cp_run *run, struct cp_tfm *t,
 	return 0;
 }
 
+/* A run of @depth slots not allocated yet. */
+static struct cp_run *cp_run_new(struct cp_tfm *t, const struct cp_geometry *g,
+				 u32 req_size, u32 depth)
+{
+	struct cp_run *run;
+
+	run = kzalloc(struct_size(run, slots, depth), GFP_KERNEL);
+	if (!run)
+		return NULL;
+	run->ops = cp_type_ops(t->type);
+	run->geo = *g;
+	run->req_size = req_size;
+	run->depth = depth;
+	spin_lock_init(&run->lock);
+	INIT_LIST_HEAD(&run->zombie_node);
+	init_completion(&run->done);
+	return run;
+}
+
 struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
 			    u32 req_size, u32 depth, bool decrypt)
 {
@@ -204,17 +226,10 @@ struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
 	struct cp_run *run;
 	u32 i;
 
-	run = kzalloc(struct_size(run, slots, depth), GFP_KERNEL);
+	run = cp_run_new(t, g, req_size, depth);
 	if (!run)
 		return NULL;
-	run->ops = ops;
-	run->geo = *g;
-	run->req_size = req_size;
-	run->depth = depth;
 	run->bytes = cp_run_bytes(ops, g, req_size, depth, decrypt);
-	spin_lock_init(&run->lock);
-	INIT_LIST_HEAD(&run->zombie_node);
-	init_completion(&run->done);
 
 	for (i = 0; i < depth; i++) {
 		if (cp_slot_alloc(run, t, &run->slots[i], dst)) {
@@ -229,6 +244,37 @@ struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
 	run->tfm = *t;
 	cp_run_prepare(run, decrypt);
 	return run;
+}
+
+struct cp_run *cp_run_alloc_linear(struct cp_tfm *t, const struct cp_geometry *g,
+				   unsigned int len)
+{
+	struct cp_run *run = cp_run_new(t, g, len, 1);
+	struct cp_slot *s;
+
+	if (!run)
+		return NULL;
+	s = &run->slots[0];
+	s->run = run;
+	INIT_WORK(&s->work, cp_slot_work);
+	run->bytes = 2 * (PAGE_SIZE << get_order(len));
+	s->req = run->ops->req_alloc(t);
+	s->iv = kzalloc(max(g->ivsize, 1U), GFP_KERNEL);
+	if (!s->req || !s->iv || cp_buf_alloc_linear(&s->src, len) ||
+	    cp_buf_alloc_linear(&s->dst, len)) {
+		cp_run_free(run);
+		return NULL;
+	}
+	run->tfm = *t;
+	return run;
+}
+
+void cp_run_point(struct cp_run *run, struct scatterlist *src,
+		  struct scatterlist *dst, unsigned int len, bool decrypt)
+{
+	run->decrypt = decrypt;
+	run->ops->verify->req_set(&run->tfm, &run->slots[0], src, dst, len,
+				  cp_complete, &run->slots[0]);
 }
 
 void cp_run_prepare(struct cp_run *run, bool decrypt)
@@ -483,7 +529,7 @@ static bool cp_run_abandon(struct cp_run *run, int why, u64 grace_ns)
 		pr_warn("%s: %d request(s) not completed %llu ms after the last one (timed out); keeping their memory until the driver completes them, module pinned\n",
 			run->ops->driver_name(&run->tfm),
 			atomic_read(&run->outstanding),
-			grace_ns / NSEC_PER_MSEC);
+			div_u64(grace_ns, NSEC_PER_MSEC));
 	else
 		pr_warn("%s: %d request(s) not completed (%s); keeping their memory until the driver completes them, module pinned\n",
 			run->ops->driver_name(&run->tfm),

@@ -79,6 +79,28 @@ static int cp_sk_submit(struct cp_slot *slot, bool decrypt)
 			 crypto_skcipher_encrypt(slot->req);
 }
 
+static void cp_sk_key_range(struct cp_tfm *t, unsigned int *min,
+			    unsigned int *max)
+{
+	*min = crypto_skcipher_min_keysize(t->skcipher);
+	*max = crypto_skcipher_max_keysize(t->skcipher);
+}
+
+static void cp_sk_req_set(struct cp_tfm *t, struct cp_slot *slot,
+			  struct scatterlist *src, struct scatterlist *dst,
+			  unsigned int len, crypto_completion_t cb, void *data)
+{
+	struct skcipher_request *req = slot->req;
+
+	skcipher_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG, cb, data);
+	skcipher_request_set_crypt(req, src, dst, len, slot->iv);
+}
+
+static const struct cp_verify_ops cp_sk_verify_ops = {
+	.key_range = cp_sk_key_range,
+	.req_set = cp_sk_req_set,
+};
+
 /*
  * The skcipher frontend looks lskciphers up too since 6.7 (its maskset,
  * private to the kernel, is 0xe then).
@@ -90,6 +112,7 @@ static int cp_sk_submit(struct cp_slot *slot, bool decrypt)
 #endif
 
 const struct cp_type_ops cp_skcipher_ops = {
+	.name = "skcipher",
 	.alloc = cp_sk_alloc,
 	.free = cp_sk_free,
 	.driver_name = cp_sk_driver_name,
@@ -101,6 +124,7 @@ const struct cp_type_ops cp_skcipher_ops = {
 	.req_prepare = cp_sk_req_prepare,
 	.submit = cp_sk_submit,
 	.kat = &cp_cipher_kat_ops,
+	.verify = &cp_sk_verify_ops,
 	.frontend_type = CRYPTO_ALG_TYPE_SKCIPHER,
 	.frontend_mask = CP_SKCIPHER_FRONTEND_MASK,
 	.whole_blocks = true,

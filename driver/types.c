@@ -3,22 +3,25 @@
  * cryptoprio: the transform types the module calibrates, one row each.
  *
  * A new type (say "sig") touches:
- *  - driver/sig.c: its struct cp_type_ops (types.h), known-answer check
- *    included (struct cp_kat_ops: its own hooks, or kat.c's helpers for
- *    answers that must equal the reference's; kat.c's own check, shared
- *    by skcipher, aead and hash, tells those three apart by type);
- *  - driver/types.h: its extern line; here, its row below;
+ *  - driver/sig.c: its struct cp_type_ops (types.h): its name, what
+ *    CALIBRATE refuses of it (DECRYPT, KEY_SIZE) and what its reply
+ *    carries, its known-answer check (struct cp_kat_ops: its own hooks, or
+ *    kat.c's helpers for answers that must equal the reference's; kat.c's
+ *    own check, shared by skcipher, aead and hash, tells those three
+ *    apart by type);
+ *  - driver/types.h: its extern line; here, its row below (the TYPE
+ *    attribute's range and messages follow from the rows);
  *  - driver/Kbuild and driver/meson.build: the new file's name;
  *  - driver/cryptoprio.h: a member of struct cp_tfm's union, and any
  *    field of struct cp_geometry its hooks need;
  *  - driver/uapi/cryptoprio.h: CRYPTOPRIO_TYPE_SIG in enum cryptoprio_type;
- *  - driver/core.c, which still names types one by one: the TYPE
- *    attribute's range and its messages, the DECRYPT and KEY_SIZE
- *    attributes each type refuses, COMPRESSED_SIZE in acomp's reply;
- *  - userspace, which names each type too: lib/cpmod.c (the type's name
- *    and /proc/crypto's, the request sizes of fixed-key algorithms),
- *    lib/afalg.c where AF_ALG serves it, cryptoprioctl's --type, the
- *    bash completion, cryptoprio(4) and the JSON schema.
+ *  - userspace: its row in lib/types.c (names, the inventory's type
+ *    strings, what its requests take, whether AF_ALG serves it); the
+ *    words of --type in cryptoprioctl's --help (cli/cryptoprioctl.c),
+ *    its bash completion and the JSON schema's "type" enums;
+ *    cryptoprio(4) and cryptoprioctl(8). Ordering the type's
+ *    implementations is lib/planner.c's cp_plan_orders_type(), verifying
+ *    them cli/ctl-verify.c's and verify.c's: each a choice of its own.
  */
 #include "types.h"
 
@@ -39,4 +42,62 @@ const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type)
 	if (type >= ARRAY_SIZE(cp_types))
 		return NULL;
 	return cp_types[type];
+}
+
+/* Room for a dozen types of ten letters; cp_types_init() checks it. */
+static char cp_type_missing[192] __ro_after_init;
+static char cp_type_range[224] __ro_after_init;
+
+/* The first type of the uapi; 0 is CRYPTOPRIO_TYPE_UNSPEC, no type. */
+#define CP_TYPE_FIRST (CRYPTOPRIO_TYPE_UNSPEC + 1)
+
+/*
+ * @buf: @head, then each row's name (with its number if @numbered), the
+ * last after "or", and @tail. -ENOSPC if @len does not hold it.
+ */
+static int __init cp_type_list(char *buf, size_t len, const char *head,
+			       bool numbered, const char *tail)
+{
+	size_t n = snprintf(buf, len, "%s", head);
+	unsigned int t;
+
+	for (t = CP_TYPE_FIRST; t < ARRAY_SIZE(cp_types) && n < len; t++) {
+		const char *sep = t == CP_TYPE_FIRST ? "" :
+				  t == ARRAY_SIZE(cp_types) - 1 ? " or " : ", ";
+
+		if (numbered)
+			n += snprintf(buf + n, len - n, "%s%s (%u)", sep,
+				      cp_types[t]->name, t);
+		else
+			n += snprintf(buf + n, len - n, "%s%s", sep,
+				      cp_types[t]->name);
+	}
+	if (n < len)
+		n += snprintf(buf + n, len - n, "%s", tail);
+	return n < len ? 0 : -ENOSPC;
+}
+
+int __init cp_types_init(void)
+{
+	unsigned int t;
+
+	for (t = CP_TYPE_FIRST; t < ARRAY_SIZE(cp_types); t++)
+		if (WARN_ON(!cp_types[t] || !cp_types[t]->name))
+			return -EINVAL;
+	if (WARN_ON(cp_type_list(cp_type_missing, sizeof(cp_type_missing),
+				 "missing attribute TYPE (", false, ")") ||
+		    cp_type_list(cp_type_range, sizeof(cp_type_range),
+				 "TYPE must be ", true, "")))
+		return -ENOSPC;
+	return 0;
+}
+
+const char *cp_type_missing_msg(void)
+{
+	return cp_type_missing;
+}
+
+const char *cp_type_range_msg(void)
+{
+	return cp_type_range;
 }

@@ -53,6 +53,22 @@ struct cp_kat_ops {
 	const char *mismatch;
 };
 
+/*
+ * Differential verification of one type (verify.c): what its cases need
+ * beyond struct cp_type_ops. A type without it is not verified yet.
+ */
+struct cp_verify_ops {
+	/* The key sizes the implementation advertises, in bytes. */
+	void (*key_range)(struct cp_tfm *t, unsigned int *min, unsigned int *max);
+	/*
+	 * Point @slot's request at @src and @dst (the same list: in place)
+	 * for @len bytes, with slot->iv; @cb gets @data on completion.
+	 */
+	void (*req_set)(struct cp_tfm *t, struct cp_slot *slot,
+			struct scatterlist *src, struct scatterlist *dst,
+			unsigned int len, crypto_completion_t cb, void *data);
+};
+
 /* Where a type's requests write: in place (src), or to a dst of their own. */
 enum cp_dst {
 	CP_DST_NONE,
@@ -66,6 +82,8 @@ enum cp_dst {
  * to the kernel), for resolve.c.
  */
 struct cp_type_ops {
+	/* The uapi type's name, in the TYPE attribute's messages (types.c). */
+	const char *name;
 	int (*alloc)(struct cp_tfm *t, const char *name, u32 type, u32 mask);
 	void (*free)(struct cp_tfm *t);
 	const char *(*driver_name)(struct cp_tfm *t);
@@ -90,6 +108,7 @@ struct cp_type_ops {
 	/* Send @slot's request (acomp sets its lengths anew each time). */
 	int (*submit)(struct cp_slot *slot, bool decrypt);
 	const struct cp_kat_ops *kat;
+	const struct cp_verify_ops *verify;	/* NULL: not verified yet */
 	u32 frontend_type;
 	u32 frontend_mask;
 	enum cp_dst dst;
@@ -97,6 +116,11 @@ struct cp_type_ops {
 	bool whole_blocks;
 	/* Why setkey failed, where not "the driver refused the key size". */
 	const char *key_refused;
+	/* Why CALIBRATE refuses DECRYPT, or KEY_SIZE; NULL: it takes it. */
+	const char *decrypt_refused;
+	const char *key_size_refused;
+	/* CALIBRATE's reply carries COMPRESSED_SIZE (res->compressed_size). */
+	bool compressed_size;
 };
 
 extern const struct cp_type_ops cp_skcipher_ops;
@@ -108,6 +132,14 @@ extern const struct cp_type_ops cp_kpp_ops;
 
 /* types.c: the ops of @type, NULL for none */
 const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type);
+/*
+ * types.c: the TYPE attribute's messages, of every type's name: "missing
+ * attribute TYPE (skcipher, ... or kpp)" and "TYPE must be skcipher (1),
+ * ... or kpp (6)". cp_types_init() writes them, at module init.
+ */
+int __init cp_types_init(void);
+const char *cp_type_missing_msg(void);
+const char *cp_type_range_msg(void);
 
 /* kat.c: one known-answer check in progress, as the hooks see it */
 struct cp_kat {

@@ -23,7 +23,7 @@
 /* One bound AF_ALG transform and the buffers of one request. */
 struct afalg {
 	struct kcapi_handle *handle;
-	enum cryptoprio_type type;
+	enum cp_afalg_iface iface; /* of the request's type (types.c) */
 	bool decrypt;
 	uint32_t req_size;
 	uint8_t iv[64];
@@ -33,9 +33,9 @@ struct afalg {
 
 static void afalg_close(struct afalg *a)
 {
-	if (a->handle && a->type == CRYPTOPRIO_TYPE_SKCIPHER)
+	if (a->handle && a->iface == CP_AFALG_SKCIPHER)
 		kcapi_cipher_destroy(a->handle);
-	else if (a->handle && a->type == CRYPTOPRIO_TYPE_AEAD)
+	else if (a->handle && a->iface == CP_AFALG_AEAD)
 		kcapi_aead_destroy(a->handle);
 	else if (a->handle)
 		kcapi_md_destroy(a->handle);
@@ -79,9 +79,9 @@ static int set_key(struct afalg *a, const char *name, const uint8_t *random, uin
 {
 	uint8_t blob[MAX_KEY_BLOB];
 
-	if (a->type == CRYPTOPRIO_TYPE_SKCIPHER)
+	if (a->iface == CP_AFALG_SKCIPHER)
 		return kcapi_cipher_setkey(a->handle, random, key_size);
-	if (a->type == CRYPTOPRIO_TYPE_AEAD)
+	if (a->iface == CP_AFALG_AEAD)
 		return kcapi_aead_setkey(a->handle, blob,
 					 (uint32_t) aead_key(name, random, key_size, blob));
 	return kcapi_md_setkey(a->handle, random, key_size);
@@ -91,9 +91,9 @@ static int bind_driver(struct afalg *a, const char *driver)
 {
 	int r;
 
-	if (a->type == CRYPTOPRIO_TYPE_SKCIPHER)
+	if (a->iface == CP_AFALG_SKCIPHER)
 		r = kcapi_cipher_init(&a->handle, driver, 0);
-	else if (a->type == CRYPTOPRIO_TYPE_AEAD)
+	else if (a->iface == CP_AFALG_AEAD)
 		r = kcapi_aead_init(&a->handle, driver, 0);
 	else
 		r = kcapi_md_init(&a->handle, driver, 0);
@@ -104,7 +104,7 @@ static int alloc_buffers(struct afalg *a, size_t out_len)
 {
 	a->in_len = a->req_size;
 	a->out_len = out_len;
-	if (a->type == CRYPTOPRIO_TYPE_AEAD) {
+	if (a->iface == CP_AFALG_AEAD) {
 		kcapi_aead_setassoclen(a->handle, AEAD_ASSOC_LEN);
 		if (kcapi_aead_settaglen(a->handle, AEAD_TAG_LEN) < 0)
 			return -EINVAL;
@@ -124,9 +124,9 @@ static int alloc_buffers(struct afalg *a, size_t out_len)
 /* One request, synchronously: AF_ALG's own sendmsg + read. */
 static ssize_t run_once(struct afalg *a)
 {
-	if (a->type == CRYPTOPRIO_TYPE_HASH)
+	if (a->iface == CP_AFALG_HASH)
 		return kcapi_md_digest(a->handle, a->in, a->in_len, a->out, a->out_len);
-	if (a->type == CRYPTOPRIO_TYPE_AEAD)
+	if (a->iface == CP_AFALG_AEAD)
 		return kcapi_aead_encrypt(a->handle, a->in, a->in_len, a->iv, a->out, a->out_len,
 					  KCAPI_ACCESS_HEURISTIC);
 	if (a->decrypt)
@@ -144,30 +144,30 @@ static int afalg_open(struct afalg *a, const struct cp_mod_calib_req *req, const
 {
 	int r;
 
-	a->type = req->type;
-	a->decrypt = req->decrypt && req->type == CRYPTOPRIO_TYPE_SKCIPHER;
+	a->iface = cp_type_info(req->type)->afalg;
+	a->decrypt = req->decrypt && a->iface == CP_AFALG_SKCIPHER;
 	a->req_size = req->req_size;
 	r = bind_driver(a, driver);
 	if (r < 0)
 		return r;
 	if (*key_size) {
 		r = set_key(a, name, random, *key_size);
-	} else if (a->type == CRYPTOPRIO_TYPE_SKCIPHER) {
+	} else if (a->iface == CP_AFALG_SKCIPHER) {
 		r = -EINVAL;
 		for (size_t i = 0; r < 0 && i < ARRAY_SIZE(skcipher_key_sizes); i++)
 			if ((r = set_key(a, name, random, skcipher_key_sizes[i])) >= 0)
 				*key_size = skcipher_key_sizes[i];
-	} else if (a->type == CRYPTOPRIO_TYPE_AEAD) {
+	} else if (a->iface == CP_AFALG_AEAD) {
 		*key_size = strstr(name, "chacha") ? 32 : 16;
 		r = set_key(a, name, random, *key_size);
 	}
 	if (r < 0)
 		return r;
-	r = alloc_buffers(a, a->type == CRYPTOPRIO_TYPE_HASH ? kcapi_md_digestsize(a->handle)
-							     : a->req_size);
+	r = alloc_buffers(a,
+			  a->iface == CP_AFALG_HASH ? kcapi_md_digestsize(a->handle) : a->req_size);
 	if (r < 0)
 		return r;
-	if (a->type == CRYPTOPRIO_TYPE_HASH && run_once(a) == -ENOKEY) {
+	if (a->iface == CP_AFALG_HASH && run_once(a) == -ENOKEY) {
 		/* A keyed hash (hmac, cmac) says so at its first use. */
 		*key_size = HMAC_KEY_LEN;
 		r = set_key(a, name, random, *key_size);
@@ -303,7 +303,7 @@ int cp_afalg_calibrate(const struct cp_mod_calib_req *req, const char *name, con
 	struct afalg a = {};
 	int r;
 
-	if (!req->driver || req->type == CRYPTOPRIO_TYPE_UNSPEC || req->req_size == 0 ||
+	if (!req->driver || !cp_type_info(req->type) || req->req_size == 0 ||
 	    req->req_size > CRYPTOPRIO_MAX_REQ_SIZE || req->depth > CRYPTOPRIO_MAX_DEPTH ||
 	    key_size > 64)
 		return -EINVAL;

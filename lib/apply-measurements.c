@@ -68,6 +68,10 @@ static int merge_points(struct cp_measured *into, struct cp_measured *from)
 		into->kat = from->kat;
 	if (into->backend == CP_BACKEND_NONE)
 		into->backend = from->backend;
+	/* the later verification stands, unless the earlier failed */
+	if (from->verified.state != CP_VERIFICATION_NONE &&
+	    into->verified.state != CP_VERIFICATION_FAILED)
+		into->verified = from->verified;
 	into->pending |= from->pending;
 	free(from->points);
 	from->points = NULL;
@@ -194,6 +198,8 @@ int cp_apply_measurements(const struct cp_calibration *cal, struct cp_measuremen
 			ms[n].request_size = p->size;
 			ms[n].in_flight = p->depth;
 			ms[n].state = state_of(p->verdict);
+			if (m->verified.state == CP_VERIFICATION_FAILED)
+				cp_strscpy(ms[n].fault, sizeof(ms[n].fault), m->verified.text);
 			if (ms[n].state != CP_MEASUREMENT_MEASURED)
 				continue;
 			ms[n].throughput = metric_of(&p->mbps);

@@ -11,7 +11,9 @@
  *                 "measured_at","size","depth","max_in_flight",
  *                 "mbps":[N,MEDIAN,MIN,MAX,MAD],"ns_per_request":[...],
  *                 "cpu_ns_per_byte":[...],"decided",
- *                 "compressed_size" (a compressor's only)}],
+ *                 "compressed_size" (a compressor's only),
+ *                 "verified_seed","verified_cases","verified_by" (a
+ *                 passed verification's only)}],
  *     "defaults":[{"driver","module","srcversion","priority","seen_at"}]}],
  *   "modules":{"kernel":K,"index":[SIZE,MTIME_NS],"looked_up":[M...],"offload":[M...]}}
  *
@@ -166,12 +168,35 @@ static int scan_time(struct cp_jscan *s, time_t *ret)
 	return 0;
 }
 
-static const char *const entry_keys[] = {
-    "driver",	     "module",	       "srcversion",	 "backend",
-    "kat",	     "measured_at",    "size",		 "depth",
-    "max_in_flight", "mbps",	       "ns_per_request", "cpu_ns_per_byte",
-    "decided",	     "compressed_size"};
-#define ENTRY_KEYS_REQUIRED 13 /* all but compressed_size */
+/* Seeds are drawn below 2^53: exact in any reader's JSON numbers. */
+static int scan_seed(struct cp_jscan *s, uint64_t *ret)
+{
+	int64_t v;
+
+	if (cp_jscan_int(s, 0, CP_VERIFY_SEED_MAX, &v) < 0)
+		return -EBADMSG;
+	*ret = (uint64_t) v;
+	return 0;
+}
+
+static const char *const entry_keys[] = {"driver",
+					 "module",
+					 "srcversion",
+					 "backend",
+					 "kat",
+					 "measured_at",
+					 "size",
+					 "depth",
+					 "max_in_flight",
+					 "mbps",
+					 "ns_per_request",
+					 "cpu_ns_per_byte",
+					 "decided",
+					 "compressed_size",
+					 "verified_seed",
+					 "verified_cases",
+					 "verified_by"};
+#define ENTRY_KEYS_REQUIRED 13 /* all but compressed_size and the verification */
 
 static int entry_field(struct cp_jscan *s, int index, void *userdata)
 {
@@ -201,6 +226,15 @@ static int entry_field(struct cp_jscan *s, int index, void *userdata)
 		return cp_jscan_bool(s, &p->decided);
 	case 13:
 		return scan_uint32(s, 1, UINT32_MAX, &p->compressed_size);
+	case 14:
+		return scan_seed(s, &e->verified.seed);
+	case 15:
+		return scan_uint32(s, 1, CRYPTOPRIO_VERIFY_MAX_CASES, &e->verified.cases);
+	case 16:
+		return cp_jscan_string(s, e->verified.by, sizeof(e->verified.by)) < 0 ||
+			       !e->verified.by[0]
+			   ? -EBADMSG
+			   : 0;
 	default:
 		return scan_driver_key(s, index, &e->key);
 	}
@@ -537,6 +571,13 @@ static json_object *format_entry(const struct cp_cache_entry *e)
 	if (e->point.compressed_size)
 		json_object_object_add(obj, "compressed_size",
 				       json_object_new_int64(e->point.compressed_size));
+	if (e->verified.by[0]) {
+		json_object_object_add(obj, "verified_seed",
+				       json_object_new_int64((int64_t) e->verified.seed));
+		json_object_object_add(obj, "verified_cases",
+				       json_object_new_int64(e->verified.cases));
+		json_object_object_add(obj, "verified_by", json_object_new_string(e->verified.by));
+	}
 	return obj;
 }
 

@@ -237,6 +237,11 @@ static void module_srcversion(const char *module, char *srcversion)
 	memcpy(srcversions[n_srcversions++].srcversion, srcversion, size);
 }
 
+void cp_cache_module_srcversion(const char *module, char srcversion[static 64])
+{
+	module_srcversion(module, srcversion);
+}
+
 int cp_cache_key_for(const struct cp_alg *alg, struct cp_cache_key *key)
 {
 	int r;

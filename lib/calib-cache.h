@@ -30,12 +30,24 @@ struct cp_cache_key {
 	char srcversion[64]; /* /sys/module/MODULE/srcversion; "" for built-in code */
 };
 
+/*
+ * A passed verification, kept with each point of the driver's figures:
+ * valid while the module that verified is the same build ("" in by: not
+ * verified).
+ */
+struct cp_cache_verified {
+	uint64_t seed;
+	uint32_t cases;
+	char by[33]; /* the cryptoprio module's srcversion */
+};
+
 struct cp_cache_entry {
 	struct cp_cache_key key;
 	enum cp_backend backend;
 	enum cryptoprio_kat kat;
 	time_t measured_at;
 	struct cp_point point;
+	struct cp_cache_verified verified;
 };
 
 /* The priority a driver had before cryptoprio changed it; the key's cpu_model is "". */
@@ -88,6 +100,8 @@ struct cp_module_version {
  * module reloaded since may be another build.
  */
 int cp_cache_key_for(const struct cp_alg *alg, struct cp_cache_key *key);
+/* @module's srcversion, as keys hold it (the assumed machine's, if any); "" if unknown. */
+void cp_cache_module_srcversion(const char *module, char srcversion[static 64]);
 void cp_cache_keys_forget(void);
 
 /*

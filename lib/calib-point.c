@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The names of calib-point.h's backends and verdicts, as files and tables spell them. */
+/* The names of calib-point.h's backends, verdicts and verifications, as files and tables spell
+ * them. */
 #include <errno.h>
 #include <string.h>
 
@@ -54,4 +55,15 @@ int cp_backend_from_string(const char *s, enum cp_backend *backend)
 		return i;
 	*backend = (enum cp_backend) i;
 	return 0;
+}
+
+const char *cp_verification_to_string(enum cp_verification state)
+{
+	static const char *const names[] = {
+	    [CP_VERIFICATION_PASSED] = "passed",
+	    [CP_VERIFICATION_FAILED] = "failed",
+	    [CP_VERIFICATION_NOT_RUN] = "not-run",
+	};
+
+	return state < ARRAY_SIZE(names) ? names[state] : NULL;
 }

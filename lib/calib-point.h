@@ -49,7 +49,34 @@ struct cp_point {
 	struct cp_stat cpu_ns_per_byte; /* busy time of all CPUs per byte */
 };
 
+/*
+ * An engine's differential verification (VERIFY, cryptoprio(4)): its
+ * answers to cases of a seed against the reference's. An engine of a type
+ * the module verifies is placed above the CPU only once it has passed, on
+ * this kernel and with this build of the module (cryptoprio.conf(5)).
+ */
+enum cp_verification {
+	CP_VERIFICATION_NONE, /* not asked: the CPU's, or a type the module does not verify */
+	CP_VERIFICATION_PASSED,
+	CP_VERIFICATION_FAILED,	 /* text: the first failing case, with its seed */
+	CP_VERIFICATION_NOT_RUN, /* an engine that could not be verified: text says why */
+};
+
+/* Seeds are drawn below 2^53, exact as JSON numbers in any reader. */
+#define CP_VERIFY_SEED_MAX ((INT64_C(1) << 53) - 1)
+
+struct cp_verified {
+	enum cp_verification state;
+	bool cached; /* passed before, with the same build of the module */
+	uint64_t seed;
+	uint32_t cases;
+	char by[64];	/* srcversion of the cryptoprio module that verified it */
+	char text[256]; /* FAILED, NOT_RUN: in words */
+};
+
 const char *cp_backend_to_string(enum cp_backend backend);
 const char *cp_verdict_to_string(enum cp_verdict verdict);
 int cp_verdict_from_string(const char *s, enum cp_verdict *verdict);
 int cp_backend_from_string(const char *s, enum cp_backend *backend);
+/* "passed", "failed", "not-run"; NULL for CP_VERIFICATION_NONE. */
+const char *cp_verification_to_string(enum cp_verification state);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the calibration's files share: the selection (calibrate-select.c)
- * and the IV generators' inner names, for the engine (calibrate.c).
+ * the IV generators' inner names and the verification of engines
+ * (calibrate-verify.c), for the engine (calibrate.c).
  */
 #pragma once
 
@@ -19,3 +20,13 @@ int cp_calibration_select(const struct cp_inventory *inv, const struct cp_calibr
 			  struct cp_calibration *cal);
 /* X of "echainiv(X)" or "seqiv(X)" into @inner; false for any other name. */
 bool cp_geniv_inner(const char *name, char inner[static CP_NAME_MAX]);
+
+/*
+ * Verify each implementation of @cal that wants it (VERIFY on @nl, the
+ * module @by is the srcversion of), whatever is left of the budget: the
+ * verdict decides whether its figures count at all, and a pass is cached.
+ * With no module (@nl NULL, @by ""), say why in its verdict (@module_error,
+ * or -ENOENT). A failure marks every point of its implementation faulty.
+ */
+void cp_calibration_verify(struct cp_calibration *cal, struct cp_nl *nl, int module_error,
+			   const char *by);

@@ -14,6 +14,19 @@
 #include "macro.h"
 #include "pattern.h"
 #include "planner.h"
+#include "types.h"
+
+/* "type not calibrated (only skcipher, ... and dh are)", of lib/types.c's rows */
+static const char *not_calibrated(void)
+{
+	static char why[256];
+	char names[192];
+
+	if (!why[0])
+		snprintf(why, sizeof(why), "type not calibrated (only %s are)",
+			 cp_type_calibrated_names(names, sizeof(names)));
+	return why;
+}
 
 const char *cp_calibration_skip_reason(const struct cp_alg *alg)
 {
@@ -26,8 +39,7 @@ const char *cp_calibration_skip_reason(const struct cp_alg *alg)
 	if (strchr(alg->driver, '('))
 		return "template instance: follows its parts";
 	if (cp_mod_type_from_alg_type(alg->type) == CRYPTOPRIO_TYPE_UNSPEC)
-		return "type not calibrated (only skcipher, aead, hash, acomp, rsa, "
-		       "ecdh-nist-p256 and dh are)";
+		return not_calibrated();
 	return cp_mod_unmeasured(cp_mod_type_from_alg_type(alg->type), alg->name);
 }
 
@@ -241,11 +253,11 @@ static int add_measured(struct cp_calibration *cal, const struct cp_inventory *i
  */
 static bool cpu_instance_measured(const struct cp_inventory *inv, const struct cp_alg *alg)
 {
-	enum cryptoprio_type type = cp_mod_type_from_alg_type(alg->type);
+	const struct cp_type_info *type = cp_type_info(cp_mod_type_from_alg_type(alg->type));
 
+	/* of a type whose algorithms the module names (rsa...), no instance is measured */
 	if (!strchr(alg->driver, '(') || alg->class != CP_CLASS_CPU || !cp_alg_competes(alg) ||
-	    type == CRYPTOPRIO_TYPE_UNSPEC || type == CRYPTOPRIO_TYPE_AKCIPHER ||
-	    type == CRYPTOPRIO_TYPE_KPP)
+	    !type || type->fixed)
 		return false;
 	for (size_t i = 0; i < inv->n_algs; i++) {
 		const struct cp_alg *other = &inv->algs[i];

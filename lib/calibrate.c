@@ -16,6 +16,7 @@
 #include "cpustat.h"
 #include "macro.h"
 #include "planner.h"
+#include "types.h"
 
 #define OVERHEAD_GUESS 5000000ull /* per run, until one was timed */
 
@@ -196,14 +197,13 @@ static void run_point(struct engine *e, size_t mi, size_t pi, uint64_t slice_ns)
 	struct cp_measured *m = &e->cal->measured[mi];
 	struct cp_point *p = &m->points[pi];
 	struct samples *s = &e->samples[mi * e->opts->n_sizes + pi];
+	const struct cp_type_info *type = cp_type_info(m->type);
 	struct cp_mod_calib_result res;
 	uint64_t start, spent;
 	int r;
 
 	if (e->backend.kind == CP_BACKEND_AFALG &&
-	    (m->candidate ||
-	     (m->type != CRYPTOPRIO_TYPE_SKCIPHER && m->type != CRYPTOPRIO_TYPE_AEAD &&
-	      m->type != CRYPTOPRIO_TYPE_HASH))) {
+	    (m->candidate || !type || type->afalg == CP_AFALG_NONE)) {
 		/*
 		 * AF_ALG's bind would create the instance and leave it
 		 * registered; and it has interfaces for ciphers and hashes
@@ -582,7 +582,20 @@ int cp_measured_cache_key(const struct cp_measured *m, struct cp_cache_key *key)
 	return r;
 }
 
-static void use_cache(struct cp_calibration *cal, const struct cp_cache *cache)
+/* @entry's verification, if @by (the loaded module) made it. */
+static void use_cached_verification(struct cp_measured *m, const struct cp_cache_entry *entry,
+				    const char *by)
+{
+	if (!by[0] || !streq(entry->verified.by, by) || !entry->verified.cases)
+		return;
+	m->verified = (struct cp_verified){.state = CP_VERIFICATION_PASSED,
+					   .cached = true,
+					   .seed = entry->verified.seed,
+					   .cases = entry->verified.cases};
+	cp_strscpy(m->verified.by, sizeof(m->verified.by), by);
+}
+
+static void use_cache(struct cp_calibration *cal, const struct cp_cache *cache, const char *by)
 {
 	for (size_t mi = 0; mi < cal->n_measured; mi++) {
 		struct cp_measured *m = &cal->measured[mi];
@@ -600,6 +613,7 @@ static void use_cache(struct cp_calibration *cal, const struct cp_cache *cache)
 			m->points[pi] = entry->point;
 			m->backend = entry->backend;
 			m->kat = entry->kat;
+			use_cached_verification(m, entry, by);
 			cal->n_from_cache++;
 			if (!cal->cache_oldest || entry->measured_at < cal->cache_oldest)
 				cal->cache_oldest = entry->measured_at;
@@ -626,29 +640,51 @@ static bool cacheable(const struct cp_calibration *cal, const struct cp_measured
 	return !m->pending && p->mbps.n >= runs_needed(cal, m);
 }
 
-/* Store what was measured now and trusted; returns whether anything was added. */
-static int update_cache(const struct cp_calibration *cal, struct cp_cache *cache)
+/* A passed verification, for the cache; not verified otherwise (a failure is verified again). */
+void cp_measured_cache_verified(const struct cp_measured *m, struct cp_cache_verified *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (m->verified.state != CP_VERIFICATION_PASSED)
+		return;
+	v->seed = m->verified.seed;
+	v->cases = m->verified.cases;
+	cp_strscpy(v->by, sizeof(v->by), m->verified.by);
+}
+
+/* Whether @m was verified in this run: its cached points then carry the verdict anew. */
+static bool verified_now(const struct cp_measured *m)
+{
+	return m->verified.state == CP_VERIFICATION_PASSED && !m->verified.cached;
+}
+
+int cp_calibration_cache_put(const struct cp_calibration *cal, time_t now, struct cp_cache *cache)
 {
 	int added = 0, r;
 
 	for (size_t mi = 0; mi < cal->n_measured; mi++) {
 		const struct cp_measured *m = &cal->measured[mi];
-		struct cp_cache_entry entry = {
-		    .backend = m->backend, .kat = m->kat, .measured_at = time(NULL)};
+		struct cp_cache_entry entry = {.backend = m->backend, .kat = m->kat};
+		const struct cp_cache_entry *old;
 
-		if (m->kat == CRYPTOPRIO_KAT_MISMATCH || m->pending || !measured_now(m) ||
+		if (m->kat == CRYPTOPRIO_KAT_MISMATCH || m->pending ||
+		    (!measured_now(m) && !verified_now(m)) ||
 		    cp_measured_cache_key(m, &entry.key) < 0)
 			continue;
+		cp_measured_cache_verified(m, &entry.verified);
 		for (size_t pi = 0; pi < m->n_points; pi++) {
-			if (m->points[pi].cached || m->points[pi].verdict != CP_VERDICT_MEASURED ||
-			    !cacheable(cal, m, &m->points[pi]))
+			if (m->points[pi].verdict != CP_VERDICT_MEASURED ||
+			    (m->points[pi].cached && !verified_now(m)) ||
+			    (!m->points[pi].cached && !cacheable(cal, m, &m->points[pi])))
 				continue;
+			old = cp_cache_find(cache, &entry.key, m->points[pi].size,
+					    m->points[pi].depth);
+			entry.measured_at = m->points[pi].cached && old ? old->measured_at : now;
 			entry.point = m->points[pi];
 			entry.point.cached = false;
 			r = cp_cache_put(cache, &entry);
 			if (r < 0)
 				return r;
-			added = 1;
+			added++;
 		}
 	}
 	return added;
@@ -689,7 +725,7 @@ static void store_cache(const struct cp_calibrate_options *opts, struct cp_calib
 {
 	int r;
 
-	if (update_cache(cal, cache) <= 0)
+	if (cp_calibration_cache_put(cal, time(NULL), cache) <= 0)
 		return;
 	cal->cache_updated = true;
 	if (opts->cache)
@@ -757,6 +793,32 @@ static int measure(struct engine *e)
 }
 
 /*
+ * Verify the engines that want it through the module, whichever backend
+ * measured them (opened here if none was needed or AF_ALG was).
+ */
+static void verify_engines(struct engine *e, const char *by)
+{
+	struct backend module = {};
+	int module_error = 0;
+	bool wanted = false;
+
+	for (size_t i = 0; i < e->cal->n_measured && !wanted; i++)
+		wanted = cp_measured_wants_verification(&e->cal->measured[i]);
+	if (!wanted)
+		return;
+	if (e->backend.kind == CP_BACKEND_MODULE) {
+		cp_calibration_verify(e->cal, &e->backend.nl, 0, by);
+		return;
+	}
+	if (backend_open(&module, CP_BACKEND_MODULE, &module_error) < 0) {
+		cp_calibration_verify(e->cal, NULL, module_error, "");
+		return;
+	}
+	cp_calibration_verify(e->cal, &module.nl, 0, by);
+	backend_close(&module);
+}
+
+/*
  * AF_ALG's bind registers the template instances it is asked for and
  * leaves them, unlike the module (cryptoprio(4)): the known-answer
  * references ("cbc(aes-generic)"), the instances they are built on.
@@ -795,6 +857,7 @@ int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_optio
 {
 	struct engine e = {.opts = opts, .cal = cal, .start_ns = cp_now_ns()};
 	struct cp_cache own = {}, *cache = NULL;
+	char by[33];
 	int r;
 
 	memset(cal, 0, sizeof(*cal));
@@ -802,13 +865,16 @@ int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_optio
 		return -EINVAL;
 	e.deadline_ns = e.start_ns + opts->budget_ns;
 	r = cp_calibration_select(inv, opts, cal);
+	cp_verifier_srcversion(by);
 	if (r >= 0 && opts->cache_path) {
 		cache = open_cache(opts, cal, &own);
 		if (!opts->force)
-			use_cache(cal, cache);
+			use_cache(cal, cache, by);
 	}
 	if (r >= 0 && !opts->cache_only)
 		r = measure(&e);
+	if (r >= 0 && !opts->cache_only)
+		verify_engines(&e, by);
 	backend_close(&e.backend);
 	if (e.backend.kind == CP_BACKEND_AFALG)
 		sweep_instances(inv, cal);

@@ -28,7 +28,8 @@ struct cp_measured {
 	unsigned gear;
 	enum cp_backend backend;
 	enum cryptoprio_kat kat;
-	struct cp_point *points; /* n_points of them, in the options' order */
+	struct cp_verified verified; /* an engine's differential verification */
+	struct cp_point *points;     /* n_points of them, in the options' order */
 	size_t n_points;
 	/*
 	 * Not registered: the CPU's candidate for a name only engines serve
@@ -152,6 +153,17 @@ void cp_calibration_free(struct cp_calibration *cal);
  * the instance created from it share it), the machine's identity.
  */
 int cp_measured_cache_key(const struct cp_measured *m, struct cp_cache_key *key);
+/*
+ * What @cal measured or verified now and trusts, put into @cache as its
+ * entries (measured at @now; a figure from the cache newly verified keeps
+ * its time): not a known-answer mismatch, not a name the budget cut short,
+ * not a point with fewer runs than its gear needs. The number of entries
+ * put, or a negative errno.
+ */
+int cp_calibration_cache_put(const struct cp_calibration *cal, time_t now, struct cp_cache *cache);
+/* @m's passed verification as its cache entries keep it; zeroed if it has none. */
+struct cp_cache_verified;
+void cp_measured_cache_verified(const struct cp_measured *m, struct cp_cache_verified *v);
 
 /*
  * Whether the order of @n implementations of one name is known: each pair
@@ -163,6 +175,16 @@ int cp_measured_cache_key(const struct cp_measured *m, struct cp_cache_key *key)
  */
 bool cp_calibration_order_known(size_t n, const unsigned *gear, const bool *measured,
 				const double *value, const double *noise, bool *again);
+
+/* Whether the module verifies implementations of @type (VERIFY): its row says (types.c). */
+bool cp_verification_covers(enum cryptoprio_type type);
+/*
+ * An engine (not of the CPU's class) of a type the module verifies, not
+ * verified yet in this calibration and not found faulty by its figures.
+ */
+bool cp_measured_wants_verification(const struct cp_measured *m);
+/* The loaded cryptoprio module's srcversion into @by; "" when not loaded. */
+void cp_verifier_srcversion(char by[static 33]);
 
 /* The end of the run of entries of measured[@first]'s name (each name's entries are together). */
 size_t cp_calibration_name_end(const struct cp_calibration *cal, size_t first);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The companion module's client: CALIBRATE, RESOLVE and its kept runs (cpmod.h). */
+/* The companion module's client: CALIBRATE, RESOLVE, VERIFY and its kept runs (cpmod.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -311,6 +311,87 @@ int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type
 	return c.seen ? 0 : -EBADMSG;
 }
 
+struct nlmsghdr *cp_mod_build_verify(void *buf, uint16_t family,
+				     const struct cp_mod_verify_req *req)
+{
+	struct nlmsghdr *nlh =
+	    put_header(buf, family, CRYPTOPRIO_CMD_VERIFY, CRYPTOPRIO_GENL_VERSION);
+
+	if (req->driver)
+		mnl_attr_put_strz(nlh, CRYPTOPRIO_ATTR_DRIVER, req->driver);
+	if (req->type != CRYPTOPRIO_TYPE_UNSPEC)
+		mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_TYPE, req->type);
+	if (req->has_seed)
+		mnl_attr_put_u64(nlh, CRYPTOPRIO_ATTR_SEED, req->seed);
+	if (req->cases)
+		mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_CASES, req->cases);
+	return nlh;
+}
+
+int cp_mod_parse_verify(const struct nlmsghdr *nlh, struct cp_mod_verify_result *res)
+{
+	const struct nlattr *tb[CRYPTOPRIO_ATTR_MAX + 1];
+	const struct genlmsghdr *genl;
+	uint32_t verdict = 0;
+	int r;
+
+	r = parse_attrs(nlh, tb, CRYPTOPRIO_ATTR_MAX, &genl);
+	if (r < 0)
+		return r;
+	if (genl->cmd != CRYPTOPRIO_CMD_VERIFY || !tb[CRYPTOPRIO_ATTR_DRIVER] ||
+	    !tb[CRYPTOPRIO_ATTR_VERDICT] || !tb[CRYPTOPRIO_ATTR_SEED] || !tb[CRYPTOPRIO_ATTR_CASES])
+		return -EBADMSG;
+	memset(res, 0, sizeof(*res));
+	if ((r = get_str(tb[CRYPTOPRIO_ATTR_DRIVER], res->driver, sizeof(res->driver))) < 0 ||
+	    (r = get_str(tb[CRYPTOPRIO_ATTR_REFERENCE], res->reference, sizeof(res->reference))) <
+		0 ||
+	    (r = get_str(tb[CRYPTOPRIO_ATTR_FAILURE], res->failure, sizeof(res->failure))) < 0 ||
+	    (r = get_u32(tb[CRYPTOPRIO_ATTR_VERDICT], &verdict)) < 0 ||
+	    (r = get_u32(tb[CRYPTOPRIO_ATTR_CASES], &res->cases)) < 0 ||
+	    (r = get_u32(tb[CRYPTOPRIO_ATTR_FAILED_CASE], &res->failed_case)) < 0 ||
+	    (r = get_u64(tb[CRYPTOPRIO_ATTR_SEED], &res->seed)) < 0)
+		return r;
+	if (verdict > CRYPTOPRIO_VERIFY_FAILED ||
+	    (verdict == CRYPTOPRIO_VERIFY_FAILED && !tb[CRYPTOPRIO_ATTR_FAILED_CASE]))
+		return -EBADMSG;
+	res->verdict = (enum cryptoprio_verdict) verdict;
+	return 0;
+}
+
+struct verify_reply {
+	struct cp_mod_verify_result *res;
+	int error;
+	bool seen;
+};
+
+static int verify_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct verify_reply *c = data;
+
+	c->error = cp_mod_parse_verify(nlh, c->res);
+	c->seen = true;
+	return c->error < 0 ? MNL_CB_STOP : MNL_CB_OK;
+}
+
+int cp_mod_verify(struct cp_nl *nl, const struct cp_mod_verify_req *req,
+		  struct cp_mod_verify_result *res)
+{
+	char buf[CP_MOD_MSG_SIZE] = {0}; /* libmnl 1.0.4 leaves attribute padding as found */
+	struct verify_reply c = {.res = res};
+	uint16_t family;
+	int r;
+
+	r = cp_mod_family(nl, &family);
+	if (r < 0)
+		return r;
+	r = cp_nl_transact_acked(nl, cp_mod_build_verify(buf, family, req), verify_cb, &c);
+	if (r < 0)
+		return r;
+	if (c.error < 0)
+		return c.error;
+	return c.seen ? 0 : -EBADMSG;
+}
+
 double cp_mod_mb_per_s(const struct cp_mod_calib_result *res)
 {
 	/* bytes / 1e6 per (ns / 1e9) */
@@ -335,85 +416,6 @@ double cp_mod_cpu_ns_per_byte(const struct cp_mod_calib_result *res)
 double cp_mod_compression_ratio(const struct cp_mod_calib_result *res)
 {
 	return res->compressed_size ? (double) res->req_size / (double) res->compressed_size : 0.0;
-}
-
-/* The algorithms whose request the module fixes: driver/akcipher.c's key, kpp.c's peer keys. */
-static const struct {
-	enum cryptoprio_type type;
-	const char *name;
-	uint32_t request_size;
-} fixed_requests[] = {
-    {CRYPTOPRIO_TYPE_AKCIPHER, "rsa", 256},	 /* one message of the 2048-bit modulus */
-    {CRYPTOPRIO_TYPE_KPP, "ecdh-nist-p256", 64}, /* the peer's x || y */
-    {CRYPTOPRIO_TYPE_KPP, "dh", 256},		 /* one ffdhe2048 modulus */
-};
-
-uint32_t cp_mod_request_size(enum cryptoprio_type type, const char *name)
-{
-	for (size_t i = 0; name && i < ARRAY_SIZE(fixed_requests); i++)
-		if (fixed_requests[i].type == type && streq(fixed_requests[i].name, name))
-			return fixed_requests[i].request_size;
-	return 0;
-}
-
-const char *cp_mod_unmeasured(enum cryptoprio_type type, const char *name)
-{
-	if (type == CRYPTOPRIO_TYPE_AKCIPHER && !cp_mod_request_size(type, name))
-		return "of the akciphers only rsa's public-key operation is measured";
-	if (type == CRYPTOPRIO_TYPE_KPP && !cp_mod_request_size(type, name))
-		return "of the key agreements only ecdh-nist-p256's and dh's shared secret is "
-		       "measured";
-	return NULL;
-}
-
-const char *cp_mod_type_to_string(enum cryptoprio_type type)
-{
-	switch (type) {
-	case CRYPTOPRIO_TYPE_SKCIPHER:
-		return "skcipher";
-	case CRYPTOPRIO_TYPE_AEAD:
-		return "aead";
-	case CRYPTOPRIO_TYPE_HASH:
-		return "hash";
-	case CRYPTOPRIO_TYPE_ACOMP:
-		return "acomp";
-	case CRYPTOPRIO_TYPE_AKCIPHER:
-		return "akcipher";
-	case CRYPTOPRIO_TYPE_KPP:
-		return "kpp";
-	case CRYPTOPRIO_TYPE_UNSPEC:
-	case __CRYPTOPRIO_TYPE_MAX:
-		break;
-	}
-	return NULL;
-}
-
-enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type)
-{
-	if (!strcmp(alg_type, "skcipher"))
-		return CRYPTOPRIO_TYPE_SKCIPHER;
-	if (!strcmp(alg_type, "aead"))
-		return CRYPTOPRIO_TYPE_AEAD;
-	if (!strcmp(alg_type, "shash") || !strcmp(alg_type, "ahash"))
-		return CRYPTOPRIO_TYPE_HASH;
-	/* the kernel wraps every synchronous compressor as an acomp */
-	if (!strcmp(alg_type, "acomp") || !strcmp(alg_type, "scomp"))
-		return CRYPTOPRIO_TYPE_ACOMP;
-	if (!strcmp(alg_type, "akcipher"))
-		return CRYPTOPRIO_TYPE_AKCIPHER;
-	if (!strcmp(alg_type, "kpp"))
-		return CRYPTOPRIO_TYPE_KPP;
-	return CRYPTOPRIO_TYPE_UNSPEC;
-}
-
-int cp_mod_type_from_string(const char *s, enum cryptoprio_type *ret)
-{
-	for (int t = CRYPTOPRIO_TYPE_SKCIPHER; t <= CRYPTOPRIO_TYPE_MAX; t++)
-		if (strcmp(s, cp_mod_type_to_string((enum cryptoprio_type) t)) == 0) {
-			*ret = (enum cryptoprio_type) t;
-			return 0;
-		}
-	return -EINVAL;
 }
 
 const char *cp_mod_kat_to_string(enum cryptoprio_kat kat)

@@ -14,6 +14,7 @@
 
 #include "inventory.h"
 #include "netlink.h"
+#include "types.h"
 
 /* Enough for any request or reply of the family. */
 #define CP_MOD_MSG_SIZE 1024
@@ -47,6 +48,25 @@ struct cp_mod_calib_result {
 	uint64_t cpu_ns;
 };
 
+struct cp_mod_verify_req {
+	const char *driver;
+	enum cryptoprio_type type;
+	bool has_seed; /* false: the module draws one */
+	uint64_t seed;
+	uint32_t cases; /* 0: left out (CRYPTOPRIO_VERIFY_CASES) */
+};
+
+/* VERIFY's reply. */
+struct cp_mod_verify_result {
+	char driver[CP_NAME_MAX];
+	char reference[CP_NAME_MAX];
+	enum cryptoprio_verdict verdict;
+	uint64_t seed;
+	uint32_t cases; /* run, the failing one included */
+	uint32_t failed_case;
+	char failure[256]; /* the failing case in words; "" if passed */
+};
+
 struct cp_mod_resolve_result {
 	char name[CP_NAME_MAX];
 	char driver[CP_NAME_MAX];
@@ -76,6 +96,13 @@ int cp_mod_calibrate(struct cp_nl *nl, const struct cp_mod_calib_req *req,
  * kernel builds one, loading the modules its template and arguments need
  * (cp_build_would_load() says which).
  */
+/*
+ * VERIFY: @req's driver against its reference on the cases of a seed
+ * (cryptoprio(4)); the module's refusal (-EOPNOTSUPP: a type not verified
+ * yet) in nl->extack.
+ */
+int cp_mod_verify(struct cp_nl *nl, const struct cp_mod_verify_req *req,
+		  struct cp_mod_verify_result *res);
 int cp_mod_resolve(struct cp_nl *nl, const char *name, enum cryptoprio_type type, uint32_t mask,
 		   bool build, struct cp_mod_resolve_result *res);
 
@@ -108,6 +135,9 @@ int cp_mod_parse_calibrate(const struct nlmsghdr *nlh, struct cp_mod_calib_resul
 struct nlmsghdr *cp_mod_build_resolve(void *buf, uint16_t family, const char *name,
 				      enum cryptoprio_type type, uint32_t mask, bool build);
 int cp_mod_parse_resolve(const struct nlmsghdr *nlh, struct cp_mod_resolve_result *res);
+struct nlmsghdr *cp_mod_build_verify(void *buf, uint16_t family,
+				     const struct cp_mod_verify_req *req);
+int cp_mod_parse_verify(const struct nlmsghdr *nlh, struct cp_mod_verify_result *res);
 
 /* Derived figures; 0 where the divisor is 0. */
 double cp_mod_mb_per_s(const struct cp_mod_calib_result *res);
@@ -118,31 +148,5 @@ double cp_mod_cpu_ns_per_byte(const struct cp_mod_calib_result *res);
 /* Uncompressed bytes per compressed byte of a compressor's run. */
 double cp_mod_compression_ratio(const struct cp_mod_calib_result *res);
 
-/*
- * The request size the module measures algorithm @name of @type at where
- * the algorithm fixes it (rsa: one message of the module's 2048-bit
- * modulus, 256 bytes; ecdh-nist-p256: one peer public key, x || y, 64
- * bytes; dh: one peer public key of ffdhe2048, 256 bytes); 0 where the
- * workload's size is taken, or where the module measures no such kpp.
- */
-uint32_t cp_mod_request_size(enum cryptoprio_type type, const char *name);
-/*
- * Why the module measures no algorithm @name of @type (an akcipher other
- * than rsa, a kpp other than ecdh-nist-p256 and dh); NULL where it may.
- */
-const char *cp_mod_unmeasured(enum cryptoprio_type type, const char *name);
-
-/* "skcipher", "aead", "hash", "acomp", "akcipher", "kpp"; NULL for UNSPEC. */
-const char *cp_mod_type_to_string(enum cryptoprio_type type);
-/*
- * From an inventory type ("skcipher", "aead", "shash", "ahash", "acomp",
- * "scomp", "akcipher", "kpp"); UNSPEC otherwise.
- */
-enum cryptoprio_type cp_mod_type_from_alg_type(const char *alg_type);
-/*
- * "skcipher", "aead", "hash", "acomp", "akcipher", "kpp"
- * (cp_mod_type_to_string()'s words); -EINVAL for others.
- */
-int cp_mod_type_from_string(const char *s, enum cryptoprio_type *ret);
 /* "ok", "mismatch", "unsupported". */
 const char *cp_mod_kat_to_string(enum cryptoprio_kat kat);

@@ -186,6 +186,35 @@ static void calibration(FILE *f, const struct cp_metrics_input *in)
 	}
 }
 
+/*
+ * Each engine of a type the module verifies: 1 when its figures at the
+ * workload point carry a pass of the loaded cryptoprio module's build.
+ */
+static void verification(FILE *f, const struct cp_metrics_input *in)
+{
+	const struct cp_inventory *inv = in->inventory;
+	struct label name, driver;
+	char by[33];
+
+	cp_verifier_srcversion(by);
+	header(f, "cryptoprio_engine_verified",
+	       "1 if the engine passed the module's verification with the loaded cryptoprio "
+	       "module's build (calibration cache), 0 if not (yet).");
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+		const struct cp_cache_entry *e;
+
+		if (!cp_alg_competes(alg) || alg->class == CP_CLASS_CPU ||
+		    !cp_verification_covers(cp_mod_type_from_alg_type(alg->type)))
+			continue;
+		e = figures_of(in, alg);
+		fprintf(f,
+			"cryptoprio_engine_verified{name=\"%s\",driver=\"%s\",class=\"%s\"} %d\n",
+			label(&name, alg->name), label(&driver, alg->driver),
+			cp_class_to_string(alg->class), e && by[0] && streq(e->verified.by, by));
+	}
+}
+
 int cp_metrics_format(const struct cp_metrics_input *in, char **ret_text)
 {
 	char *text = NULL;
@@ -199,6 +228,8 @@ int cp_metrics_format(const struct cp_metrics_input *in, char **ret_text)
 	winners(f, in->inventory);
 	created(f, in->state, in->inventory);
 	calibration(f, in);
+	if (in->cache)
+		verification(f, in);
 	if (fclose(f) != 0 || !text) {
 		free(text);
 		return -ENOMEM;

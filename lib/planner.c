@@ -206,9 +206,14 @@ static bool set_special_tier(const struct builder *b, struct cand *c, const stru
 	} else if (fault) {
 		c->tier = TIER_FAULTY;
 		c->reason = CP_PLACE_FAULTY;
-		cp_plan_set_why(c->why, sizeof(c->why), "%s: never preferred",
-				fault->state == CP_MEASUREMENT_TIMEOUT ? "a request timed out"
-								       : "known-answer mismatch");
+		if (fault->state == CP_MEASUREMENT_TIMEOUT || !fault->fault[0])
+			cp_plan_set_why(c->why, sizeof(c->why), "%s: never preferred",
+					fault->state == CP_MEASUREMENT_TIMEOUT
+					    ? "a request timed out"
+					    : "known-answer mismatch");
+		else
+			cp_plan_set_why(c->why, sizeof(c->why),
+					"verification failed: never preferred (%s)", fault->fault);
 	} else if (c->rule.pin == CP_PIN_LAST) {
 		c->tier = TIER_PINNED_LAST;
 		c->reason = CP_PLACE_PINNED_LAST;

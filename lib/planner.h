@@ -16,8 +16,9 @@
 enum cp_measurement_state {
 	CP_MEASUREMENT_NOT_MEASURED, /* no run yet (or Calibrate = never) */
 	CP_MEASUREMENT_MEASURED,
-	CP_MEASUREMENT_FAULTY,	/* known-answer mismatch: never preferred (unless Verify = no) */
-	CP_MEASUREMENT_TIMEOUT, /* a request never completed: never preferred */
+	CP_MEASUREMENT_FAULTY,	    /* known-answer mismatch or failed verification: never preferred
+				       (unless Verify = no) */
+	CP_MEASUREMENT_TIMEOUT,	    /* a request never completed: never preferred */
 	CP_MEASUREMENT_UNREACHABLE, /* no backend can reach it (AF_ALG on >= 7.2): as not measured
 				     */
 };
@@ -38,6 +39,8 @@ struct cp_measurement {
 	struct cp_metric latency;    /* ns per request, lower is better */
 	struct cp_metric cpu_cost;   /* CPU ns per byte, lower is better */
 	struct cp_metric ratio; /* a compressor's compression ratio, higher is better; 0: none */
+	/* FAULTY by a failed verification: its first failing case; "": a known-answer mismatch */
+	char fault[160];
 };
 
 /* A step's reason: "lowered below X, lost its place to Y: " and the place's (up to 192). */
@@ -53,7 +56,7 @@ enum cp_place_reason {
 	CP_PLACE_FIXED,	     /* Priority= in the policy: placed by that value */
 	CP_PLACE_SHARED,     /* planned under another name first: that value kept */
 	CP_PLACE_PINNED_LAST,
-	CP_PLACE_FAULTY,   /* known-answer mismatch or timeout */
+	CP_PLACE_FAULTY,   /* known-answer mismatch, failed verification or timeout */
 	CP_PLACE_EXCLUDED, /* Exclude = yes */
 };
 

@@ -148,7 +148,7 @@ static int parse_winners_one(json_object *obj, struct cp_winners *w)
 	{
 		if (streq(key, "name"))
 			continue;
-		if (cp_caller_from_string(key, &caller) < 0 ||
+		if (cp_caller_from_string(key, &caller) < 0 || !cp_caller_recorded(caller) ||
 		    cp_json_get_string(obj, key, w->driver[caller], CP_NAME_MAX, true) < 0 ||
 		    !w->driver[caller][0])
 			return -EBADMSG;

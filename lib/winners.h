@@ -3,8 +3,10 @@
  * Which implementation a new user of a name gets, for each kind of caller
  * cryptoprioctl resolve names: those that take any, those that cannot wait
  * for an asynchronous one, those that must not have one allocate memory
- * per request (dm-crypt), and both (fscrypt). An apply records them for
- * the names it planned; status compares the kernel's now (drift).
+ * per request (dm-crypt), both, and those that take the CPU's only
+ * (fscrypt since 6.17, AF_ALG since 7.2). An apply records the first
+ * four's winners for the names it planned; status compares the kernel's
+ * now (drift).
  */
 #pragma once
 
@@ -19,14 +21,26 @@ enum cp_caller {
 	CP_CALLER_SYNCHRONOUS,	  /* refuses CP_ALG_ASYNC */
 	CP_CALLER_NON_ALLOCATING, /* refuses CP_ALG_ALLOCATES_MEMORY */
 	CP_CALLER_BOTH,		  /* refuses both */
+	CP_CALLER_CPU_ONLY,	  /* refuses both and CP_ALG_KERN_DRIVER_ONLY */
 	_CP_CALLER_MAX,
 };
 
-/* "any", "synchronous", "non-allocating", "both" (resolve's words); NULL if out of range. */
+/*
+ * "any", "synchronous", "non-allocating", "both", "cpu-only" (resolve's
+ * words); NULL if out of range.
+ */
 const char *cp_caller_to_string(enum cp_caller caller);
 int cp_caller_from_string(const char *s, enum cp_caller *ret);
-/* The flags a lookup of @caller masks out. */
+/*
+ * The flags a lookup of @caller masks out: CP_ALG_*, the same bits as the
+ * module's CRYPTOPRIO_ALG_* (its RESOLVE's mask).
+ */
 uint32_t cp_caller_refuses(enum cp_caller caller);
+/*
+ * Whether an apply records @caller's winner of each name, and status
+ * compares it (drift): all but cpu-only, which resolve alone asks for.
+ */
+bool cp_caller_recorded(enum cp_caller caller);
 
 /*
  * Whether @inv's flags tell @caller's winners: crypto_user's carry every
@@ -42,13 +56,16 @@ bool cp_inventory_tells_caller(const struct cp_inventory *inv, enum cp_caller ca
 const struct cp_alg *cp_inventory_winner_for(const struct cp_inventory *inv, const char *name,
 					     enum cp_caller caller);
 
-/* The winners of one name, a driver per caller; "" where none is registered. */
+/*
+ * The winners of one name, a driver per caller; "" where none is
+ * registered, or the caller is not recorded.
+ */
 struct cp_winners {
 	char name[CP_NAME_MAX];
 	char driver[_CP_CALLER_MAX][CP_NAME_MAX];
 };
 
-/* @name's winners in @inv into @ret: true if there is one for any caller. */
+/* @name's winners in @inv into @ret: true if there is one for any recorded caller. */
 bool cp_winners_of(const struct cp_inventory *inv, const char *name, struct cp_winners *ret);
 
 /* A caller of a name that a lookup now gives another implementation than recorded. */

@@ -43,6 +43,12 @@ enum cryptoprio_cmd {
 	/* DRIVER TYPE REQ_SIZE [DEPTH BUDGET_NS KEY_SIZE DECRYPT] */
 	CRYPTOPRIO_CMD_CALIBRATE,
 	CRYPTOPRIO_CMD_RESOLVE,		/* NAME TYPE [MASK BUILD] -> RESOLVED_DRIVER */
+	/*
+	 * DRIVER TYPE [SEED CASES GRACE_NS] -> VERDICT CASES SEED REFERENCE
+	 * [FAILED_CASE FAILURE]: differential verification against the
+	 * reference (skcipher only for now; other types: EOPNOTSUPP)
+	 */
+	CRYPTOPRIO_CMD_VERIFY,
 
 	__CRYPTOPRIO_CMD_MAX,
 };
@@ -71,6 +77,17 @@ enum cryptoprio_kat {
 	CRYPTOPRIO_KAT_MISMATCH,	/* different output: a faulty driver */
 	CRYPTOPRIO_KAT_UNSUPPORTED,	/* no reference implementation found */
 };
+
+/* VERIFY's answer */
+enum cryptoprio_verdict {
+	CRYPTOPRIO_VERIFY_PASSED,	/* every case as the reference's */
+	/* the case FAILED_CASE differs, fails or never completes: FAILURE */
+	CRYPTOPRIO_VERIFY_FAILED,
+};
+
+/* VERIFY: cases by default, and at most */
+#define CRYPTOPRIO_VERIFY_CASES		48U
+#define CRYPTOPRIO_VERIFY_MAX_CASES	1024U
 
 /* Bits accepted in CRYPTOPRIO_ATTR_MASK (the kernel's CRYPTO_ALG_* values). */
 #define CRYPTOPRIO_ALG_ASYNC			0x00000080
@@ -114,6 +131,12 @@ enum cryptoprio_attr {
 	 * with ENOPKG.
 	 */
 	CRYPTOPRIO_ATTR_BUILD,
+	/* VERIFY */
+	CRYPTOPRIO_ATTR_SEED,		/* u64: of the cases (default: random) */
+	CRYPTOPRIO_ATTR_CASES,		/* u32: cases to run; reply: cases run */
+	CRYPTOPRIO_ATTR_VERDICT,	/* u32: enum cryptoprio_verdict */
+	CRYPTOPRIO_ATTR_FAILED_CASE,	/* u32: index of the failing case */
+	CRYPTOPRIO_ATTR_FAILURE,	/* string: the failing case, in words */
 
 	__CRYPTOPRIO_ATTR_MAX,
 };

@@ -35,6 +35,7 @@ struct cpc_xts_rctx {
 struct cpc_xts_ctx {
 	struct crypto_sync_skcipher *data;	/* ecb(aes), key 1 */
 	struct crypto_sync_skcipher *tweak;	/* ecb(aes), key 2 */
+	unsigned int key_size;			/* of each */
 };
 
 /* @len bytes of @buf (in the request context) through ecb, in place */
@@ -132,7 +133,7 @@ static int cpc_xts_run(struct cpt_req *r, bool decrypt)
 		scatterwalk_map_and_copy(rc->buf, req->dst, bulk,
 					 AES_BLOCK_SIZE + tail, 1);
 	}
-	if (cpt_wrong())
+	if (cpt_wrong_cipher(req->src, req->dst, len, ctx->key_size))
 		cpt_flip(req->dst, len - 1);
 	return 0;
 }
@@ -164,10 +165,14 @@ static int cpc_xts_setkey(struct crypto_skcipher *tfm, const u8 *key,
 {
 	struct cpc_xts_ctx *ctx = crypto_skcipher_ctx(tfm);
 
-	return xts_verify_key(tfm, key, len) ?:
-	       crypto_sync_skcipher_setkey(ctx->data, key, len / 2) ?:
-	       crypto_sync_skcipher_setkey(ctx->tweak, key + len / 2,
-					   len / 2);
+	int err = xts_verify_key(tfm, key, len) ?:
+		  crypto_sync_skcipher_setkey(ctx->data, key, len / 2) ?:
+		  crypto_sync_skcipher_setkey(ctx->tweak, key + len / 2,
+					      len / 2);
+
+	if (!err)
+		ctx->key_size = len / 2;
+	return err;
 }
 
 static int cpc_xts_init(struct crypto_skcipher *tfm)

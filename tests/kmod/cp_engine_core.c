@@ -27,6 +27,12 @@
  *          after 10 ms, as mxs-dcp does once its hardware timed out
  *   eintr  the same with -EINTR: a driver's own error that looks like
  *          the module's give-up codes
+ *   sgmulti, len64, key192, big  correct, but a cipher (skcipher) flips the
+ *          last output byte of a request whose source or destination is
+ *          more than one scatterlist entry (sgmulti), whose length is not
+ *          a multiple of 64 (len64), keyed with a 192-bit AES key (key192),
+ *          or longer than 16 KiB (big): faults of one shape, which the
+ *          known-answer check's one shape misses and VERIFY finds
  *   busydrop  each request is answered -EBUSY, as if backlogged, and then
  *          dropped: never computed, never completed (caam/qi's enqueue
  *          retry path). The engine keeps nothing of it (the request is its
@@ -89,11 +95,12 @@
 
 enum cpt_mode {
 	CPT_OK, CPT_SLOW, CPT_WRONG, CPT_HANG, CPT_ETIMEDOUT, CPT_EINTR,
-	CPT_BUSYDROP
+	CPT_BUSYDROP, CPT_SGMULTI, CPT_LEN64, CPT_KEY192, CPT_BIG
 };
 
 static const char * const cpt_mode_names[] = {
-	"ok", "slow", "wrong", "hang", "etimedout", "eintr", "busydrop"
+	"ok", "slow", "wrong", "hang", "etimedout", "eintr", "busydrop",
+	"sgmulti", "len64", "key192", "big"
 };
 
 /* How long a request of mode etimedout or eintr takes to fail. */
@@ -131,6 +138,31 @@ static struct hrtimer cpt_irq_timer;
 bool cpt_wrong(void)
 {
 	return READ_ONCE(cpt_mode) == CPT_WRONG;
+}
+
+/* @sg holds fewer than @len bytes in its first entry. */
+static bool cpt_sg_multi(struct scatterlist *sg, unsigned int len)
+{
+	return sg->length < len;
+}
+
+bool cpt_wrong_cipher(struct scatterlist *src, struct scatterlist *dst,
+		      unsigned int len, unsigned int key_size)
+{
+	switch (READ_ONCE(cpt_mode)) {
+	case CPT_WRONG:
+		return true;
+	case CPT_SGMULTI:
+		return cpt_sg_multi(src, len) || cpt_sg_multi(dst, len);
+	case CPT_LEN64:
+		return len % 64;
+	case CPT_KEY192:
+		return key_size == 24;
+	case CPT_BIG:
+		return len > 16384;
+	default:
+		return false;
+	}
 }
 
 /* The error every request completes with in a failing mode, else 0. */
@@ -420,7 +452,7 @@ static const struct kernel_param_ops cpt_mode_ops = {
 	.get = cpt_mode_get,
 };
 module_param_cb(mode, &cpt_mode_ops, NULL, 0644);
-MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), hang (never complete), etimedout or eintr (fail each request with it after 10 ms), busydrop (answer -EBUSY, never complete)");
+MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), sgmulti, len64, key192 or big (a cipher flips a byte on multi-entry lists, lengths not a multiple of 64, 192-bit keys, or past 16 KiB), hang (never complete), etimedout or eintr (fail each request with it after 10 ms), busydrop (answer -EBUSY, never complete)");
 
 static int cpt_dropped_get(char *buf, const struct kernel_param *kp)
 {

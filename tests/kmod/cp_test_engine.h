@@ -82,6 +82,12 @@ int cpt_submit(struct cpt_req *r, struct crypto_async_request *base,
 int cpt_submit_worker(struct cpt_req *r, struct crypto_async_request *base,
 		      int (*run)(struct cpt_req *r));
 bool cpt_wrong(void);
+/*
+ * Whether a cipher's request of @len bytes from @src to @dst, keyed with
+ * @key_size bytes (of AES: each half's for xts), is to be answered wrong.
+ */
+bool cpt_wrong_cipher(struct scatterlist *src, struct scatterlist *dst,
+		      unsigned int len, unsigned int key_size);
 void cpt_flip(struct scatterlist *sg, unsigned int off);
 
 /* cp_test_engine_skcipher.c */

@@ -19,6 +19,7 @@ MODULE_PARM_DESC(offload_to, "cbc(aes) driver computing the worker's cbc(aes) re
 struct cpt_sk_ctx {
 	struct crypto_skcipher *fallback;
 	struct crypto_skcipher *offload;	/* offload_to, or NULL */
+	unsigned int key_size;
 };
 
 /* offload_to's driver; never one of ours (they need a fallback) */
@@ -68,6 +69,8 @@ static int cpt_sk_setkey(struct crypto_skcipher *tfm, const u8 *key,
 
 	if (!err && ctx->offload)
 		err = crypto_skcipher_setkey(ctx->offload, key, len);
+	if (!err)
+		ctx->key_size = len;
 	return err;
 }
 
@@ -94,7 +97,8 @@ static int cpt_sk_run(struct cpt_req *r, bool decrypt)
 			crypto_skcipher_encrypt(sub);
 	if (offload)
 		err = crypto_wait_req(err, &wait);
-	if (!err && req->cryptlen && cpt_wrong())
+	if (!err && req->cryptlen &&
+	    cpt_wrong_cipher(req->src, req->dst, req->cryptlen, ctx->key_size))
 		cpt_flip(req->dst, req->cryptlen - 1);
 	return err;
 }

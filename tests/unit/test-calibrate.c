@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "calib-cache.h"
+#include "calibrate-internal.h"
 #include "calibrate.h"
 #include "class.h"
 #include "composite.h"
@@ -97,6 +98,8 @@ static void test_cache_round_trip(void)
 	is_int(cache.n_entries, 1, "still one entry");
 	a = entry("virtio_crypto_aes_cbc", "ABC123", 65536);
 	a.point.compressed_size = 29257; /* as a compressor's would be */
+	a.verified =
+	    (struct cp_cache_verified){.seed = CP_VERIFY_SEED_MAX, .cases = 48, .by = "V1"};
 	is_int(cp_cache_put(&cache, &a), 0, "another point of the same driver");
 	a = entry("virtio_crypto_aes_cbc", "ABC123", 4096);
 	snprintf(a.key.kernel, sizeof(a.key.kernel), "6.12.57-amd64");
@@ -120,6 +123,12 @@ static void test_cache_round_trip(void)
 	found = cp_cache_find(&loaded, &key_only.key, 65536, 1);
 	is_int(found ? found->point.compressed_size : 0, 29257,
 	       "a compressor's compressed size comes back");
+	ok(found && found->verified.seed == CP_VERIFY_SEED_MAX && found->verified.cases == 48 &&
+	       strcmp(found->verified.by, "V1") == 0,
+	   "a passed verification comes back: seed, cases, the module's build");
+	found = cp_cache_find(&loaded, &key_only.key, 4096, 1);
+	ok(found && !found->verified.by[0] && !strstr(text, "\"verified_seed\":0"),
+	   "none where none was");
 	key_only = entry("virtio_crypto_aes_cbc", "DEF456", 4096);
 	ok(cp_cache_find(&loaded, &key_only.key, 4096, 1) == NULL,
 	   "a rebuilt module (other srcversion) invalidates the entry");
@@ -296,8 +305,10 @@ static void test_reference_and_skips(void)
 	       "no reference without a leaf implementation");
 	is_int(cp_reference_name(&inv, "cbc(aes", ref, sizeof(ref)), -EINVAL, "unbalanced name");
 
-	ok(cp_calibration_skip_reason(&inv.algs[0]) != NULL,
-	   "a single-block cipher is not calibrated");
+	is_str(cp_calibration_skip_reason(&inv.algs[0]),
+	       "type not calibrated (only skcipher, aead, hash, acomp, rsa, ecdh-nist-p256 and dh "
+	       "are)",
+	       "a single-block cipher is not calibrated, every calibrated type named");
 	ok(cp_calibration_skip_reason(&inv.algs[6]) == NULL, "a skcipher is");
 	ok(cp_calibration_skip_reason(&inv.algs[5]) == NULL, "an ahash is");
 	ok(strstr(cp_calibration_skip_reason(&inv.algs[7]), "template") != NULL,
@@ -353,6 +364,20 @@ static void add_tested(struct cp_inventory *inv, const char *driver, uint32_t pr
 		abort();
 }
 
+/* One point of @size at depth 1, from the caller's @cache only. */
+static struct cp_calibrate_options cache_only_options(const uint32_t *size, struct cp_cache *cache)
+{
+	return (struct cp_calibrate_options){
+	    .sizes = size,
+	    .n_sizes = 1,
+	    .workload_size = *size,
+	    .depth = 1,
+	    .cache_only = true,
+	    .cache_path = "/nonexistent/calibration.json",
+	    .cache = cache,
+	};
+}
+
 /*
  * A cache the caller loaded (the apply pipeline reads it once per run): the
  * figures come from it, not from the file, and its load error is warned
@@ -364,15 +389,7 @@ static void test_preloaded_cache(void)
 	struct cp_inventory inv = {};
 	struct cp_cache cache = {};
 	struct cp_cache_entry cached = {.backend = CP_BACKEND_AFALG, .measured_at = 1000};
-	struct cp_calibrate_options opts = {
-	    .sizes = &size,
-	    .n_sizes = 1,
-	    .workload_size = size,
-	    .depth = 1,
-	    .cache_only = true,
-	    .cache_path = "/nonexistent/calibration.json",
-	    .cache = &cache,
-	};
+	struct cp_calibrate_options opts = cache_only_options(&size, &cache);
 	struct cp_calibration cal;
 
 	add_tested(&inv, "cbc-aes-aesni", 400);
@@ -405,6 +422,90 @@ static void test_preloaded_cache(void)
 	cp_calibration_cache_unsaved(&cal, "/x.json", -EROFS);
 	is_str(cal.cache_warning, "cannot save /x.json: Read-only file system",
 	       "an unsaved cache worded as cp_calibrate() words it");
+	cp_inventory_free(&inv);
+}
+
+/* An engine not verified says why. */
+static void test_verification_not_run(void)
+{
+	struct cp_point point = {.size = 4096, .depth = 1, .verdict = CP_VERDICT_MEASURED};
+	struct cp_measured m = {.type = CRYPTOPRIO_TYPE_SKCIPHER,
+				.class = CP_CLASS_OFFLOAD,
+				.points = &point,
+				.n_points = 1};
+	struct cp_calibration cal = {.measured = &m, .n_measured = 1};
+
+	cp_calibration_verify(&cal, NULL, -ENOENT, "");
+	ok(m.verified.state == CP_VERIFICATION_NOT_RUN &&
+	       strcmp(m.verified.text, "the cryptoprio module is not loaded (No such file or "
+				       "directory)") == 0 &&
+	       point.verdict == CP_VERDICT_MEASURED,
+	   "no module: not verified, and why, its figures kept: %s", m.verified.text);
+}
+
+/*
+ * A pass in the cache stands while the module that verified is the one
+ * loaded (srcversion); an engine of a type the module verifies wants
+ * verifying until then, the CPU's and one already faulty do not.
+ */
+static void test_verification_cached(void)
+{
+	uint32_t size = 4096;
+	struct cp_inventory inv = {};
+	struct cp_cache cache = {};
+	struct cp_cache_entry cached = {.backend = CP_BACKEND_MODULE, .measured_at = 1000};
+	struct cp_calibrate_options opts = cache_only_options(&size, &cache);
+	struct cp_cache_key machine = {.kernel = "6.1.0-57-amd64", .build = "0123456789abcdef"};
+	struct cp_module_version modules[] = {{"kernel", ""}, {"cryptoprio", "V1"}};
+	const struct cp_measured *m;
+	struct cp_measured copy;
+	struct cp_calibration cal;
+
+	cp_cache_keys_assume(&machine, modules, ARRAY_SIZE(modules));
+	add_tested(&inv, "cbc-aes-aesni", 400);
+	add_tested(&inv, "cbc-aes-engine", 300);
+	inv.algs[1].class = CP_CLASS_OFFLOAD;
+	is_int(cp_cache_key_for(&inv.algs[1], &cached.key), 0, "key of the engine");
+	cached.point = (struct cp_point){.size = size,
+					 .depth = 1,
+					 .verdict = CP_VERDICT_MEASURED,
+					 .cached = true,
+					 .mbps = {.n = CP_RUNS_FIRST, .median = 50}};
+	cached.verified = (struct cp_cache_verified){.seed = 42, .cases = 48, .by = "V1"};
+	is_int(cp_cache_put(&cache, &cached), 0, "the engine's figure, verified by V1");
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "calibrated from the cache");
+	m = cp_calibration_find(&cal, "cbc-aes-engine");
+	ok(m && m->verified.state == CP_VERIFICATION_PASSED && m->verified.cached &&
+	       m->verified.seed == 42 && m->verified.cases == 48 && !strcmp(m->verified.by, "V1"),
+	   "the pass comes from the cache while V1 is loaded");
+	ok(m && !cp_measured_wants_verification(m), "and is not verified again");
+	m = cp_calibration_find(&cal, "cbc-aes-aesni");
+	ok(m && m->verified.state == CP_VERIFICATION_NONE && !cp_measured_wants_verification(m),
+	   "the CPU's is not verified");
+	cp_calibration_free(&cal);
+
+	snprintf(modules[1].srcversion, sizeof(modules[1].srcversion), "V2");
+	cp_cache_keys_forget();
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "calibrated again, another build loaded");
+	m = cp_calibration_find(&cal, "cbc-aes-engine");
+	ok(m && m->verified.state == CP_VERIFICATION_NONE && cp_measured_wants_verification(m),
+	   "a pass of another build of the module does not count: verified again");
+	if (m) {
+		copy = *m;
+		copy.points = &cached.point;
+		copy.n_points = 1;
+		cached.point.verdict = CP_VERDICT_FAULTY;
+		ok(!cp_measured_wants_verification(&copy),
+		   "one its known answer found faulty is not");
+		copy.type = CRYPTOPRIO_TYPE_HASH;
+		cached.point.verdict = CP_VERDICT_MEASURED;
+		ok(!cp_measured_wants_verification(&copy), "nor a type the module does not verify");
+	}
+	cp_calibration_free(&cal);
+	test_verification_not_run();
+	cp_cache_keys_assume(NULL, NULL, 0);
+	cp_cache_keys_forget();
+	cp_cache_free(&cache);
 	cp_inventory_free(&inv);
 }
 
@@ -666,6 +767,7 @@ int main(void)
 	test_cache_module_memo();
 	test_reference_and_skips();
 	test_preloaded_cache();
+	test_verification_cached();
 	test_candidates_selected();
 	test_order_known();
 	test_names_by_tier();

@@ -78,6 +78,16 @@ int main(void)
 	       CP_CLASS_REASON_TEMPLATE);
 	ok(!cp_driver_is_known_engine("cbc-aes-aesni"), "aesni is no engine");
 	ok(!cp_driver_is_known_engine("ctr-aes-aesni"), "no pattern catches a CPU driver");
+	/* armhf's, on a CPU without AES instructions: scalar, NEON, their sync twins. */
+	static const char *const armhf_cpu[] = {
+	    "aes-arm",	  "cbc(aes-arm)", "cbc-aes-neonbs", "ctr-aes-neonbs-sync",
+	    "sha256-asm", "sha256-neon",  "sha512-arm",	    "ghash-ce-sync",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(armhf_cpu); i++)
+		ok(!cp_driver_is_known_engine(armhf_cpu[i]), "%s (armhf) is no engine",
+		   armhf_cpu[i]);
+	ok(!cp_module_path_is_offload("kernel/arch/arm/crypto/aes-arm-bs.ko.xz"),
+	   "arch/arm/crypto is not offload");
 	ok(cp_driver_is_known_engine("virtio_crypto_aes_cbc"), "a pattern's trailing '*'");
 	ok(cp_driver_is_known_engine("cbc-aes-caam"), "a leading '*'");
 	ok(cp_driver_is_known_engine("authenc-hmac-sha256-cbc-aes-caam-qi2"), "'*' on both sides");

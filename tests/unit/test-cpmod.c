@@ -248,6 +248,71 @@ static void test_parse_resolve(void)
 	is_int(cp_mod_parse_resolve(nlh, &res), -EBADMSG, "wrong command refused");
 }
 
+static void test_build_verify(void)
+{
+	char buf[CP_MOD_MSG_SIZE];
+	struct cp_mod_verify_req req = {.driver = "cp_test_engine_cbc_aes",
+					.type = CRYPTOPRIO_TYPE_SKCIPHER};
+	struct nlmsghdr *nlh = cp_mod_build_verify(buf, FAMILY, &req);
+	const struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a;
+
+	is_int(genl->cmd, CRYPTOPRIO_CMD_VERIFY, "command VERIFY");
+	is_int(count_attrs(nlh), 2, "driver and type only: the module's seed and cases");
+	req.has_seed = true;
+	req.seed = 0; /* a seed of 0 is a seed */
+	req.cases = 1024;
+	nlh = cp_mod_build_verify(buf, FAMILY, &req);
+	a = find_attr(nlh, CRYPTOPRIO_ATTR_SEED);
+	ok(a && mnl_attr_get_payload_len(a) == 8 && mnl_attr_get_u64(a) == 0, "seed 0 sent");
+	a = find_attr(nlh, CRYPTOPRIO_ATTR_CASES);
+	is_int(a ? mnl_attr_get_u32(a) : 0, 1024, "cases sent");
+}
+
+/* A VERIFY reply as the module builds it (core.c). */
+static struct nlmsghdr *put_verify_reply(char *buf, uint32_t verdict, bool with_case)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = FAMILY;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = CRYPTOPRIO_CMD_VERIFY;
+	mnl_attr_put_strz(nlh, CRYPTOPRIO_ATTR_DRIVER, "cp_test_engine_cbc_aes");
+	mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_TYPE, CRYPTOPRIO_TYPE_SKCIPHER);
+	mnl_attr_put(nlh, CRYPTOPRIO_ATTR_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, CRYPTOPRIO_ATTR_SEED, 42);
+	mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_CASES, 3);
+	mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_VERDICT, verdict);
+	mnl_attr_put_strz(nlh, CRYPTOPRIO_ATTR_REFERENCE, "cbc(aes-generic)");
+	if (with_case) {
+		mnl_attr_put_u32(nlh, CRYPTOPRIO_ATTR_FAILED_CASE, 2);
+		mnl_attr_put_strz(nlh, CRYPTOPRIO_ATTR_FAILURE, "case 2 of seed 42: ...");
+	}
+	return nlh;
+}
+
+static void test_parse_verify(void)
+{
+	char buf[CP_MOD_MSG_SIZE];
+	struct cp_mod_verify_result res;
+	struct nlmsghdr *nlh = put_verify_reply(buf, CRYPTOPRIO_VERIFY_FAILED, true);
+
+	is_int(cp_mod_parse_verify(nlh, &res), 0, "verify reply parsed");
+	ok(res.verdict == CRYPTOPRIO_VERIFY_FAILED && res.failed_case == 2 && res.cases == 3 &&
+	       res.seed == 42,
+	   "verdict, failing case, cases and seed");
+	is_str(res.failure, "case 2 of seed 42: ...", "the failing case in words");
+	is_str(res.reference, "cbc(aes-generic)", "reference");
+	nlh = put_verify_reply(buf, CRYPTOPRIO_VERIFY_PASSED, false);
+	is_int(cp_mod_parse_verify(nlh, &res), 0, "a pass parsed");
+	is_str(res.failure, "", "no failure");
+	nlh = put_verify_reply(buf, CRYPTOPRIO_VERIFY_FAILED, false);
+	is_int(cp_mod_parse_verify(nlh, &res), -EBADMSG, "failed without its case: malformed");
+	nlh = put_verify_reply(buf, 7, false);
+	is_int(cp_mod_parse_verify(nlh, &res), -EBADMSG, "unknown verdict refused");
+}
+
 /* The kernel's refusal with an extack message, as cp_nl_transact reads it. */
 static void test_error_extack(void)
 {
@@ -327,6 +392,42 @@ static void test_request_size(void)
 	   "another akcipher or key agreement is not");
 }
 
+/* Each type's row: what its requests take, who serves it. */
+static void test_type_rows(void)
+{
+	char names[128];
+
+	is_str(cp_type_names(names, sizeof(names)), "skcipher, aead, hash, acomp, akcipher, kpp",
+	       "the types' names, in the module's order");
+	is_str(cp_type_names(names, 12), "skcipher, a", "cut to the buffer");
+	is_str(cp_type_calibrated_names(names, sizeof(names)),
+	       "skcipher, aead, hash, acomp, rsa, ecdh-nist-p256 and dh",
+	       "what is calibrated: the fixed algorithms in their types' place");
+	ok(!cp_type_info(CRYPTOPRIO_TYPE_UNSPEC) && !cp_type_info(__CRYPTOPRIO_TYPE_MAX),
+	   "no row for UNSPEC or out of range");
+	ok(cp_type_info(CRYPTOPRIO_TYPE_SKCIPHER)->afalg == CP_AFALG_SKCIPHER &&
+	       cp_type_info(CRYPTOPRIO_TYPE_AEAD)->afalg == CP_AFALG_AEAD &&
+	       cp_type_info(CRYPTOPRIO_TYPE_HASH)->afalg == CP_AFALG_HASH,
+	   "AF_ALG serves ciphers, AEADs and hashes");
+	ok(cp_type_info(CRYPTOPRIO_TYPE_ACOMP)->afalg == CP_AFALG_NONE &&
+	       cp_type_info(CRYPTOPRIO_TYPE_AKCIPHER)->afalg == CP_AFALG_NONE &&
+	       cp_type_info(CRYPTOPRIO_TYPE_KPP)->afalg == CP_AFALG_NONE,
+	   "and nothing else");
+	for (int t = CRYPTOPRIO_TYPE_SKCIPHER; t <= CRYPTOPRIO_TYPE_MAX; t++) {
+		const struct cp_type_info *info = cp_type_info((enum cryptoprio_type) t);
+
+		ok(info->one_way == (t == CRYPTOPRIO_TYPE_HASH) &&
+		       info->compresses == (t == CRYPTOPRIO_TYPE_ACOMP),
+		   "%s: one-way only if a hash, compresses only if an acomp", info->name);
+	}
+	is_str(cp_mod_unmeasured(CRYPTOPRIO_TYPE_KPP, "curve25519"),
+	       "of the key agreements only ecdh-nist-p256's and dh's shared secret is measured",
+	       "a key agreement not measured: why, in the row's words");
+	is_str(cp_mod_unmeasured(CRYPTOPRIO_TYPE_AKCIPHER, "ecdsa-nist-p256"),
+	       "of the akciphers only rsa's public-key operation is measured",
+	       "an akcipher not measured: why");
+}
+
 /* The module's kept_runs parameter, as driver/run.c prints it. */
 static void test_kept_runs(void)
 {
@@ -356,9 +457,12 @@ int main(void)
 	test_parse_calibrate();
 	test_parse_calibrate_acomp();
 	test_parse_resolve();
+	test_build_verify();
+	test_parse_verify();
 	test_error_extack();
 	test_strings();
 	test_request_size();
+	test_type_rows();
 	test_kept_runs();
 	return done_testing();
 }

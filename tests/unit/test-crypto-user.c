@@ -252,7 +252,7 @@ static int parse_recording(const char *path, struct cp_inventory *inv, size_t *n
 	return r;
 }
 
-/* @kernel: the fixture's name (6.1, arm64-7.2); @cpu_cbc: the CPU's cbc(aes) there. */
+/* @kernel: the fixture's name (6.1, arm64-7.2, armhf-6.1); @cpu_cbc: the CPU's cbc(aes) there. */
 static void test_recording(const char *kernel, const char *cpu_cbc)
 {
 	struct cp_inventory inv = {};
@@ -288,5 +288,6 @@ int main(void)
 	test_recording("7.2", "cbc-aes-aesni");
 	test_recording("arm64-6.1", "cbc-aes-ce");
 	test_recording("arm64-7.2", "cbc-aes-ce");
+	test_recording("armhf-6.1", "cbc-aes-neonbs");
 	return done_testing();
 }

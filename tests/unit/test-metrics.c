@@ -2,7 +2,8 @@
 /*
  * lib/metrics.c on 7.2's inventory with a state and a cache made here: the
  * last apply, its failed step, drift, the winners, a created instance whose
- * name needs escaping, the figures at the workload point; the text parsed
+ * name needs escaping, the figures at the workload point, an engine's
+ * verification; the text parsed
  * by Prometheus' own parser (tests/tools/check-metrics).
  */
 #include <stdio.h>
@@ -144,9 +145,13 @@ int main(void)
 	_cleanup_(cp_cache_free) struct cp_cache cache = {};
 	_cleanup_(cp_policy_freep) struct cp_policy *policy = cp_policy_new();
 	_cleanup_free_ char *text = NULL;
+	struct cp_cache_key machine = {.kernel = "7.2.13+deb14-amd64", .build = "0123456789abcdef"};
+	struct cp_module_version modules[] = {{"virtio_crypto", "S1"}, {"cryptoprio", "V1"}};
 	struct cp_alg *virtio;
 
 	test_escape();
+	/* A machine whose cryptoprio module is the build "V1". */
+	cp_cache_keys_assume(&machine, modules, ARRAY_SIZE(modules));
 	load_fixture("proc-crypto-7.2.txt", &inv);
 	cp_inventory_sort(&inv);
 	/* The kernel now: virtio at what the plan set, aesni left at 400 (its step failed). */
@@ -155,6 +160,8 @@ int main(void)
 	virtio->priority = 4000;
 	put_figure(&cache, cp_inventory_find_driver(&inv, "cbc-aes-aesni"), 600);
 	put_figure(&cache, virtio, 900);
+	cache.entries[cache.n_entries - 2].verified =
+	    (struct cp_cache_verified){.seed = 7, .cases = 48, .by = "V1"};
 
 	is_int(cp_metrics_format(&(struct cp_metrics_input){&state, &inv, &cache, policy}, &text),
 	       0, "formatted");
@@ -174,6 +181,19 @@ int main(void)
 			  "request_size=\"4096\",in_flight=\"1\"} 9e+08"),
 	   "the figure at the workload point, in bytes per second");
 	ok(!strstr(text, "request_size=\"65536\""), "only the workload point's figures");
+	ok(has_line(text, "cryptoprio_engine_verified{name=\"cbc(aes)\","
+			  "driver=\"virtio_crypto_aes_cbc\",class=\"offload\"} 1"),
+	   "virtio's pass by the loaded module's build: verified");
+	ok(!strstr(text, "cryptoprio_engine_verified{name=\"cbc(aes)\",driver=\"cbc-aes-aesni\""),
+	   "the CPU's is not an engine: no gauge");
+	modules[1] = (struct cp_module_version){"cryptoprio", "V2"};
+	cp_cache_keys_forget();
+	free(steal_pointer(&text));
+	is_int(cp_metrics_format(&(struct cp_metrics_input){&state, &inv, &cache, policy}, &text),
+	       0, "formatted, another build of cryptoprio.ko loaded");
+	ok(has_line(text, "cryptoprio_engine_verified{name=\"cbc(aes)\","
+			  "driver=\"virtio_crypto_aes_cbc\",class=\"offload\"} 0"),
+	   "a pass by another build does not count");
 	ok(parses(text, "'cryptoprio_last_apply_steps{result=\"done\"} 1' "
 			"'cryptoprio_calibration_latency_seconds{name=\"cbc(aes)\","
 			"driver=\"cbc-aes-aesni\",class=\"cpu\",request_size=\"4096\","
@@ -189,5 +209,6 @@ int main(void)
 	ok(!strstr(text, "cryptoprio_calibration_"), "no cache: no figures");
 	ok(parses(text, "'cryptoprio_drifted_implementations 1'"), "parses without figures");
 	test_winners(&state, &inv, policy);
+	cp_cache_keys_assume(NULL, NULL, 0);
 	return done_testing();
 }

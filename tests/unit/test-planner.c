@@ -476,6 +476,31 @@ static void test_noise(void)
 	cp_inventory_free(&inv);
 }
 
+/* A failed verification: faulty as a mismatch is, its first failing case in the why. */
+static void test_faulty_by_verification(const struct cp_inventory *inv)
+{
+	struct cp_measurement ms[] = {
+	    tput("virtio_crypto_aes_cbc", 4096, 1, 18.7, 1),
+	    tput("cbc-aes-aesni", 4096, 1, 44.5, 1),
+	    with_state(tput("cpfault-cbc-aes", 4096, 1, 900, 1), CP_MEASUREMENT_FAULTY),
+	};
+	const struct cp_plan_step *step;
+	struct cp_policy *p = policy_from("[Policy]\nGears = offload cpu\n");
+	struct cp_plan *plan;
+
+	snprintf(ms[2].fault, sizeof(ms[2].fault),
+		 "case 7 of seed 42: encrypt 100 bytes, 16-byte key, in place, src one entry at "
+		 "offset 0: output differs from the reference's from byte 96");
+	plan = plan_of(inv, ms, ARRAY_SIZE(ms), p);
+	is_str(place(plan, "cbc(aes)", 2), "cpfault-cbc-aes",
+	       "failed verification: last although the policy prefers engines");
+	step = cp_plan_find_step(plan, "cpfault-cbc-aes");
+	ok(step && strstr(step->why, "verification failed: never preferred (case 7 of seed 42: "),
+	   "its step names the failing case: %s", step ? step->why : "(none)");
+	cp_plan_free(plan);
+	cp_policy_free(p);
+}
+
 /* Faulty and hanging drivers go last whatever they measure; Verify = no ignores mismatches. */
 static void test_faulty(void)
 {
@@ -524,6 +549,7 @@ static void test_faulty(void)
 	       "Verify=no: the mismatch is not held");
 	cp_plan_free(plan);
 	cp_policy_free(p);
+	test_faulty_by_verification(&inv);
 	cp_inventory_free(&inv);
 }
 

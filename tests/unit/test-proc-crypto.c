@@ -127,7 +127,7 @@ static void check_classes(const char *kernel, struct cp_inventory *inv)
 	is_int(wrong, 0, "%s: virtio-crypto offload, everything else cpu", kernel);
 }
 
-/* @kernel: the fixture's name (6.1, arm64-7.2); @cpu_cbc: the CPU's cbc(aes) there. */
+/* @kernel: the fixture's name (6.1, arm64-7.2, armhf-6.1); @cpu_cbc: the CPU's cbc(aes) there. */
 static void test_real_file(const char *kernel, const char *cpu_cbc)
 {
 	_cleanup_fclose_ FILE *f = NULL;
@@ -161,5 +161,6 @@ int main(void)
 	test_real_file("7.2", "cbc-aes-aesni");
 	test_real_file("arm64-6.1", "cbc-aes-ce");
 	test_real_file("arm64-7.2", "cbc-aes-ce");
+	test_real_file("armhf-6.1", "cbc-aes-neonbs");
 	return done_testing();
 }

@@ -354,6 +354,15 @@ static void test_winners(void)
 	       !back->driver[CP_CALLER_BOTH][0],
 	   "each caller's driver read back, none where none was");
 	ok(cp_state_drift_by_winners(&loaded), "drift told by winners");
+	{
+		_cleanup_(cp_state_free) struct cp_state cpu_only = {};
+		char *key = strstr(text, "\"synchronous\"");
+
+		/* "synchronous" and "cpu-only\" " have as many bytes */
+		memcpy(key, "\"cpu-only\"   ", strlen("\"synchronous\""));
+		is_int(cp_state_parse(text, &cpu_only), -EBADMSG,
+		       "a winner of cpu-only, which apply never records: refused");
+	}
 
 	cp_state_set_last_apply(&state, make_apply());
 	free(steal_pointer(&text));

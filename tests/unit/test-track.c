@@ -256,6 +256,23 @@ static void test_verdict_text(void)
 	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) && level == LOG_WARNING &&
 	       strstr(buf, "output differs from cbc(aes-generic): faulty, never preferred"),
 	   "faulty says against what: %s", buf);
+	m.verified =
+	    (struct cp_verified){.state = CP_VERIFICATION_FAILED,
+				 .text = "case 3 of seed 42: encrypt 64 bytes, 16-byte key, "
+					 "in place, src one entry at offset 0: output differs "
+					 "from the reference's from byte 48"};
+	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) && level == LOG_WARNING &&
+	       strstr(buf, "(cbc(aes)): verification against cbc(aes-generic) failed, case 3 of "
+			   "seed 42: encrypt 64 bytes") &&
+	       strstr(buf, ": faulty, never preferred"),
+	   "a failed verification names its case: %s", buf);
+	points[0].verdict = points[1].verdict = CP_VERDICT_MEASURED;
+	m.verified = (struct cp_verified){.state = CP_VERIFICATION_NOT_RUN,
+					  .text = "no reference implementation to compare with"};
+	ok(cp_track_verdict_text(&m, buf, sizeof(buf), &level) && level == LOG_NOTICE &&
+	       strcmp(buf, "cp_test_engine_cbc_aes (cbc(aes)): not verified: no reference "
+			   "implementation to compare with") == 0,
+	   "one not verified says why: %s", buf);
 }
 
 static void test_failure_text(void)
@@ -305,9 +322,27 @@ static void test_cache_entries(void)
 	struct cp_cache kept = {};
 
 	m[0].pending = true;
-	is_int(cp_track_cache_entries(&r, 1000, &kept), 1, "one entry kept for the cache");
+	is_int(cp_calibration_cache_put(&r.calibration, 1000, &kept), 1,
+	       "one entry kept for the cache");
 	ok(kept.n_entries == 1 && strcmp(kept.entries[0].key.driver, "xts-aes-x") == 0,
 	   "the finished name's, not the pending one's");
+	cp_cache_free(&kept);
+
+	/* A figure from the cache, its engine verified now: put again with the pass. */
+	points[1].cached = true;
+	is_int(cp_calibration_cache_put(&r.calibration, 1000, &kept), 0,
+	       "a cached figure, nothing verified: nothing to put");
+	m[1].verified = (struct cp_verified){
+	    .state = CP_VERIFICATION_PASSED, .seed = 5, .cases = 48, .by = "V1"};
+	is_int(cp_calibration_cache_put(&r.calibration, 1000, &kept), 1,
+	       "verified now: its cached figure put again");
+	ok(kept.n_entries == 1 && kept.entries[0].verified.cases == 48 &&
+	       strcmp(kept.entries[0].verified.by, "V1") == 0,
+	   "with the pass");
+	cp_cache_free(&kept);
+	m[1].verified.cached = true;
+	is_int(cp_calibration_cache_put(&r.calibration, 1000, &kept), 0,
+	       "a pass from the cache is not put again");
 	cp_cache_free(&kept);
 }
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # tests/vm/profile on a run's leftovers made up here: a log with
 # cp-vm-init's lines and three checks, its results with a calibrate and an
-# apply document, and a log of a scenario that never ended.
+# apply document, and logs of scenarios that never ended (arm64, armhf).
 #
 # usage: check-profile.sh TESTS_VM_PROFILE
 set -euo pipefail
@@ -28,6 +28,8 @@ echo '{"version": 1, "verb": "apply", "calibration": {"elapsed_ns": 5000000000}}
 	>"$tmp/vm-results/7.2-one/json/apply.101.json"
 printf 'cp-vm-init: boot done after 4.0 s; running scenario two\nPASS: x  [3.0 s]\n' \
 	>"$tmp/vm-logs/arm64-6.1-two.log"
+printf 'cp-vm-init: boot done after 9.0 s; running scenario three\nPASS: y  [5.0 s]\n' \
+	>"$tmp/vm-logs/armhf-7.2-three.log"
 
 "$profile" -B "$tmp" >"$tmp/out"
 cat "$tmp/out" | sed 's/^/# /'
@@ -36,6 +38,7 @@ ok "a finished scenario: total, boot, setup, calibrations, rest, longest step" \
 	test "$(row one)" = 'one 7.2 108 8 12 25 63 40 s to "apply exits 0 (exit 1)"'
 ok "one that never ended: its boot and setup, no total" \
 	test "$(row two)" = 'two arm64:6.1 - 4 3 - - 3 s to "x"'
+ok "an armhf run: its target" test "$(row three)" = 'three armhf:7.2 - 9 5 - - 5 s to "y"'
 ok "the longest first" test "$(sed -n 2p "$tmp/out" | cut -d' ' -f1)" = one
 "$profile" -B "$tmp" two >"$tmp/named"
 ok "scenarios named: only those" test "$(wc -l <"$tmp/named")" = 2

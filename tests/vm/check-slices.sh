@@ -23,7 +23,7 @@ unset CRYPTOPRIO_VM_SCENARIOS
 export CRYPTOPRIO_VM_MIRROR=unused CRYPTOPRIO_VM_SECURITY_MIRROR=unused
 
 # Every listing at once (each sources the runner's helpers, ~1-2 s).
-arches=(-a x86_64 -a arm64)
+arches=(-a x86_64 -a arm64 -a armhf)
 CRYPTOPRIO_VM_ALL_KERNELS=1 "$run" --list "${arches[@]}" >"$tmp/full" 2>"$tmp/full.err" &
 env -u CRYPTOPRIO_VM_ALL_KERNELS "$run" --list "${arches[@]}" >"$tmp/matrix" 2>"$tmp/matrix.err" &
 for ((i = 1; i <= n_slices; i++)); do

@@ -43,25 +43,49 @@ valid_kalias() {
 	case $1 in 6.1|6.12|7.2) return 0 ;; *) return 1 ;; esac
 }
 
-# The guest's architecture, as uname -m says it: x86_64 (the default; the
-# host's own) or arm64 (emulated: Debian's arm64 kernels and an arm64 root).
-# The scripts set it from their -a option.
+# The guest's architecture: x86_64 (the default; the host's own), arm64 or
+# armhf (emulated: Debian's kernels of that architecture and a root of its
+# own). The scripts set it from their -a option.
 CP_VM_ARCH=${CP_VM_ARCH:-x86_64}
+CP_VM_ARCHES_ALL=(x86_64 arm64 armhf)
 valid_arch() {
-	case $1 in x86_64|arm64) return 0 ;; *) return 1 ;; esac
+	case $1 in x86_64|arm64|armhf) return 0 ;; *) return 1 ;; esac
 }
-# Debian's name of the architecture, which is also its kernel flavour.
+# Debian's name of the architecture.
 deb_arch() {
 	case $CP_VM_ARCH in x86_64) echo amd64 ;; *) echo "$CP_VM_ARCH" ;; esac
 }
 
-# QEMU's (and the GNU triplet's) name of the architecture.
-qemu_arch() {
-	case $CP_VM_ARCH in arm64) echo aarch64 ;; *) echo "$CP_VM_ARCH" ;; esac
+# Debian's kernel flavour of the architecture, the suffix of its kernel
+# releases: armhf's guests run the LPAE build of the multiplatform kernel
+# (QEMU's virt machine puts its PCI windows above 4 GiB).
+kflavour() {
+	case $CP_VM_ARCH in armhf) echo armmp-lpae ;; *) deb_arch ;; esac
 }
 
-# Directory of one kernel in the cache: x86_64's at the top, arm64's under
-# arm64/, beside that arch's guest root and project build.
+# QEMU's name of the architecture (qemu-system-NAME, qemu-NAME of qemu-user).
+qemu_arch() {
+	case $CP_VM_ARCH in arm64) echo aarch64 ;; armhf) echo arm ;; *) echo "$CP_VM_ARCH" ;; esac
+}
+
+# The GNU triplet of the architecture: its cross compiler's prefix and its
+# libraries' directory.
+gnu_triplet() {
+	case $CP_VM_ARCH in
+	arm64) echo aarch64-linux-gnu ;;
+	armhf) echo arm-linux-gnueabihf ;;
+	*) echo "$CP_VM_ARCH-linux-gnu" ;;
+	esac
+}
+
+# Kbuild's ARCH of the architecture.
+kbuild_arch() {
+	case $CP_VM_ARCH in x86_64) echo x86 ;; armhf) echo arm ;; *) echo "$CP_VM_ARCH" ;; esac
+}
+
+# Directory of one kernel in the cache: x86_64's at the top, another arch's
+# under ARCH/ (arm64/, armhf/), beside that arch's guest root and project
+# build.
 kdir_of() {
 	if [[ $CP_VM_ARCH == x86_64 ]]; then
 		printf '%s/%s\n' "$CP_VM_CACHE" "$1"

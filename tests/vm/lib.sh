@@ -29,11 +29,20 @@ cache=/var/lib/cryptoprio/calibration.json
 # instead of one architecture's drivers: the module that registers it
 # (cpu_aes_module), its drivers of each mode (cpu_cbc, cpu_ecb, cpu_ctr,
 # cpu_xts) and its AES-GCM (cpu_gcm, from cpu_gcm_module). x86_64: AES-NI
-# (aesni_intel); arm64: the ARMv8 Crypto Extensions (aes-ce-blk, ghash-ce).
+# (aesni_intel); arm64: the ARMv8 Crypto Extensions (aes-ce-blk, ghash-ce);
+# armhf, a CPU without AES instructions (QEMU's Cortex-A15, as a
+# Cortex-A7): NEON's bit-sliced AES (aes-arm-bs), whose modes are
+# asynchronous wrappers (simd) of internal drivers, and the GCM that the
+# kernel's template builds on its CTR and on NEON's GHASH (ghash-arm-ce,
+# whose vmull.p8 code needs no Crypto Extensions).
 case $(uname -m) in
 aarch64)
 	cpu_aes_module=aes_ce_blk cpu_aes=ce
 	cpu_gcm_module=ghash_ce cpu_gcm=gcm-aes-ce
+	;;
+armv7*)
+	cpu_aes_module=aes_arm_bs cpu_aes=neonbs
+	cpu_gcm_module=ghash_arm_ce cpu_gcm='gcm_base(ctr-aes-neonbs,ghash-ce)'
 	;;
 *)
 	cpu_aes_module=aesni_intel cpu_aes=aesni
@@ -269,14 +278,15 @@ policy_uncalibrated() {
 # so that its plan has many steps (>= 10 on every kernel): the generic C
 # drivers (6.1 *-generic, 7.2 mostly *-lib) at BASE+1 and BASE+2, aesni's
 # at BASE+3, 7.2's *aesni-avx* at BASE+4; on arm64 the scalar *-arm64 at
-# BASE+5, NEON's at BASE+6 and BASE+7, the Crypto Extensions' *-ce at
-# BASE+8 (a later section beats an earlier one): every pin is in
-# BASE+1..BASE+pins_span. No two drivers of one name share
+# BASE+5, NEON's at BASE+6 and BASE+7 (armhf's too), the Crypto Extensions'
+# *-ce at BASE+8; on armhf the scalar *-arm (aes-arm, sha512-arm) at BASE+9
+# and *-asm (sha1-asm, sha256-asm) at BASE+10 (a later section beats an
+# earlier one): every pin is in BASE+1..BASE+pins_span. No two drivers of one name share
 # a pin: the plan does not depend on the priorities it starts from, so a
 # plan cut short (a kill) is the same plan when made again. (With one pin
 # for ctr-aes-aesni and ctr-aes-aesni-avx the kernel's order broke the tie,
 # and a kill between their steps reversed it.)
-pins_span=8
+pins_span=10
 export pins_span
 pins_policy() {
 	cat >"$1" <<-CONF
@@ -306,6 +316,12 @@ pins_policy() {
 
 	[Driver *-ce]
 	Priority = $(($2 + 8))
+
+	[Driver *-arm]
+	Priority = $(($2 + 9))
+
+	[Driver *-asm]
+	Priority = $(($2 + 10))
 	CONF
 	chmod 0644 "$1"
 }
@@ -601,6 +617,21 @@ install_cryptoprio_module() {
 		echo "install cryptoprio /sbin/insmod $CP_KMOD/cryptoprio.ko"
 		modinfo -F alias "$CP_KMOD/cryptoprio.ko" | sed 's/^/alias /; s/$/ cryptoprio/'
 	} >/etc/modprobe.d/cp-test-cryptoprio.conf
+}
+
+# free_kb: free memory in kB once the caches are dropped: MemFree and the
+# pages waiting on the per-CPU free lists, which MemFree does not count
+# (/proc/zoneinfo's pagesets). Freed pages wait there: 5 MB on 6.1 after
+# some verifications, 11 on 6.12 (whose lists grow with the frees they
+# see), all of it free.
+free_kb() {
+	local page_kb=$(($(getconf PAGESIZE) / 1024))
+
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	awk -v pk="$page_kb" 'FNR == NR && $1 == "MemFree:" { free = $2 }
+		FNR != NR && $1 == "count:" { pcp += $2 }
+		END { print free + pcp * pk }' /proc/meminfo /proc/zoneinfo
 }
 
 # unit_prop UNIT PROPERTY: one property of UNIT (systemctl show --value).

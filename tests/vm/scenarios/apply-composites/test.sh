@@ -15,8 +15,9 @@
 #     it in the state file; the next reset, once free, removes it.
 # Calibrate = never: the order is by gear alone, nothing is timed.
 #
-# In CI on 6.1, where the module's composites come from 6.1's templates; the
-# other kernels by rotation.
+# In CI on 6.1, where the module's composites come from 6.1's templates,
+# and on armhf's 6.1, whose CPU parts are NEON's (sha256-neon and
+# cbc-aes-neonbs); the other kernels by rotation.
 r=$CP_RESULTS
 modprobe_q "$cpu_aes_module" crypto_user xfrm_user esp4 authenc echainiv
 for m in cbc ctr ecb seqiv crypto-sha256 crypto-hmac; do

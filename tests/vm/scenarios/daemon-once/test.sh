@@ -9,8 +9,8 @@
 # between the two runs is measured and placed by the second (seen on 7.2:
 # aesni's gcm), which then has something to change.
 #
-# In CI on 7.2 and arm64's 6.1: the daemon's one run and its writes on each
-# arch.
+# In CI on 7.2, arm64's 6.1 and armhf's 6.1: the daemon's one run and its
+# writes on each arch (armhf's a 32-bit build).
 engine_ready
 if [[ -f ${CP_KMOD:-}/cryptoprio.ko ]]; then
 	insmod "$CP_KMOD/cryptoprio.ko"

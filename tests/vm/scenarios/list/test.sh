@@ -2,8 +2,8 @@
 # with their live priorities, the same facts in --json, unprivileged, and the
 # /proc/crypto fallback when crypto_user cannot be loaded.
 #
-# In CI on 7.2 and both arm64 kernels: each arch's CPU drivers first
-# (x86_64's 6.1 reads arm64's 6.1's crypto_user).
+# In CI on 7.2, both arm64 kernels and armhf's 6.1: each arch's CPU
+# drivers first (x86_64's 6.1 reads arm64's 6.1's crypto_user).
 modprobe_q virtio_pci virtio_crypto "$cpu_aes_module" crypto_user
 wait_for_driver virtio_crypto_aes_cbc
 wait_for_driver "$cpu_cbc"

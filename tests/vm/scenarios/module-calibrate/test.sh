@@ -7,7 +7,8 @@
 # shared-secret step of ecdh-nist-p256 and dh (kpp), against the CPU's.
 #
 # The module against each kernel's crypto API (6.1's is arm64's 6.1's):
-# every kernel by rotation.
+# in CI on armhf's 6.1, a 32-bit kernel whose CPU has no AES
+# instructions; every other kernel by rotation.
 py=/usr/bin/python3
 engine_ready
 

@@ -1,6 +1,7 @@
 # What the module refuses, each with its reason shown by the CLI: an
 # unprivileged caller (EPERM), a 2 MiB request, depth 65, a budget over 1 s,
-# an unknown driver, missing attributes; and one run at a time (EBUSY).
+# an unknown driver, missing attributes, a TYPE out of range and what each
+# type refuses (DECRYPT, KEY_SIZE); and one run at a time (EBUSY).
 #
 # The module's own refusals, the same code on every kernel: the rotation.
 py=/usr/bin/python3
@@ -64,15 +65,18 @@ while off < len(r):
         fam = struct.unpack_from("H", r, off + 4)[0]
     off += (l + 3) & ~3
 mode = sys.argv[1]
+opts = dict(a.partition("=")[::2] for a in sys.argv[1:])  # NAME=VALUE, or NAME alone
 attrs = b"" if mode == "nodriver" else attr(2, os.environ["cpu_cbc"].encode() + b"\0")  # DRIVER
 attrs += attr(7, struct.pack("I", 16))  # REQ_SIZE
 if mode not in ("nodriver", "notype"):
-    attrs += attr(4, struct.pack("I", 1))  # TYPE skcipher
+    attrs += attr(4, struct.pack("I", int(opts.get("type", 1))))  # TYPE, skcipher unless said
     attrs += attr(9, struct.pack("Q", 1000000))  # BUDGET_NS: 1 ms
-if mode.startswith("grace="):  # GRACE_NS (cryptoprioctl never sends one out of bounds)
-    attrs += attr(20, struct.pack("Q", int(mode[6:])))
-if mode.startswith("keysize="):  # KEY_SIZE
-    attrs += attr(6, struct.pack("I", int(mode[8:])))
+if "grace" in opts:  # GRACE_NS (cryptoprioctl never sends one out of bounds)
+    attrs += attr(20, struct.pack("Q", int(opts["grace"])))
+if "keysize" in opts:  # KEY_SIZE
+    attrs += attr(6, struct.pack("I", int(opts["keysize"])))
+if "decrypt" in opts:  # DECRYPT
+    attrs += attr(5, b"")
 s.send(msg(fam, 1, attrs, 2, 1))  # NLM_F_REQUEST, no NLM_F_ACK: the answer ends with one
 r = s.recv(65536)
 typ = struct.unpack_from("H", r, 4)[0]
@@ -111,6 +115,27 @@ done
 out=$("$py" "$CP_RESULTS/raw.py" keysize=257)
 log "key size 257: $out"
 check "key size 257 bytes refused by the kernel" test "$out" = "-22 key size must be at most 256 bytes"
+# What each type refuses, said in the module's words (cryptoprioctl sends
+# no type out of range, and leaves out DECRYPT for a hash).
+for t in 0 7; do
+	out=$("$py" "$CP_RESULTS/raw.py" type=$t)
+	log "TYPE $t: $out"
+	check "TYPE $t refused by the kernel, every type named" test "$out" = \
+		"-22 TYPE must be skcipher (1), aead (2), hash (3), acomp (4), akcipher (5) or kpp (6)"
+done
+while IFS='|' read -r what args want; do
+	# shellcheck disable=SC2086 # $args: raw.py's words
+	out=$("$py" "$CP_RESULTS/raw.py" $args </dev/null)
+	log "$what: $out"
+	check "$what refused by the kernel" test "$out" = "-22 $want"
+done <<'EOF'
+DECRYPT of a hash|type=3 decrypt|DECRYPT is for ciphers, not hashes
+KEY_SIZE of a compressor|type=4 keysize=16|KEY_SIZE is for ciphers and keyed hashes, not compressors
+DECRYPT of an akcipher|type=5 decrypt|DECRYPT needs a private key: only the public-key operation is measured
+DECRYPT of a key agreement|type=6 decrypt|DECRYPT is not for key agreement: the shared-secret step is measured
+KEY_SIZE of a key agreement|type=6 keysize=32|KEY_SIZE is not for key agreement: the module's private keys are fixed
+DECRYPT and KEY_SIZE of a key agreement: DECRYPT's|type=6 decrypt keysize=32|DECRYPT is not for key agreement: the shared-secret step is measured
+EOF
 
 # crypto_user itself refuses an unprivileged UPDATEALG (cryptoprioctl refuses
 # before sending, so only a raw request shows the kernel's own check).

@@ -1,0 +1,83 @@
+#!/bin/bash
+# cryptoprioctl on the host with an armhf machine's files: the /proc/crypto
+# of Debian's armmp-lpae 6.1 under QEMU's Cortex-A15 (NEON, no AES
+# instructions: as a Cortex-A7) and that machine's export. Its CPU serves
+# AES through NEON's bit-sliced code and the scalar aes-arm, SHA-256
+# through NEON and scalar assembly: list shows them as the CPU's, a policy
+# that names them is valid there (one that names arm64's is warned about),
+# and plan --from orders the machine from its own figures.
+# usage: armhf.sh CRYPTOPRIOCTL FIXTURES_DIR
+set -u
+ctl=$1 fixtures=$2
+inv=$fixtures/proc-crypto-armhf-6.1.txt
+export_file=$fixtures/export-armhf-6.1.json
+# shellcheck source=../tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# row FILE DRIVER CLASS PRIORITY: list's row of DRIVER says CLASS and PRIORITY
+row() { grep -qE "^  [* ] $(sed 's/[()]/\\&/g' <<<"$2") +$3 +$4 " "$1"; }
+# winner FILE DRIVER: DRIVER is its group's winner (marked *)
+winner() { grep -qE "^  \* $(sed 's/[()]/\\&/g' <<<"$2") " "$1"; }
+
+"$ctl" list --inventory "$inv" 'cbc(aes)' 'ctr(aes)' sha256 >"$tmp/list.txt"
+ok "list --inventory: exit 0" test $? -eq 0
+sed 's/^/# /' "$tmp/list.txt"
+ok "cbc(aes): NEON's bit-sliced cbc-aes-neonbs, the CPU's, at 250" row "$tmp/list.txt" cbc-aes-neonbs cpu 250
+ok "cbc(aes): the scalar cbc(aes-arm), the CPU's, at 200" row "$tmp/list.txt" 'cbc(aes-arm)' cpu 200
+ok "cbc(aes): virtio-crypto, offload, at 150" row "$tmp/list.txt" virtio_crypto_aes_cbc offload 150
+ok "cbc(aes): cbc-aes-neonbs wins" winner "$tmp/list.txt" cbc-aes-neonbs
+ok "ctr(aes): ctr-aes-neonbs and its synchronous twin, the CPU's" \
+	bash -c 'grep -qE "^  \* ctr-aes-neonbs +cpu +250 " "$1" && grep -qE "^    ctr-aes-neonbs-sync +cpu +249 " "$1"' _ "$tmp/list.txt"
+ok "sha256: sha256-neon wins, sha256-asm and sha256-generic below, all the CPU's" \
+	bash -c 'grep -qE "^  \* sha256-neon +cpu +250 " "$1" && grep -qE "^    sha256-asm +cpu +150 " "$1" &&
+		grep -qE "^    sha256-generic +cpu +100 " "$1"' _ "$tmp/list.txt"
+"$ctl" --json list --inventory "$inv" >"$tmp/list.json"
+ok "--json: every implementation the CPU's but virtio-crypto's" python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+impls = [i for g in doc["algorithms"] for i in g["implementations"]]
+wrong = [i["driver"] for i in impls if (i["class"] == "offload") != i["driver"].startswith("virtio")]
+assert len(impls) > 30 and not wrong, wrong
+' "$tmp/list.json"
+
+cat >"$tmp/armhf.conf" <<'CONF'
+[Driver *-neonbs]
+Priority = 300
+
+[Driver aes-arm]
+Class = cpu
+
+[Driver *-asm]
+Exclude = yes
+CONF
+"$ctl" check-policy --inventory "$inv" "$tmp/armhf.conf" >/dev/null 2>"$tmp/armhf.err"
+ok "check-policy: armhf's drivers named, valid, no warning" \
+	bash -c '[[ $1 -eq 0 ]] && ! grep -q warning "$2"' _ $? "$tmp/armhf.err"
+printf '[Driver *-aes-ce]\nPriority = 300\n' >"$tmp/arm64.conf"
+"$ctl" check-policy --inventory "$inv" "$tmp/arm64.conf" >/dev/null 2>"$tmp/arm64.err"
+ok "check-policy: arm64's Crypto Extensions match nothing on armhf, a warning" \
+	bash -c '[[ $1 -eq 0 ]] && grep -q "arm64.conf:1: warning: \[Driver \*-aes-ce\] matches no driver" "$2"' _ $? "$tmp/arm64.err"
+
+# plan --from the machine's export (cbc-aes-neonbs and virtio-crypto
+# calibrated at 4 KiB and 64 KiB under QEMU): the default policy keeps the
+# CPU first whatever it measures; ranked by throughput in one gear, the
+# engine comes first, as cbc-aes-neonbs encrypts one block after the other.
+ok "plan --from, default policy: the CPU stays first, nothing to change" \
+	bash -c '"$1" -c /dev/null plan --from "$2" --exit-code >/dev/null' _ "$ctl" "$export_file"
+printf '[Policy]\nGears = any\n' >"$tmp/any.conf"
+"$ctl" -c "$tmp/any.conf" plan --from "$export_file" --no-legend >"$tmp/any.txt"
+sed 's/^/# /' "$tmp/any.txt"
+ok "plan --from, Gears = any: cbc-aes-neonbs lowered below virtio-crypto, by its figures" \
+	grep -qE '^cbc\(aes\) +cbc-aes-neonbs +cpu +250 -> 149 +set +lowered below virtio_crypto_aes_cbc.*throughput [0-9.]+ MB/s at 4 KiB' "$tmp/any.txt"
+"$ctl" -c "$tmp/any.conf" --json plan --from "$export_file" >"$tmp/any.json"
+ok "plan --from --json, Gears = any: virtio-crypto then cbc-aes-neonbs, each by throughput" python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+[cbc] = [a for a in doc["algorithms"] if a["name"] == "cbc(aes)"]
+order = [(p["driver"], p["reason"]) for p in cbc["places"]]
+assert [d for d, _ in order] == ["virtio_crypto_aes_cbc", "cbc-aes-neonbs"], order
+assert cbc["request_size"] == 4096 and cbc["rank"] == "throughput", cbc
+' "$tmp/any.json"
+done_testing
