@@ -191,7 +191,6 @@ check "mode ok: the plan puts the verified engine first (Gears = offload cpu)" \
 # figures come from the cache (mode ok's); the pass recorded with them is
 # made another build's, so the calibration verifies again, and the
 # engine's first request from now on hangs.
-late_releases() { dmesg | grep -c "$drv: late requests completed, memory released"; }
 released_before=$(late_releases)
 py '
 c = json.load(open(sys.argv[1]))
@@ -215,7 +214,7 @@ check "Verify = no: the engine that hung is still last, faulty" \
 	test "$(place_of "$r/plan-hang.json")" = "faulty True"
 echo ok >"$p/mode"
 check "the engine completes: the hung case's memory released" \
-	wait_until 10 sh -c "test \$(dmesg | grep -c '$drv: late requests completed, memory released') -gt $released_before"
+	wait_until 10 released_since "$released_before"
 released_before=$(late_releases)
 
 # Memory: verifications free what they take (a leak of their buffers
@@ -252,7 +251,7 @@ check "mode hang: its run kept (kept_runs)" grep -q "^$drv " /sys/module/cryptop
 check "mode hang: rmmod cryptoprio refused while the engine holds its request" not rmmod cryptoprio
 echo ok >"$p/mode"
 check "the engine completes: the run's memory released" \
-	wait_until 10 sh -c "test \$(dmesg | grep -c '$drv: late requests completed, memory released') -gt $released_before"
+	wait_until 10 released_since "$released_before"
 check "rmmod cryptoprio works once released" wait_until 10 rmmod cryptoprio
 check "rmmod cp_test_engine works" rmmod cp_test_engine
 dmesg | tail -n +"$((base + 1))" >"$r/dmesg.txt"
