@@ -156,9 +156,9 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, const struct cp_in
 	if (*type == CRYPTOPRIO_TYPE_UNSPEC)
 		*type = type_of(inv, *name);
 	if (*type == CRYPTOPRIO_TYPE_UNSPEC)
-		return ctl_error("resolve: '%s' is no skcipher, aead or hash the kernel lists; "
-				 "name its type with --type",
-				 *name);
+		return ctl_error("resolve: the kernel lists no '%s' of a type the module serves "
+				 "(%s); name its type with --type",
+				 *name, cp_type_names(names, sizeof(names)));
 	return 0;
 }
 

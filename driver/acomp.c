@@ -29,29 +29,35 @@
 
 #include "types.h"
 
+/* @t's transform: what cp_tfm's handle holds for this type. */
+static struct crypto_acomp *cp_acomp_of(struct cp_tfm *t)
+{
+	return t->handle;
+}
+
 static int cp_acomp_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
 {
 	struct crypto_acomp *tfm = crypto_alloc_acomp(name, type, mask);
 
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-	t->acomp = tfm;
+	t->handle = tfm;
 	return 0;
 }
 
 static void cp_acomp_free(struct cp_tfm *t)
 {
-	crypto_free_acomp(t->acomp);
+	crypto_free_acomp(cp_acomp_of(t));
 }
 
 static const char *cp_acomp_driver_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_driver_name(crypto_acomp_tfm(t->acomp));
+	return crypto_tfm_alg_driver_name(crypto_acomp_tfm(cp_acomp_of(t)));
 }
 
 static const char *cp_acomp_alg_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_name(crypto_acomp_tfm(t->acomp));
+	return crypto_tfm_alg_name(crypto_acomp_tfm(cp_acomp_of(t)));
 }
 
 static void cp_acomp_geometry(struct cp_tfm *t, struct cp_geometry *g)
@@ -78,7 +84,7 @@ static int cp_acomp_setkey(struct cp_tfm *t, const struct cp_geometry *g,
 
 static void *cp_acomp_req_alloc(struct cp_tfm *t)
 {
-	return acomp_request_alloc(t->acomp);
+	return acomp_request_alloc(cp_acomp_of(t));
 }
 
 static void cp_acomp_req_free(void *req)

@@ -17,6 +17,12 @@
 
 #include "types.h"
 
+/* @t's transform: what cp_tfm's handle holds for this type. */
+static struct crypto_aead *cp_aead_of(struct cp_tfm *t)
+{
+	return t->handle;
+}
+
 static int cp_aead_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
 {
 	struct crypto_aead *tfm = crypto_alloc_aead(name, type, mask);
@@ -31,32 +37,32 @@ static int cp_aead_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
 		crypto_free_aead(tfm);
 		return r;
 	}
-	t->aead = tfm;
+	t->handle = tfm;
 	return 0;
 }
 
 static void cp_aead_free(struct cp_tfm *t)
 {
-	crypto_free_aead(t->aead);
+	crypto_free_aead(cp_aead_of(t));
 }
 
 static const char *cp_aead_driver_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_driver_name(crypto_aead_tfm(t->aead));
+	return crypto_tfm_alg_driver_name(crypto_aead_tfm(cp_aead_of(t)));
 }
 
 static const char *cp_aead_alg_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_name(crypto_aead_tfm(t->aead));
+	return crypto_tfm_alg_name(crypto_aead_tfm(cp_aead_of(t)));
 }
 
 static void cp_aead_geometry(struct cp_tfm *t, struct cp_geometry *g)
 {
 	/* a name that does not parse gets the plain AEAD defaults */
 	(void)cp_shape_of(cp_aead_alg_name(t), &g->shape);
-	g->ivsize = crypto_aead_ivsize(t->aead);
-	g->blocksize = crypto_aead_blocksize(t->aead);
-	g->out_extra = crypto_aead_authsize(t->aead);
+	g->ivsize = crypto_aead_ivsize(cp_aead_of(t));
+	g->blocksize = crypto_aead_blocksize(cp_aead_of(t));
+	g->out_extra = crypto_aead_authsize(cp_aead_of(t));
 	g->assoclen = CP_AEAD_ASSOC_LEN;
 	g->iv_in_data = g->shape.geniv ? g->ivsize : 0;
 	g->key_default = g->shape.key ? g->shape.key : 16;
@@ -80,7 +86,7 @@ static int cp_aead_setkey(struct cp_tfm *t, const struct cp_geometry *g,
 	if (!g->shape.authenc) {
 		if (len + g->shape.nonce > CRYPTOPRIO_MAX_KEY_SIZE)
 			return -EINVAL;
-		return crypto_aead_setkey(t->aead, key, len + g->shape.nonce);
+		return crypto_aead_setkey(cp_aead_of(t), key, len + g->shape.nonce);
 	}
 
 	if (len > CRYPTOPRIO_MAX_KEY_SIZE || auth_len > CP_HMAC_KEY_LEN)
@@ -97,14 +103,14 @@ static int cp_aead_setkey(struct cp_tfm *t, const struct cp_geometry *g,
 	/* authentication key, then encryption key, from the same random bytes */
 	memcpy(blob + RTA_SPACE(sizeof(*param)), key + len, auth_len);
 	memcpy(blob + RTA_SPACE(sizeof(*param)) + auth_len, key, len);
-	r = crypto_aead_setkey(t->aead, blob, blob_len);
+	r = crypto_aead_setkey(cp_aead_of(t), blob, blob_len);
 	kfree_sensitive(blob);
 	return r;
 }
 
 static void *cp_aead_req_alloc(struct cp_tfm *t)
 {
-	return aead_request_alloc(t->aead, GFP_KERNEL);
+	return aead_request_alloc(cp_aead_of(t), GFP_KERNEL);
 }
 
 static void cp_aead_req_free(void *req)

@@ -26,6 +26,12 @@
 
 #include "types.h"
 
+/* @t's transform: what cp_tfm's handle holds for this type. */
+static struct crypto_akcipher *cp_akcipher_of(struct cp_tfm *t)
+{
+	return t->handle;
+}
+
 /*
  * A 2048-bit RSA public key made for this module (e = 65537), as
  * crypto_akcipher_set_pub_key() takes it: RsaPubKey, SEQUENCE { n INTEGER,
@@ -65,23 +71,23 @@ static int cp_akcipher_alloc(struct cp_tfm *t, const char *name, u32 type,
 
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-	t->akcipher = tfm;
+	t->handle = tfm;
 	return 0;
 }
 
 static void cp_akcipher_free(struct cp_tfm *t)
 {
-	crypto_free_akcipher(t->akcipher);
+	crypto_free_akcipher(cp_akcipher_of(t));
 }
 
 static const char *cp_akcipher_driver_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_driver_name(crypto_akcipher_tfm(t->akcipher));
+	return crypto_tfm_alg_driver_name(crypto_akcipher_tfm(cp_akcipher_of(t)));
 }
 
 static const char *cp_akcipher_alg_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_name(crypto_akcipher_tfm(t->akcipher));
+	return crypto_tfm_alg_name(crypto_akcipher_tfm(cp_akcipher_of(t)));
 }
 
 static void cp_akcipher_geometry(struct cp_tfm *t, struct cp_geometry *g)
@@ -120,16 +126,16 @@ static int cp_akcipher_setkey(struct cp_tfm *t, const struct cp_geometry *g,
 
 	if (len != CP_RSA_KEY_BYTES)
 		return -EINVAL;
-	r = crypto_akcipher_set_pub_key(t->akcipher, cp_rsa_pub_key,
+	r = crypto_akcipher_set_pub_key(cp_akcipher_of(t), cp_rsa_pub_key,
 					sizeof(cp_rsa_pub_key));
-	if (!r && crypto_akcipher_maxsize(t->akcipher) != CP_RSA_KEY_BYTES)
+	if (!r && crypto_akcipher_maxsize(cp_akcipher_of(t)) != CP_RSA_KEY_BYTES)
 		r = -EINVAL;
 	return r;
 }
 
 static void *cp_akcipher_req_alloc(struct cp_tfm *t)
 {
-	return akcipher_request_alloc(t->akcipher, GFP_KERNEL);
+	return akcipher_request_alloc(cp_akcipher_of(t), GFP_KERNEL);
 }
 
 static void cp_akcipher_req_free(void *req)

@@ -301,7 +301,7 @@ out:
 static struct sk_buff *cp_verify_reply(struct cp_command *c,
 				       const struct cp_verify_result *res)
 {
-	bool failed = res->verdict == CRYPTOPRIO_VERIFY_FAILED;
+	bool failed = res->verdict != CRYPTOPRIO_VERIFY_PASSED;
 	struct sk_buff *msg;
 	void *hdr;
 

@@ -49,25 +49,13 @@ enum cp_kpp_id {
 #define CP_MAX_RUN_BYTES	(64UL << 20)
 #define CP_MAX_ZOMBIE_BYTES	(64UL << 20)
 
-struct crypto_skcipher;
-struct crypto_aead;
-struct crypto_ahash;
-struct crypto_acomp;
-struct crypto_akcipher;
-struct crypto_kpp;
-
-/* A transform of one of the six types. */
+/*
+ * A transform of one of the types (types.c). @handle is the type's own
+ * (struct crypto_skcipher * for a skcipher...): only its file reads it.
+ */
 struct cp_tfm {
 	enum cryptoprio_type type;
-	union {
-		struct crypto_skcipher *skcipher;
-		struct crypto_aead *aead;
-		struct crypto_ahash *ahash;
-		struct crypto_acomp *acomp;
-		struct crypto_akcipher *akcipher;
-		struct crypto_kpp *kpp;
-		void *any;
-	};
+	void *handle;
 };
 
 /*

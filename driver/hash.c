@@ -10,50 +10,56 @@
 
 #include "types.h"
 
+/* @t's transform: what cp_tfm's handle holds for this type. */
+static struct crypto_ahash *cp_ahash_of(struct cp_tfm *t)
+{
+	return t->handle;
+}
+
 static int cp_hash_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
 {
 	struct crypto_ahash *tfm = crypto_alloc_ahash(name, type, mask);
 
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-	t->ahash = tfm;
+	t->handle = tfm;
 	return 0;
 }
 
 static void cp_hash_free(struct cp_tfm *t)
 {
-	crypto_free_ahash(t->ahash);
+	crypto_free_ahash(cp_ahash_of(t));
 }
 
 static const char *cp_hash_driver_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_driver_name(crypto_ahash_tfm(t->ahash));
+	return crypto_tfm_alg_driver_name(crypto_ahash_tfm(cp_ahash_of(t)));
 }
 
 static const char *cp_hash_alg_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_name(crypto_ahash_tfm(t->ahash));
+	return crypto_tfm_alg_name(crypto_ahash_tfm(cp_ahash_of(t)));
 }
 
 static void cp_hash_geometry(struct cp_tfm *t, struct cp_geometry *g)
 {
 	(void)cp_shape_of(cp_hash_alg_name(t), &g->shape);
-	g->digestsize = crypto_ahash_digestsize(t->ahash);
+	g->digestsize = crypto_ahash_digestsize(cp_ahash_of(t));
 	g->blocksize = 1;
 	/* keyed hashes (hmac, cmac, ghash...) say so before their key is set */
-	if (crypto_ahash_get_flags(t->ahash) & CRYPTO_TFM_NEED_KEY)
+	if (crypto_ahash_get_flags(cp_ahash_of(t)) & CRYPTO_TFM_NEED_KEY)
 		g->key_default = g->shape.key ? g->shape.key : CP_HMAC_KEY_LEN;
 }
 
 static int cp_hash_setkey(struct cp_tfm *t, const struct cp_geometry *g,
 			  const u8 *key, unsigned int len)
 {
-	return crypto_ahash_setkey(t->ahash, key, len);
+	return crypto_ahash_setkey(cp_ahash_of(t), key, len);
 }
 
 static void *cp_hash_req_alloc(struct cp_tfm *t)
 {
-	return ahash_request_alloc(t->ahash, GFP_KERNEL);
+	return ahash_request_alloc(cp_ahash_of(t), GFP_KERNEL);
 }
 
 static void cp_hash_req_free(void *req)

@@ -29,6 +29,12 @@
 
 #include "types.h"
 
+/* @t's transform: what cp_tfm's handle holds for this type. */
+static struct crypto_kpp *cp_kpp_of(struct cp_tfm *t)
+{
+	return t->handle;
+}
+
 /*
  * The fixed keys, made offline for this module with python3: P-256's
  * private key is 32 random bytes (the secrets module) kept only if they
@@ -219,23 +225,23 @@ static int cp_kpp_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
 
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-	t->kpp = tfm;
+	t->handle = tfm;
 	return 0;
 }
 
 static void cp_kpp_free(struct cp_tfm *t)
 {
-	crypto_free_kpp(t->kpp);
+	crypto_free_kpp(cp_kpp_of(t));
 }
 
 static const char *cp_kpp_driver_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_driver_name(crypto_kpp_tfm(t->kpp));
+	return crypto_tfm_alg_driver_name(crypto_kpp_tfm(cp_kpp_of(t)));
 }
 
 static const char *cp_kpp_alg_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_name(crypto_kpp_tfm(t->kpp));
+	return crypto_tfm_alg_name(crypto_kpp_tfm(cp_kpp_of(t)));
 }
 
 static void cp_kpp_geometry(struct cp_tfm *t, struct cp_geometry *g)
@@ -305,20 +311,20 @@ static int cp_kpp_setkey(struct cp_tfm *t, const struct cp_geometry *g,
 	packed = cp_kpp_encode(grp, &packed_len);
 	if (!packed)
 		return -ENOMEM;
-	r = crypto_kpp_set_secret(t->kpp, packed, packed_len);
+	r = crypto_kpp_set_secret(cp_kpp_of(t), packed, packed_len);
 	kfree_sensitive(packed);
 	/*
 	 * crypto_kpp_maxsize() is only meaningful once a key is set; it is
 	 * the larger output, the public key (ecdh: x || y, twice the secret)
 	 */
-	if (!r && crypto_kpp_maxsize(t->kpp) < grp->secret_len)
+	if (!r && crypto_kpp_maxsize(cp_kpp_of(t)) < grp->secret_len)
 		r = -EINVAL;
 	return r;
 }
 
 static void *cp_kpp_req_alloc(struct cp_tfm *t)
 {
-	return kpp_request_alloc(t->kpp, GFP_KERNEL);
+	return kpp_request_alloc(cp_kpp_of(t), GFP_KERNEL);
 }
 
 static void cp_kpp_req_free(void *req)

@@ -167,7 +167,7 @@ void cp_run_free(struct cp_run *run)
 		kfree(s->iv);
 		kfree(s->out);
 	}
-	if (run->tfm.any)
+	if (run->tfm.handle)
 		run->ops->free(&run->tfm);
 	kfree(run);
 }

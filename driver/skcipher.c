@@ -9,52 +9,58 @@
 
 #include "types.h"
 
+/* @t's transform: what cp_tfm's handle holds for this type. */
+static struct crypto_skcipher *cp_skcipher_of(struct cp_tfm *t)
+{
+	return t->handle;
+}
+
 static int cp_sk_alloc(struct cp_tfm *t, const char *name, u32 type, u32 mask)
 {
 	struct crypto_skcipher *tfm = crypto_alloc_skcipher(name, type, mask);
 
 	if (IS_ERR(tfm))
 		return PTR_ERR(tfm);
-	t->skcipher = tfm;
+	t->handle = tfm;
 	return 0;
 }
 
 static void cp_sk_free(struct cp_tfm *t)
 {
-	crypto_free_skcipher(t->skcipher);
+	crypto_free_skcipher(cp_skcipher_of(t));
 }
 
 static const char *cp_sk_driver_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_driver_name(crypto_skcipher_tfm(t->skcipher));
+	return crypto_tfm_alg_driver_name(crypto_skcipher_tfm(cp_skcipher_of(t)));
 }
 
 static const char *cp_sk_alg_name(struct cp_tfm *t)
 {
-	return crypto_tfm_alg_name(crypto_skcipher_tfm(t->skcipher));
+	return crypto_tfm_alg_name(crypto_skcipher_tfm(cp_skcipher_of(t)));
 }
 
 static void cp_sk_geometry(struct cp_tfm *t, struct cp_geometry *g)
 {
 	(void)cp_shape_of(cp_sk_alg_name(t), &g->shape);
-	g->ivsize = crypto_skcipher_ivsize(t->skcipher);
-	g->blocksize = crypto_skcipher_blocksize(t->skcipher);
+	g->ivsize = crypto_skcipher_ivsize(cp_skcipher_of(t));
+	g->blocksize = crypto_skcipher_blocksize(cp_skcipher_of(t));
 	/* AES-128 where the algorithm allows it, else its minimum. */
-	g->key_default = crypto_skcipher_min_keysize(t->skcipher);
+	g->key_default = crypto_skcipher_min_keysize(cp_skcipher_of(t));
 	if (g->key_default < 16 &&
-	    crypto_skcipher_max_keysize(t->skcipher) >= 16)
+	    crypto_skcipher_max_keysize(cp_skcipher_of(t)) >= 16)
 		g->key_default = 16;
 }
 
 static int cp_sk_setkey(struct cp_tfm *t, const struct cp_geometry *g,
 			const u8 *key, unsigned int len)
 {
-	return crypto_skcipher_setkey(t->skcipher, key, len);
+	return crypto_skcipher_setkey(cp_skcipher_of(t), key, len);
 }
 
 static void *cp_sk_req_alloc(struct cp_tfm *t)
 {
-	return skcipher_request_alloc(t->skcipher, GFP_KERNEL);
+	return skcipher_request_alloc(cp_skcipher_of(t), GFP_KERNEL);
 }
 
 static void cp_sk_req_free(void *req)
@@ -82,8 +88,8 @@ static int cp_sk_submit(struct cp_slot *slot, bool decrypt)
 static void cp_sk_key_range(struct cp_tfm *t, unsigned int *min,
 			    unsigned int *max)
 {
-	*min = crypto_skcipher_min_keysize(t->skcipher);
-	*max = crypto_skcipher_max_keysize(t->skcipher);
+	*min = crypto_skcipher_min_keysize(cp_skcipher_of(t));
+	*max = crypto_skcipher_max_keysize(cp_skcipher_of(t));
 }
 
 static void cp_sk_req_set(struct cp_tfm *t, struct cp_slot *slot,

@@ -1,37 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cryptoprio: the transform types the module calibrates, one row each.
+ * cryptoprio: the transform types the module calibrates, by their
+ * table (types-table.h).
  *
- * A new type (say "sig") touches:
+ * A new type (say "sig") is, in the module:
  *  - driver/sig.c: its struct cp_type_ops (types.h): its name, what
  *    CALIBRATE refuses of it (DECRYPT, KEY_SIZE) and what its reply
  *    carries, its known-answer check (struct cp_kat_ops: its own hooks, or
  *    kat.c's helpers for answers that must equal the reference's; kat.c's
  *    own check, shared by skcipher, aead and hash, tells those three
- *    apart by type);
- *  - driver/types.h: its extern line; here, its row below (the TYPE
- *    attribute's range and messages follow from the rows);
- *  - driver/Kbuild and driver/meson.build: the new file's name;
- *  - driver/cryptoprio.h: a member of struct cp_tfm's union, and any
+ *    apart by type), its transform in struct cp_tfm's handle, and any
  *    field of struct cp_geometry its hooks need;
- *  - driver/uapi/cryptoprio.h: CRYPTOPRIO_TYPE_SIG in enum cryptoprio_type;
- *  - userspace: its row in lib/types.c (names, the inventory's type
- *    strings, what its requests take, whether AF_ALG serves it); the
- *    words of --type in cryptoprioctl's --help (cli/cryptoprioctl.c),
- *    its bash completion and the JSON schema's "type" enums;
- *    cryptoprio(4) and cryptoprioctl(8). Ordering the type's
- *    implementations is lib/planner.c's cp_plan_orders_type(), verifying
- *    them cli/ctl-verify.c's and verify.c's: each a choice of its own.
+ *  - its row in types-table.h, CP_TYPE(CRYPTOPRIO_TYPE_SIG, cp_sig_ops):
+ *    its declaration in types.h, the table below and the TYPE
+ *    attribute's range and messages follow from the rows.
+ * Around it: the new file's name in driver/Kbuild and driver/meson.build;
+ * CRYPTOPRIO_TYPE_SIG in driver/uapi/cryptoprio.h's enum cryptoprio_type
+ * (the interface); in userspace, its row in lib/types.c (names, the
+ * inventory's type strings, what its requests take, whether AF_ALG serves
+ * it, whether VERIFY takes it), the words of --type in cryptoprioctl's
+ * --help (cli/cryptoprioctl.c), its bash completion and the JSON schema's
+ * "type" enums, cryptoprio(4) and cryptoprioctl(8). Ordering the type's
+ * implementations is lib/planner.c's cp_plan_orders_type(), verifying
+ * them verify.c's struct cp_verify_ops: each a choice of its own.
  */
 #include "types.h"
 
 static const struct cp_type_ops *const cp_types[] = {
-	[CRYPTOPRIO_TYPE_SKCIPHER] = &cp_skcipher_ops,
-	[CRYPTOPRIO_TYPE_AEAD] = &cp_aead_ops,
-	[CRYPTOPRIO_TYPE_HASH] = &cp_hash_ops,
-	[CRYPTOPRIO_TYPE_ACOMP] = &cp_acomp_ops,
-	[CRYPTOPRIO_TYPE_AKCIPHER] = &cp_akcipher_ops,
-	[CRYPTOPRIO_TYPE_KPP] = &cp_kpp_ops,
+#define CP_TYPE(type, ops) \
+	[type] = &(ops),
+#include "types-table.h"
+#undef CP_TYPE
 };
 
 /* Every type of the uapi has its row. */

@@ -3,7 +3,7 @@
  * cryptoprio: what a transform type is to the module. Each type's file
  * (skcipher.c, aead.c, hash.c, acomp.c, akcipher.c, kpp.c) fills one
  * struct cp_type_ops, its known-answer check included (struct
- * cp_kat_ops), and types.c's table names it under its uapi type: the rest
+ * cp_kat_ops), and types-table.h names it under its uapi type: the rest
  * of the module (calibrate.c, run.c, resolve.c, kat.c) calls the type
  * only through it.
  */
@@ -123,12 +123,10 @@ struct cp_type_ops {
 	bool compressed_size;
 };
 
-extern const struct cp_type_ops cp_skcipher_ops;
-extern const struct cp_type_ops cp_aead_ops;
-extern const struct cp_type_ops cp_hash_ops;
-extern const struct cp_type_ops cp_acomp_ops;
-extern const struct cp_type_ops cp_akcipher_ops;
-extern const struct cp_type_ops cp_kpp_ops;
+/* Each type's ops, defined in its own file (types-table.h's rows). */
+#define CP_TYPE(type, ops) extern const struct cp_type_ops ops;
+#include "types-table.h"
+#undef CP_TYPE
 
 /* types.c: the ops of @type, NULL for none */
 const struct cp_type_ops *cp_type_ops(enum cryptoprio_type type);

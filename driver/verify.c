@@ -310,6 +310,7 @@ static int cp_case_candidate(struct cp_verify *v, struct cp_vcase *c)
 	if (r == CP_RUN_ABANDONED) {
 		v->cand = NULL;
 		cp_case_fail(v, c, "no answer within the grace period (its memory kept until it completes)");
+		v->res->verdict = CRYPTOPRIO_VERIFY_TIMEOUT;
 		return r;
 	}
 	if (s->err) {

@@ -198,8 +198,11 @@ int cp_apply_measurements(const struct cp_calibration *cal, struct cp_measuremen
 			ms[n].request_size = p->size;
 			ms[n].in_flight = p->depth;
 			ms[n].state = state_of(p->verdict);
-			if (m->verified.state == CP_VERIFICATION_FAILED)
-				cp_strscpy(ms[n].fault, sizeof(ms[n].fault), m->verified.text);
+			ms[n].verified = m->verified.state == CP_VERIFICATION_PASSED;
+			if (m->verified.state == CP_VERIFICATION_FAILED ||
+			    m->verified.state == CP_VERIFICATION_NOT_RUN)
+				cp_strscpy(ms[n].verification, sizeof(ms[n].verification),
+					   m->verified.text);
 			if (ms[n].state != CP_MEASUREMENT_MEASURED)
 				continue;
 			ms[n].throughput = metric_of(&p->mbps);

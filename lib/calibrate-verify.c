@@ -46,11 +46,14 @@ bool cp_measured_wants_verification(const struct cp_measured *m)
 	       !m->cache_only && m->verified.state == CP_VERIFICATION_NONE && !failed_already(m);
 }
 
-/* Every point faulty, those from the cache too: the verdict is newer than their figures. */
-static void mark_faulty(struct cp_measured *m)
+/*
+ * Every point @verdict (faulty, or timeout: a case never completed), those
+ * from the cache too: the verdict is newer than their figures.
+ */
+static void mark_failed(struct cp_measured *m, enum cp_verdict verdict)
 {
 	for (size_t i = 0; i < m->n_points; i++) {
-		m->points[i].verdict = CP_VERDICT_FAULTY;
+		m->points[i].verdict = verdict;
 		m->points[i].error = 0;
 	}
 }
@@ -90,7 +93,8 @@ static void verify_one(struct cp_nl *nl, struct cp_measured *m, const char *by)
 	}
 	v->state = CP_VERIFICATION_FAILED;
 	cp_strscpy(v->text, sizeof(v->text), res.failure);
-	mark_faulty(m);
+	mark_failed(m, res.verdict == CRYPTOPRIO_VERIFY_TIMEOUT ? CP_VERDICT_TIMEOUT
+								: CP_VERDICT_FAULTY);
 }
 
 void cp_calibration_verify(struct cp_calibration *cal, struct cp_nl *nl, int module_error,

@@ -351,8 +351,8 @@ int cp_mod_parse_verify(const struct nlmsghdr *nlh, struct cp_mod_verify_result 
 	    (r = get_u32(tb[CRYPTOPRIO_ATTR_FAILED_CASE], &res->failed_case)) < 0 ||
 	    (r = get_u64(tb[CRYPTOPRIO_ATTR_SEED], &res->seed)) < 0)
 		return r;
-	if (verdict > CRYPTOPRIO_VERIFY_FAILED ||
-	    (verdict == CRYPTOPRIO_VERIFY_FAILED && !tb[CRYPTOPRIO_ATTR_FAILED_CASE]))
+	if (verdict > CRYPTOPRIO_VERIFY_TIMEOUT ||
+	    (verdict != CRYPTOPRIO_VERIFY_PASSED && !tb[CRYPTOPRIO_ATTR_FAILED_CASE]))
 		return -EBADMSG;
 	res->verdict = (enum cryptoprio_verdict) verdict;
 	return 0;

@@ -4,7 +4,7 @@
  *
  *   {"version":1,"verb":"export",
  *    "kernel":{"release":K,"build":B,"cpu_model":C,
- *              "modules":[{"module":M,"srcversion":S}...]},
+ *              "modules":[{"module":M,"srcversion":S}...]} (cryptoprio's too),
  *    "inventory_source":"crypto_user",
  *    "implementations":[{"name","driver","module","type","priority","refcnt",
  *                        "flags":[...],"class","class_reason"}...],
@@ -42,31 +42,51 @@ static bool same_machine(const struct cp_cache_key *a, const struct cp_cache_key
 	       streq(a->cpu_model, b->cpu_model);
 }
 
-/* Each module of the inventory once, with its build. */
+static bool has_module(const struct cp_export *ex, const char *module)
+{
+	for (size_t k = 0; k < ex->n_modules; k++)
+		if (streq(ex->modules[k].module, module))
+			return true;
+	return false;
+}
+
+static int add_module(struct cp_export *ex, const char *module, const char *srcversion)
+{
+	struct cp_module_version *all = reallocarray(ex->modules, ex->n_modules + 1, sizeof(*all));
+
+	if (!all)
+		return -ENOMEM;
+	ex->modules = all;
+	cp_strscpy(all[ex->n_modules].module, sizeof(all[0].module), module);
+	cp_strscpy(all[ex->n_modules].srcversion, sizeof(all[0].srcversion), srcversion);
+	ex->n_modules++;
+	return 0;
+}
+
+/*
+ * Each module of the inventory once, with its build; and the cryptoprio
+ * module's, if loaded: the build its verifications are valid for.
+ */
 static int collect_modules(struct cp_export *ex)
 {
+	char verifier[64];
+
 	for (size_t i = 0; i < ex->inventory.n_algs; i++) {
 		const struct cp_alg *alg = &ex->inventory.algs[i];
-		struct cp_module_version *all;
 		struct cp_cache_key key;
-		bool seen = false;
 
-		for (size_t k = 0; k < ex->n_modules && !seen; k++)
-			seen = streq(ex->modules[k].module, alg->module);
-		if (seen)
+		if (has_module(ex, alg->module))
 			continue;
-		if (cp_cache_key_for(alg, &key) < 0)
+		if (cp_cache_key_for(alg, &key) < 0 ||
+		    add_module(ex, key.module, key.srcversion) < 0)
 			return -ENOMEM;
-		if (ex->n_modules == 0)
+		if (ex->n_modules == 1)
 			memcpy(&ex->machine, &key, sizeof(key));
-		all = reallocarray(ex->modules, ex->n_modules + 1, sizeof(*all));
-		if (!all)
-			return -ENOMEM;
-		ex->modules = all;
-		memcpy(all[ex->n_modules].module, key.module, sizeof(key.module));
-		memcpy(all[ex->n_modules].srcversion, key.srcversion, sizeof(key.srcversion));
-		ex->n_modules++;
 	}
+	cp_cache_module_srcversion("cryptoprio", verifier);
+	if (verifier[0] && !has_module(ex, "cryptoprio") &&
+	    add_module(ex, "cryptoprio", verifier) < 0)
+		return -ENOMEM;
 	memset(ex->machine.driver, 0, sizeof(ex->machine.driver));
 	memset(ex->machine.module, 0, sizeof(ex->machine.module));
 	memset(ex->machine.srcversion, 0, sizeof(ex->machine.srcversion));

@@ -49,6 +49,8 @@ const char *cp_place_reason_to_string(enum cp_place_reason reason)
 		return "fixed-priority";
 	case CP_PLACE_SHARED:
 		return "shared";
+	case CP_PLACE_UNVERIFIED:
+		return "unverified";
 	case CP_PLACE_PINNED_LAST:
 		return "pinned-last";
 	case CP_PLACE_FAULTY:

@@ -42,6 +42,7 @@ struct cand {
 	const char *shared_with; /* name it was planned under first */
 	bool create;		 /* the CPU's candidate: not registered yet */
 	bool owned;		 /* registered: an instance cryptoprio created */
+	bool held; /* an engine not verified: in the CPU's gear, after it (planner.c) */
 };
 
 /* What has been planned so far, so that a driver is planned once. */

@@ -45,7 +45,10 @@ static int kernel_cmp(const void *x, const void *y)
 	return a->alg < b->alg ? -1 : a->alg > b->alg;
 }
 
-/* Sort key before the metric: tier, gear, measured before not measured. */
+/*
+ * Sort key before the metric: tier, gear, engines held for want of a
+ * verification after the rest of their gear, measured before not measured.
+ */
 static int bucket_cmp(const struct cand *a, const struct cand *b)
 {
 	if (a->tier != b->tier)
@@ -54,6 +57,8 @@ static int bucket_cmp(const struct cand *a, const struct cand *b)
 		return 0;
 	if (a->gear != b->gear)
 		return a->gear < b->gear ? -1 : 1;
+	if (a->held != b->held)
+		return a->held ? 1 : -1;
 	return (int) b->measured - (int) a->measured;
 }
 
@@ -115,7 +120,7 @@ static void explain_measured(struct cand *c, size_t n, const struct cp_settings 
 	for (size_t i = 0; i < n; i++) {
 		const struct cand *tie = NULL;
 
-		if (!c[i].measured || c[i].tier != TIER_GEARS)
+		if (!c[i].measured || c[i].tier != TIER_GEARS || c[i].held)
 			continue;
 		if (i > 0 && same_run(&c[i], &c[i - 1]) && !beyond_noise(&c[i - 1], &c[i]))
 			tie = &c[i - 1];

@@ -14,6 +14,7 @@
 #include "macro.h"
 #include "planner-internal.h"
 #include "planner.h"
+#include "types.h"
 #include "units.h"
 
 /* Whether @alg is registered and cryptoprio created it. */
@@ -206,14 +207,15 @@ static bool set_special_tier(const struct builder *b, struct cand *c, const stru
 	} else if (fault) {
 		c->tier = TIER_FAULTY;
 		c->reason = CP_PLACE_FAULTY;
-		if (fault->state == CP_MEASUREMENT_TIMEOUT || !fault->fault[0])
+		if (fault->state == CP_MEASUREMENT_TIMEOUT || !fault->verification[0])
 			cp_plan_set_why(c->why, sizeof(c->why), "%s: never preferred",
 					fault->state == CP_MEASUREMENT_TIMEOUT
 					    ? "a request timed out"
 					    : "known-answer mismatch");
 		else
 			cp_plan_set_why(c->why, sizeof(c->why),
-					"verification failed: never preferred (%s)", fault->fault);
+					"verification failed: never preferred (%s)",
+					fault->verification);
 	} else if (c->rule.pin == CP_PIN_LAST) {
 		c->tier = TIER_PINNED_LAST;
 		c->reason = CP_PLACE_PINNED_LAST;
@@ -230,6 +232,46 @@ static bool set_special_tier(const struct builder *b, struct cand *c, const stru
 	return true;
 }
 
+/*
+ * Whether the module passed @driver (a measurement says so); else, in
+ * *@why, why it did not run, if a measurement says.
+ */
+static bool verified(const struct builder *b, const char *driver, const char **why)
+{
+	*why = NULL;
+	for (size_t i = 0; i < b->n_ms; i++) {
+		if (!streq(b->ms[i].driver, driver))
+			continue;
+		if (b->ms[i].verified)
+			return true;
+		if (b->ms[i].verification[0])
+			*why = b->ms[i].verification;
+	}
+	return false;
+}
+
+/*
+ * An engine of a type the module verifies is placed above the CPU only
+ * once it has passed (cryptoprio.conf(5), Verify=): before, it is held in
+ * the CPU's gear, after it. Not with Verify = no.
+ */
+static void hold_unverified(const struct builder *b, struct cand *c, const struct cp_settings *s)
+{
+	const struct cp_type_info *info = cp_type_info(cp_mod_type_from_alg_type(c->alg->type));
+	unsigned cpu_gear = gear_of(s->gears, CP_CLASS_CPU);
+	const char *why;
+
+	if (!s->verify || c->class == CP_CLASS_CPU || c->create || c->gear > cpu_gear || !info ||
+	    !info->verified || verified(b, c->alg->driver, &why))
+		return;
+	c->held = true;
+	c->reason = CP_PLACE_UNVERIFIED;
+	cp_plan_set_why(c->why, sizeof(c->why), "%s (%s), not verified: after the CPU (%s)",
+			gear_str(s, c), cp_class_to_string(c->class),
+			why ? why : "no verification on record");
+	c->gear = cpu_gear;
+}
+
 static void init_cand(const struct builder *b, struct cand *c, const struct cp_settings *s)
 {
 	cp_policy_driver(b->policy, c->alg->driver, &c->rule);
@@ -244,9 +286,10 @@ static void init_cand(const struct builder *b, struct cand *c, const struct cp_s
 				gear_str(s, c), cp_class_to_string(c->class),
 				s->calibrate == CP_CALIBRATE_NEVER ? "Calibrate=never"
 								   : "single-block cipher");
-		return;
+	} else {
+		set_metric(b, c, s);
 	}
-	set_metric(b, c, s);
+	hold_unverified(b, c, s);
 }
 
 /* ---- one name ---- */

@@ -39,8 +39,13 @@ struct cp_measurement {
 	struct cp_metric latency;    /* ns per request, lower is better */
 	struct cp_metric cpu_cost;   /* CPU ns per byte, lower is better */
 	struct cp_metric ratio; /* a compressor's compression ratio, higher is better; 0: none */
-	/* FAULTY by a failed verification: its first failing case; "": a known-answer mismatch */
-	char fault[160];
+	/*
+	 * The module's verification of an engine (calibrate-verify.c): @verified
+	 * once it passed. @verification: FAULTY by a failed verification, its
+	 * first failing case ("": a known-answer mismatch); not verified, why.
+	 */
+	bool verified;
+	char verification[160];
 };
 
 /* A step's reason: "lowered below X, lost its place to Y: " and the place's (up to 192). */
@@ -55,6 +60,7 @@ enum cp_place_reason {
 	CP_PLACE_CLASS_ONLY, /* single-block cipher, or no measurements: by gear, kernel's order */
 	CP_PLACE_FIXED,	     /* Priority= in the policy: placed by that value */
 	CP_PLACE_SHARED,     /* planned under another name first: that value kept */
+	CP_PLACE_UNVERIFIED, /* an engine not verified (yet): never above the CPU */
 	CP_PLACE_PINNED_LAST,
 	CP_PLACE_FAULTY,   /* known-answer mismatch, failed verification or timeout */
 	CP_PLACE_EXCLUDED, /* Exclude = yes */

@@ -81,8 +81,10 @@ enum cryptoprio_kat {
 /* VERIFY's answer */
 enum cryptoprio_verdict {
 	CRYPTOPRIO_VERIFY_PASSED,	/* every case as the reference's */
-	/* the case FAILED_CASE differs, fails or never completes: FAILURE */
+	/* the case FAILED_CASE differs or fails: FAILURE */
 	CRYPTOPRIO_VERIFY_FAILED,
+	/* the case FAILED_CASE never completed: FAILURE (its run is kept) */
+	CRYPTOPRIO_VERIFY_TIMEOUT,
 };
 
 /* VERIFY: cases by default, and at most */

@@ -61,18 +61,29 @@ ok "check-policy: arm64's Crypto Extensions match nothing on armhf, a warning" \
 	bash -c '[[ $1 -eq 0 ]] && grep -q "arm64.conf:1: warning: \[Driver \*-aes-ce\] matches no driver" "$2"' _ $? "$tmp/arm64.err"
 
 # plan --from the machine's export (cbc-aes-neonbs and virtio-crypto
-# calibrated at 4 KiB and 64 KiB under QEMU): the default policy keeps the
-# CPU first whatever it measures; ranked by throughput in one gear, the
-# engine comes first, as cbc-aes-neonbs encrypts one block after the other.
+# calibrated at 4 KiB and 64 KiB under QEMU, before calibrations verified
+# engines): the default policy keeps the CPU first whatever it measures;
+# so does one gear, the engine never verified on that machine; with
+# Verify = no, ranked by throughput in one gear, the engine comes first,
+# as cbc-aes-neonbs encrypts one block after the other.
 ok "plan --from, default policy: the CPU stays first, nothing to change" \
 	bash -c '"$1" -c /dev/null plan --from "$2" --exit-code >/dev/null' _ "$ctl" "$export_file"
-printf '[Policy]\nGears = any\n' >"$tmp/any.conf"
+printf '[Policy]\nGears = any\n' >"$tmp/held.conf"
+"$ctl" -c "$tmp/held.conf" --json plan --from "$export_file" >"$tmp/held.json"
+ok "plan --from, Gears = any: virtio-crypto not verified there, after the CPU" python3 -c '
+import json, sys
+[cbc] = [a for a in json.load(open(sys.argv[1]))["algorithms"] if a["name"] == "cbc(aes)"]
+order = [(p["driver"], p["reason"]) for p in cbc["places"]]
+assert order == [("cbc-aes-neonbs", "ranked"), ("virtio_crypto_aes_cbc", "unverified")], order
+assert "no verification on record" in cbc["places"][1]["why"], cbc["places"][1]
+' "$tmp/held.json"
+printf '[Policy]\nGears = any\nVerify = no\n' >"$tmp/any.conf"
 "$ctl" -c "$tmp/any.conf" plan --from "$export_file" --no-legend >"$tmp/any.txt"
 sed 's/^/# /' "$tmp/any.txt"
-ok "plan --from, Gears = any: cbc-aes-neonbs lowered below virtio-crypto, by its figures" \
+ok "plan --from, Gears = any, Verify = no: cbc-aes-neonbs lowered below virtio-crypto, by its figures" \
 	grep -qE '^cbc\(aes\) +cbc-aes-neonbs +cpu +250 -> 149 +set +lowered below virtio_crypto_aes_cbc.*throughput [0-9.]+ MB/s at 4 KiB' "$tmp/any.txt"
 "$ctl" -c "$tmp/any.conf" --json plan --from "$export_file" >"$tmp/any.json"
-ok "plan --from --json, Gears = any: virtio-crypto then cbc-aes-neonbs, each by throughput" python3 -c '
+ok "plan --from --json, Gears = any, Verify = no: virtio-crypto then cbc-aes-neonbs, by throughput" python3 -c '
 import json, sys
 doc = json.load(open(sys.argv[1]))
 [cbc] = [a for a in doc["algorithms"] if a["name"] == "cbc(aes)"]

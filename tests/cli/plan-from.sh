@@ -53,6 +53,17 @@ edit rebuilt 'd["kernel"]["modules"][2]["srcversion"] = "0000"'
 "$ctl" -c "$tmp/any.conf" plan --from "$tmp/rebuilt.json" >"$tmp/rebuilt.txt"
 ok "plan --from: a module of another build has no figures (keyed as on that machine)" \
 	grep -q "1 point, 1 not in it" "$tmp/rebuilt.txt"
+edit reverified 'd["kernel"]["modules"][3]["srcversion"] = "0000"'
+ok "plan --from: an engine verified by another build of the module is not above the CPU" \
+	exits 0 "$ctl" -c "$tmp/any.conf" plan --from "$tmp/reverified.json" --exit-code
+"$ctl" -c "$tmp/any.conf" plan --from "$tmp/reverified.json" --json >"$tmp/reverified-plan.json"
+ok "plan --from --json: its place says why" python3 -c '
+import json, sys
+a = [a for a in json.load(open(sys.argv[1]))["algorithms"] if a["name"] == "cbc(aes)"][0]
+p = a["places"]
+assert [x["driver"] for x in p] == ["cbc-aes-aesni", "virtio_crypto_aes_cbc"], p
+assert p[1]["reason"] == "unverified" and "not verified: after the CPU" in p[1]["why"], p[1]
+' "$tmp/reverified-plan.json"
 ok "plan --from: the default policy keeps the CPU first" \
 	exits 0 "$ctl" -c /dev/null plan --from "$fixture" --exit-code
 

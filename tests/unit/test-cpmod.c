@@ -309,6 +309,12 @@ static void test_parse_verify(void)
 	is_str(res.failure, "", "no failure");
 	nlh = put_verify_reply(buf, CRYPTOPRIO_VERIFY_FAILED, false);
 	is_int(cp_mod_parse_verify(nlh, &res), -EBADMSG, "failed without its case: malformed");
+	nlh = put_verify_reply(buf, CRYPTOPRIO_VERIFY_TIMEOUT, true);
+	ok(cp_mod_parse_verify(nlh, &res) == 0 && res.verdict == CRYPTOPRIO_VERIFY_TIMEOUT &&
+	       res.failed_case == 2,
+	   "a case that never completed: its own verdict, with its case");
+	nlh = put_verify_reply(buf, CRYPTOPRIO_VERIFY_TIMEOUT, false);
+	is_int(cp_mod_parse_verify(nlh, &res), -EBADMSG, "timed out without its case: malformed");
 	nlh = put_verify_reply(buf, 7, false);
 	is_int(cp_mod_parse_verify(nlh, &res), -EBADMSG, "unknown verdict refused");
 }

@@ -23,14 +23,45 @@
 #define AUTHENC		  "authenc(hmac(sha256),cbc(aes))"
 #define AUTHENC_CANDIDATE "authenc(hmac(sha256-ce),cbc-aes-ce)"
 
-static struct cp_plan *plan_of(const struct cp_inventory *inv, const char *policy_text)
+/*
+ * A record, unmeasured, of each engine of @inv that the module verified
+ * (a type VERIFY takes: skcipher), into @ms (room for every alg): their
+ * number. Without it, an engine of such a type is never above the CPU.
+ */
+static size_t verified_engines(const struct cp_inventory *inv, struct cp_measurement *ms)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		if (inv->algs[i].class != CP_CLASS_OFFLOAD || strcmp(inv->algs[i].type, "skcipher"))
+			continue;
+		ms[n] = (struct cp_measurement){.request_size = CP_DEFAULT_REQUEST_SIZE,
+						.in_flight = 1,
+						.state = CP_MEASUREMENT_NOT_MEASURED,
+						.verified = true};
+		snprintf(ms[n].driver, sizeof(ms[n].driver), "%s", inv->algs[i].driver);
+		n++;
+	}
+	return n;
+}
+
+/* The plan of @inv under @policy_text, its engines verified unless @unverified. */
+static struct cp_plan *plan_verified(const struct cp_inventory *inv, const char *policy_text,
+				     bool unverified)
 {
 	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(policy_text);
+	_cleanup_free_ struct cp_measurement *ms = calloc(inv->n_algs + 1, sizeof(*ms));
+	size_t n = ms && !unverified ? verified_engines(inv, ms) : 0;
 	struct cp_plan *plan = NULL;
 
-	if (cp_plan_build(inv, NULL, 0, p, &plan) < 0)
+	if (!ms || cp_plan_build(inv, ms, n, p, &plan) < 0)
 		abort();
 	return plan;
+}
+
+static struct cp_plan *plan_of(const struct cp_inventory *inv, const char *policy_text)
+{
+	return plan_verified(inv, policy_text, false);
 }
 
 static bool planned_type(const char *type)
@@ -257,6 +288,31 @@ static void test_offload_first(const struct cp_inventory *inv)
 	ok(created_first(pinned, AUTHENC), "that one first, the engines touched before it");
 }
 
+/*
+ * Offload first, the engines never verified: a skcipher engine is held
+ * after the CPU, so the CPU's composite of a name only engines serve
+ * comes first and is created; an AEAD engine (VERIFY does not take AEADs
+ * yet) keeps its name.
+ */
+static void test_offload_first_unverified(const struct cp_inventory *inv)
+{
+	_cleanup_(cp_plan_freep) struct cp_plan *plan =
+	    plan_verified(inv, "[Policy]\nGears = offload cpu\n", true);
+	size_t skciphers = 0, held = 0;
+
+	for (size_t i = 0; i < plan->n_steps; i++) {
+		const struct cp_plan_step *s = &plan->steps[i];
+		const struct cp_alg *a = cp_inventory_find_driver(inv, s->driver);
+
+		skciphers += s->action == CP_STEP_CREATE && !a;
+		held += a && a->class == CP_CLASS_OFFLOAD && strstr(s->why, "not verified");
+	}
+	ok(skciphers > 0, "Gears = offload cpu, engines not verified: CPU composites created (%zu)",
+	   skciphers);
+	ok(held > 0, "the engines' steps say why: not verified (%zu)", held);
+	ok(!create_step(plan, AUTHENC), AUTHENC ": an AEAD engine keeps the name");
+}
+
 /* @driver measured at the default workload point at @mbps (noise 1 MB/s). */
 static struct cp_measurement measured_at(const char *driver, double mbps)
 {
@@ -412,9 +468,11 @@ static struct cp_plan *plan_created(const struct cp_inventory *inv, const char *
 				    char *const *created, size_t n_created)
 {
 	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(policy_text);
+	_cleanup_free_ struct cp_measurement *ms = calloc(inv->n_algs + 1, sizeof(*ms));
+	size_t n = ms ? verified_engines(inv, ms) : 0;
 	struct cp_plan *plan = NULL;
 
-	if (cp_plan_build_created(inv, NULL, 0, p, created, n_created, &plan) < 0)
+	if (!ms || cp_plan_build_created(inv, ms, n, p, created, n_created, &plan) < 0)
 		abort();
 	return plan;
 }
@@ -591,6 +649,7 @@ int main(void)
 	test_default_policy(&inv);
 	test_registered_on_cpu(&inv);
 	test_offload_first(&inv);
+	test_offload_first_unverified(&inv);
 	test_excluded(&inv);
 	test_ranked_by_figures(&inv);
 	test_too_long(&inv);

@@ -46,6 +46,7 @@ static void inventory_from(struct cp_inventory *inv, const struct row *rows, siz
 	}
 }
 
+/* A measurement of an implementation that passed the module's verification, if an engine. */
 static struct cp_measurement tput(const char *driver, uint32_t size, uint32_t depth, double mbps,
 				  double noise)
 {
@@ -53,6 +54,7 @@ static struct cp_measurement tput(const char *driver, uint32_t size, uint32_t de
 	    .request_size = size,
 	    .in_flight = depth,
 	    .state = CP_MEASUREMENT_MEASURED,
+	    .verified = true,
 	    .throughput = {mbps, noise},
 	    /* Derived so latency and CPU cost rank the same way unless a test says otherwise. */
 	    .latency = {size * 1000.0 / mbps, 0},
@@ -66,6 +68,14 @@ static struct cp_measurement tput(const char *driver, uint32_t size, uint32_t de
 static struct cp_measurement with_state(struct cp_measurement m, enum cp_measurement_state s)
 {
 	m.state = s;
+	return m;
+}
+
+/* @m of an engine the module did not verify, and why ("": nothing says). */
+static struct cp_measurement unverified(struct cp_measurement m, const char *why)
+{
+	m.verified = false;
+	snprintf(m.verification, sizeof(m.verification), "%s", why);
 	return m;
 }
 
@@ -488,7 +498,7 @@ static void test_faulty_by_verification(const struct cp_inventory *inv)
 	struct cp_policy *p = policy_from("[Policy]\nGears = offload cpu\n");
 	struct cp_plan *plan;
 
-	snprintf(ms[2].fault, sizeof(ms[2].fault),
+	snprintf(ms[2].verification, sizeof(ms[2].verification),
 		 "case 7 of seed 42: encrypt 100 bytes, 16-byte key, in place, src one entry at "
 		 "offset 0: output differs from the reference's from byte 96");
 	plan = plan_of(inv, ms, ARRAY_SIZE(ms), p);
@@ -499,6 +509,84 @@ static void test_faulty_by_verification(const struct cp_inventory *inv)
 	   "its step names the failing case: %s", step ? step->why : "(none)");
 	cp_plan_free(plan);
 	cp_policy_free(p);
+}
+
+/*
+ * An engine of a type the module verifies is above the CPU only once it
+ * passed: held after the CPU under Gears = offload cpu and Gears = any,
+ * with the reason in its why; not with Verify = no, not for a type the
+ * module does not verify, and the default gears do not change.
+ */
+static void test_unverified(void)
+{
+	static const struct row rows[] = {
+	    {"cbc(aes)", "virtio_crypto_aes_cbc", "skcipher", 150, OFF, TESTED | CP_ALG_ASYNC},
+	    {"cbc(aes)", "cbc-aes-aesni", "skcipher", 400, CPU, TESTED},
+	    {"sha256", "sha256-engine", "ahash", 300, OFF, TESTED | CP_ALG_ASYNC},
+	    {"sha256", "sha256-avx2", "shash", 170, CPU, TESTED},
+	};
+	const char *why = "the cryptoprio module is not loaded (No such file or directory)";
+	const struct cp_measurement not_run[] = {
+	    unverified(tput("virtio_crypto_aes_cbc", 4096, 1, 900, 10), why),
+	    tput("cbc-aes-aesni", 4096, 1, 300, 5),
+	    unverified(tput("sha256-engine", 4096, 1, 900, 10), ""),
+	    tput("sha256-avx2", 4096, 1, 300, 5),
+	};
+	const struct cp_measurement passed[] = {
+	    tput("virtio_crypto_aes_cbc", 4096, 1, 900, 10),
+	    tput("cbc-aes-aesni", 4096, 1, 300, 5),
+	};
+	static const struct {
+		const char *policy;
+		bool passed; /* else not run, or no measurement at all with Calibrate = never */
+		const char *first;
+		int engine_reason;
+		const char *engine_why;
+	} cases[] = {
+	    {"[Policy]\nGears = offload cpu\n", false, "cbc-aes-aesni", CP_PLACE_UNVERIFIED,
+	     "first gear (offload), not verified: after the CPU (the cryptoprio module is not "
+	     "loaded"},
+	    {"[Policy]\nGears = any\n", false, "cbc-aes-aesni", CP_PLACE_UNVERIFIED,
+	     "one gear (offload), not verified: after the CPU (the cryptoprio module"},
+	    {"[Policy]\nGears = offload cpu\nCalibrate = never\n", false, "cbc-aes-aesni",
+	     CP_PLACE_UNVERIFIED, "not verified: after the CPU (no verification on record)"},
+	    {"[Policy]\nGears = offload cpu\nVerify = no\n", false, "virtio_crypto_aes_cbc",
+	     CP_PLACE_RANKED, "first gear (offload), throughput 900.00 MB/s"},
+	    {"[Policy]\n", false, "cbc-aes-aesni", CP_PLACE_RANKED, "second gear (offload)"},
+	    {"[Policy]\nGears = offload cpu\n", true, "virtio_crypto_aes_cbc", CP_PLACE_RANKED,
+	     "first gear (offload), throughput 900.00 MB/s"},
+	    {"[Policy]\nGears = any\n", true, "virtio_crypto_aes_cbc", CP_PLACE_RANKED,
+	     "one gear (offload), throughput 900.00 MB/s"},
+	};
+	struct cp_inventory inv;
+
+	inventory_from(&inv, rows, ARRAY_SIZE(rows));
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(cases[i].policy);
+		bool none = strstr(cases[i].policy, "never");
+		_cleanup_(cp_plan_freep) struct cp_plan *plan =
+		    cases[i].passed ? plan_of(&inv, passed, ARRAY_SIZE(passed), p)
+				    : plan_of(&inv, not_run, none ? 0 : ARRAY_SIZE(not_run), p);
+		const struct cp_plan_algorithm *a = cp_plan_find_algorithm(plan, "cbc(aes)");
+		const struct cp_plan_place *engine = NULL;
+
+		for (size_t k = 0; a && k < a->n_places; k++)
+			if (streq(a->places[k].driver, "virtio_crypto_aes_cbc"))
+				engine = &a->places[k];
+		is_str(place(plan, "cbc(aes)", 0), cases[i].first, "unverified, case %zu: %s first",
+		       i, cases[i].first);
+		is_int(engine ? (int) engine->reason : -1, cases[i].engine_reason,
+		       "unverified, case %zu: the engine's reason", i);
+		ok(engine && strstr(engine->why, cases[i].engine_why),
+		   "unverified, case %zu: its why says '%s': %s", i, cases[i].engine_why,
+		   engine ? engine->why : "(none)");
+		if (!cases[i].passed && strstr(cases[i].policy, "offload cpu"))
+			is_str(place(plan, "sha256", 0), "sha256-engine",
+			       "unverified, case %zu: a hash engine (a type VERIFY does not take) "
+			       "first as the gears say",
+			       i);
+	}
+	cp_inventory_free(&inv);
 }
 
 /* Faulty and hanging drivers go last whatever they measure; Verify = no ignores mismatches. */
@@ -794,6 +882,7 @@ int main(void)
 	test_policy_rules();
 	test_noise();
 	test_faulty();
+	test_unverified();
 	test_touch();
 	test_shared();
 	test_bounds();

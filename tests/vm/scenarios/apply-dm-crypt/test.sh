@@ -4,7 +4,9 @@
 # may get it. A mapping opened
 #   - before apply is served by the engine;
 #   - after apply under the default policy, by the CPU;
-#   - under "Gears = offload cpu", by the engine again;
+#   - under "Gears = offload cpu", by the CPU still while the engine was
+#     never verified (Calibrate = never); by the engine again once a
+#     calibration through cryptoprio.ko has verified it;
 #   - after reset, by the engine, with xts(aes)'s implementations and their
 #     priorities exactly as before cryptoprio ran.
 # Which implementation a mapping got is read from /proc/crypto's refcnt.
@@ -84,9 +86,27 @@ check "apply: a CPU driver of xts(aes) is first ($first)" \
 	sh -c 'test -n "$0" && test "$0" != "$1"' "$first" $eng
 served_by "$first" "default policy"
 
-# 2. Gears = offload cpu: the engine first again
+# 2. Gears = offload cpu, the engine never verified (Calibrate = never):
+# still after the CPU, and the plan says why
 policy_uncalibrated "Gears = offload cpu"
-check "offload cpu: apply exits 0" sh -c "'$ctl' --json apply >'$r/apply-offload.json'"
+check "offload cpu, not verified: apply exits 0" \
+	sh -c "'$ctl' --json apply >'$r/apply-unverified.json'"
+show "$r/apply-unverified.json" 'xts(aes)'
+check "offload cpu, not verified: $eng placed as unverified" py '
+d = json.load(open(sys.argv[1]))
+p = [p for a in d["algorithms"] if a["name"] == "xts(aes)" for p in a["places"] if p["driver"] == sys.argv[2]][0]
+assert p["reason"] == "unverified" and "not verified: after the CPU" in p["why"], p' \
+	"$r/apply-unverified.json" $eng
+check "offload cpu, not verified: xts(aes) still the CPU's" test "$(first_of 'xts(aes)')" != $eng
+
+# 2b. calibrated through the module, the engine verified: first again
+check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
+check "calibrate xts(aes): the engine verified" sh -c \
+	"'$ctl' --json calibrate 'xts(aes)' --budget 30s >'$r/calibrate.json'"
+check "calibrate: $eng passed its verification" test "$(jget "$r/calibrate.json" \
+	"[i['verification']['verdict'] for a in d['algorithms'] for i in a['implementations'] if i['driver'] == '$eng'][0]")" = passed
+printf '[Policy]\nCalibrate = cached\nGears = offload cpu\n' >/etc/cryptoprio.conf
+check "offload cpu, verified: apply exits 0" sh -c "'$ctl' --json apply >'$r/apply-offload.json'"
 served_by $eng "offload cpu"
 
 # 3. reset: the engine, and xts(aes) as the kernel had it

@@ -29,6 +29,9 @@ check "priority 12abc: exit 2" expect_error 2 "priority '12abc' is not a number"
 check "70-byte driver name: exit 2" expect_error 2 "is 70 bytes; crypto_user can address names of at most 63" \
 	"$ctl" set "$long" 10
 check "missing argument: exit 2" expect_error 2 "expected DRIVER PRIORITY" "$ctl" set virtio_crypto_aes_cbc
+check "resolve of a name the kernel does not list: exit 1, the types named" \
+	expect_error 1 "the kernel lists no 'no-such-alg' of a type the module serves \\(skcipher, aead, hash, acomp, akcipher, kpp\\); name its type with --type" \
+	"$ctl" resolve no-such-alg
 check "unknown verb: exit 2" expect_error 2 "unknown verb 'frobnicate'" "$ctl" frobnicate
 check "unknown option: exit 2" expect_error 2 "unknown option '--bogus'" "$ctl" set --bogus x 1
 check "without CAP_NET_ADMIN: exit 1" expect_error 1 "needs CAP_NET_ADMIN" \

@@ -179,8 +179,6 @@ check "a hanging ecdh's run times out too" \
 # requests of the timed run, then hangs (hang_after). A driver whose earlier
 # run still has requests out is refused, so the releases of the runs hung
 # above are waited for first.
-# late_releases: how many runs' memory the module released late so far
-late_releases() { dmesg | grep -c "late requests completed, memory released"; }
 wait_released() {  # wait_released N: until N runs' memory came back (10 s)
 	for _ in $(seq 50); do
 		[[ $(late_releases) -ge $1 ]] && return 0

@@ -110,6 +110,19 @@ rank() {
 		"$ctl" --json apply >"$r/apply-$1.json"
 }
 
+# rank_decided STEP RANK: rank, and again (three times in all) while the
+# two are within noise of each other: a busy host spreads the CPU's runs
+# (seen on 6.1 beside another VM: 2.00 MB/s against the engine's 0.53,
+# within noise), and the plan then rightly keeps the kernel's order.
+rank_decided() {
+	local try
+	for try in 1 2 3; do
+		rank "$@" || return
+		[[ $(places "$r/apply-$1.json" deflate reason) == *within-noise* ]] || return 0
+		log "$1: within noise of each other (try $try): $(places "$r/apply-$1.json" deflate driver)"
+	done
+}
+
 # 1. The engine compressing into stored blocks (deflate_store: a memcpy
 # with headers, ratio 1:1; the CPU's deflate 2.2:1 at a few MB/s under
 # TCG), no latency: by throughput the engine first, measured beyond
@@ -138,7 +151,7 @@ check "1: the pool holds $eng, once per CPU" test "$(refcnt $eng)" = $((e0 + ncp
 # under TCG), ranked by throughput
 echo N >/sys/module/cp_test_engine/parameters/deflate_store
 echo 5000 >/sys/module/cp_test_engine/parameters/latency_us
-check "2: calibrate and apply, Rank = throughput" rank 2 throughput
+check "2: calibrate and apply, Rank = throughput" rank_decided 2 throughput
 show "$r/apply-2.json" deflate
 check "2: the plan ranks $cpu first by its figures" \
 	test "$(places "$r/apply-2.json" deflate driver) $(places "$r/apply-2.json" deflate reason)" = "$cpu $eng ranked ranked"
