@@ -45,23 +45,26 @@ static size_t verified_engines(const struct cp_inventory *inv, struct cp_measure
 	return n;
 }
 
-/* The plan of @inv under @policy_text, its engines verified unless @unverified. */
+/*
+ * The plan of @inv under @policy_text, knowing the instances @created, its
+ * engines verified unless @unverified.
+ */
 static struct cp_plan *plan_verified(const struct cp_inventory *inv, const char *policy_text,
-				     bool unverified)
+				     bool unverified, char *const *created, size_t n_created)
 {
 	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(policy_text);
 	_cleanup_free_ struct cp_measurement *ms = calloc(inv->n_algs + 1, sizeof(*ms));
 	size_t n = ms && !unverified ? verified_engines(inv, ms) : 0;
 	struct cp_plan *plan = NULL;
 
-	if (!ms || cp_plan_build(inv, ms, n, p, &plan) < 0)
+	if (!ms || cp_plan_build_created(inv, ms, n, p, created, n_created, &plan) < 0)
 		abort();
 	return plan;
 }
 
 static struct cp_plan *plan_of(const struct cp_inventory *inv, const char *policy_text)
 {
-	return plan_verified(inv, policy_text, false);
+	return plan_verified(inv, policy_text, false, NULL, 0);
 }
 
 static bool planned_type(const char *type)
@@ -297,7 +300,7 @@ static void test_offload_first(const struct cp_inventory *inv)
 static void test_offload_first_unverified(const struct cp_inventory *inv)
 {
 	_cleanup_(cp_plan_freep) struct cp_plan *plan =
-	    plan_verified(inv, "[Policy]\nGears = offload cpu\n", true);
+	    plan_verified(inv, "[Policy]\nGears = offload cpu\n", true, NULL, 0);
 	size_t skciphers = 0, held = 0;
 
 	for (size_t i = 0; i < plan->n_steps; i++) {
@@ -467,14 +470,7 @@ static size_t carry_out(const struct cp_inventory *inv, const struct cp_plan *pl
 static struct cp_plan *plan_created(const struct cp_inventory *inv, const char *policy_text,
 				    char *const *created, size_t n_created)
 {
-	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(policy_text);
-	_cleanup_free_ struct cp_measurement *ms = calloc(inv->n_algs + 1, sizeof(*ms));
-	size_t n = ms ? verified_engines(inv, ms) : 0;
-	struct cp_plan *plan = NULL;
-
-	if (!ms || cp_plan_build_created(inv, ms, n, p, created, n_created, &plan) < 0)
-		abort();
-	return plan;
+	return plan_verified(inv, policy_text, false, created, n_created);
 }
 
 static size_t steps_of(const struct cp_plan *plan, enum cp_step_action action)
