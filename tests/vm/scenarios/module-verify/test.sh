@@ -1,6 +1,7 @@
 # Differential verification (cryptoprioctl verify, the module's VERIFY):
 # the test engine's faults of one shape (mode sgmulti, len64, key192, big)
-# keep its self-test and the known-answer check of calibrate ok, and are
+# or that come with use (wrong_after) keep its self-test and the
+# known-answer check of calibrate ok, and are
 # found by verify, with a failing case its seed reproduces; a correct
 # engine passes under several seeds, QEMU's virtio-crypto too; types not
 # verified yet are said so; xts has its reference (xts(ecb(...)));
@@ -114,6 +115,21 @@ for mode in sgmulti len64 key192 big; do
 		test "$(engine_field "$r/$mode-again.json" "i['failed_case'], i['failure']")" = \
 		"$(engine_field "$r/$mode.json" "i['failed_case'], i['failure']")"
 done
+echo ok >"$p/mode"
+
+# wrong_after: right for its first requests, wrong from the N-th on (a
+# fault that comes with use). The known answer, of the first requests, is
+# right; verify's case 20, the engine's 21st request, is the first to fail.
+echo 8 >"$p/wrong_after"
+check "wrong_after 8: calibrate's known answer ok (4 KiB)" \
+	test "$(kat "$drv" "$r/kat-late.json" --size 4096)" = ok
+echo ok >"$p/mode"
+echo 21 >"$p/wrong_after"
+verify "$r/late.json" "$drv" --seed 42 --cases 256
+log "wrong_after 21: $(engine_field "$r/late.json" "i['failure']")"
+check "wrong_after 21: verify finds the engine faulty at its 21st request (case 20)" \
+	test "$rc $(engine_field "$r/late.json" "i['verdict'], i['failed_case']")" = "4 ('failed', 20)"
+echo 0 >"$p/wrong_after"
 echo ok >"$p/mode"
 
 # xts(aes) of the CAAM-like engine (its own ciphertext stealing) against
