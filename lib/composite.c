@@ -124,6 +124,11 @@ static int spell_part(const struct cp_inventory *inv, const char *name,
 		cp_strscpy(out, CP_NAME_MAX, winner->driver);
 		return 0;
 	}
+	/* crypto/gcm.c names the library's GHASH so: gcm_base(CTR,ghash-lib). */
+	if (inv->ghash_library && streq(name, "ghash")) {
+		cp_strscpy(out, CP_NAME_MAX, "ghash-lib");
+		return 0;
+	}
 	return spell_instance(inv, name, out, depth + 1);
 }
 

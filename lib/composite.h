@@ -21,7 +21,8 @@ const struct cp_alg *cp_cpu_winner(const struct cp_inventory *inv, const char *n
  * "echainiv(authenc(hmac(sha256-ce),cbc-aes-ce))". A part is the CPU winner
  * of its name or, where no CPU implementation of it is registered, built
  * the same way ("hmac(sha256-ce)" above). Templates that instantiate under
- * other parts are followed: gcm(X) is gcm_base(ctr(X),ghash), ccm(X) is
+ * other parts are followed: gcm(X) is gcm_base(ctr(X),ghash) (ghash-lib where
+ * @inv->ghash_library), ccm(X) is
  * ccm_base(ctr(X),cbcmac(X)), xts(X) and lrw(X) wrap ecb(X).
  *
  * Returns 0, or:
