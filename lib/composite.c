@@ -143,6 +143,8 @@ static int spell_instance(const struct cp_inventory *inv, const char *name,
 	if (depth > MAX_DEPTH)
 		return -EINVAL;
 	r = split_name(name, &s);
+	if (r == -ENOENT) /* a part that is no template, not registered on the CPU */
+		cp_strscpy(out, CP_NAME_MAX, name);
 	if (r >= 0)
 		r = kernel_parts(&s);
 	if (r < 0)
@@ -153,6 +155,10 @@ static int spell_instance(const struct cp_inventory *inv, const char *name,
 		r = append(out, &len, i == 0 ? "(" : ",");
 		if (r >= 0)
 			r = spell_part(inv, s.parts[i], part, depth);
+		if (r == -ENOENT) {
+			cp_strscpy(out, CP_NAME_MAX, part); /* the part the CPU lacks */
+			return r;
+		}
 		if (r >= 0)
 			r = append(out, &len, part);
 	}

@@ -28,7 +28,9 @@ const struct cp_alg *cp_cpu_winner(const struct cp_inventory *inv, const char *n
  * Returns 0, or:
  *   -EEXIST        a CPU implementation of @name is registered: rank it instead;
  *                  or the candidate itself is, not self-tested yet;
- *   -ENOENT        a part that is not a template has no CPU implementation;
+ *   -ENOENT        a part that is not a template has no CPU implementation
+ *                  registered (@name itself, if it is no template): @driver
+ *                  then holds that part's name ("md5");
  *   -ENAMETOOLONG  the candidate, or one of its parts, would be CP_NAME_MAX
  *                  bytes or longer: the kernel cannot address it;
  *   -EINVAL        @name is not NAME or TEMPLATE(PART,...) with balanced parentheses.

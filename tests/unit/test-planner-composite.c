@@ -435,6 +435,32 @@ static void test_too_long(const struct cp_inventory *inv)
 	cp_inventory_free(&long_sha);
 }
 
+/*
+ * A name only engines serve whose candidate lacks a part (md5's module not
+ * loaded): a note naming the part, nothing planned for it.
+ */
+static void test_part_missing(const struct cp_inventory *inv)
+{
+	static const char name[] = "authenc(hmac(md5),cbc(aes))";
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = NULL;
+	struct cp_inventory no_md5 = {};
+
+	for (size_t i = 0; i < inv->n_algs; i++)
+		if (strcmp(inv->algs[i].driver, "md5-generic") != 0 &&
+		    cp_inventory_add(&no_md5, &inv->algs[i]) < 0)
+			abort();
+	plan = plan_of(&no_md5, NULL);
+	ok(noted(plan, name, "no CPU implementation of md5 is registered"),
+	   "%s, no md5 on the CPU: noted, md5 named", name);
+	ok(!first_is_created(plan, name), "%s: no place to create", name);
+	ok(!noted(plan, "hmac(sha1)", "no CPU implementation"),
+	   "hmac(sha1), its parts registered: no such note");
+	cp_plan_free(plan);
+	plan = plan_of(inv, NULL);
+	ok(!noted(plan, name, "no CPU implementation"), "%s, md5 registered: no such note", name);
+	cp_inventory_free(&no_md5);
+}
+
 /* @plan carried out on @inv into @applied: creates registered as the kernel would list them. */
 static size_t carry_out(const struct cp_inventory *inv, const struct cp_plan *plan,
 			struct cp_inventory *applied, char *created[MAX_NAMES])
@@ -649,6 +675,7 @@ int main(void)
 	test_excluded(&inv);
 	test_ranked_by_figures(&inv);
 	test_too_long(&inv);
+	test_part_missing(&inv);
 	test_replan(&inv);
 	test_policy_changed(&inv);
 	test_lowered_raised(&inv);
