@@ -27,7 +27,8 @@
  *          after 10 ms, as mxs-dcp does once its hardware timed out
  *   eintr  the same with -EINTR: a driver's own error that looks like
  *          the module's give-up codes
- *   sgmulti, len64, key192, big  correct, but a cipher (skcipher) flips the
+ *   sgmulti, len64, key192, big  correct, but a cipher (skcipher, and
+ *          cp_test_engine's AEADs: their text's length) flips the
  *          last output byte of a request whose source or destination is
  *          more than one scatterlist entry (sgmulti), whose length is not
  *          a multiple of 64 (len64), keyed with a 192-bit AES key (key192),
@@ -153,13 +154,14 @@ static bool cpt_sg_multi(struct scatterlist *sg, unsigned int len)
 }
 
 bool cpt_wrong_cipher(struct scatterlist *src, struct scatterlist *dst,
-		      unsigned int len, unsigned int key_size)
+		      unsigned int sg_len, unsigned int len,
+		      unsigned int key_size)
 {
 	switch (READ_ONCE(cpt_mode)) {
 	case CPT_WRONG:
 		return true;
 	case CPT_SGMULTI:
-		return cpt_sg_multi(src, len) || cpt_sg_multi(dst, len);
+		return cpt_sg_multi(src, sg_len) || cpt_sg_multi(dst, sg_len);
 	case CPT_LEN64:
 		return len % 64;
 	case CPT_KEY192:
