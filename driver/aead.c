@@ -141,6 +141,43 @@ static int cp_aead_submit(struct cp_slot *slot, bool decrypt)
 			 crypto_aead_encrypt(slot->req);
 }
 
+/* An AEAD advertises no key size: verify.c keeps those the reference takes. */
+static void cp_aead_key_range(struct cp_tfm *t, unsigned int *min,
+			      unsigned int *max)
+{
+	*min = 1;
+	*max = CRYPTOPRIO_MAX_KEY_SIZE;
+}
+
+static unsigned int cp_aead_max_tag(struct cp_tfm *t)
+{
+	return crypto_aead_maxauthsize(cp_aead_of(t));
+}
+
+static int cp_aead_set_tag(struct cp_tfm *t, unsigned int len)
+{
+	return crypto_aead_setauthsize(cp_aead_of(t), len);
+}
+
+static void cp_aead_req_set(struct cp_tfm *t, struct cp_slot *slot,
+			    struct scatterlist *src, struct scatterlist *dst,
+			    unsigned int assoclen, unsigned int len,
+			    crypto_completion_t cb, void *data)
+{
+	struct aead_request *req = slot->req;
+
+	aead_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG, cb, data);
+	aead_request_set_ad(req, assoclen);
+	aead_request_set_crypt(req, src, dst, len, slot->iv);
+}
+
+static const struct cp_verify_ops cp_aead_verify_ops = {
+	.key_range = cp_aead_key_range,
+	.max_tag = cp_aead_max_tag,
+	.set_tag = cp_aead_set_tag,
+	.req_set = cp_aead_req_set,
+};
+
 const struct cp_type_ops cp_aead_ops = {
 	.name = "aead",
 	.alloc = cp_aead_alloc,
@@ -154,6 +191,7 @@ const struct cp_type_ops cp_aead_ops = {
 	.req_prepare = cp_aead_req_prepare,
 	.submit = cp_aead_submit,
 	.kat = &cp_cipher_kat_ops,
+	.verify = &cp_aead_verify_ops,
 	.frontend_type = CRYPTO_ALG_TYPE_AEAD,
 	.frontend_mask = CRYPTO_ALG_TYPE_MASK,
 	.dst = CP_DST_DECRYPT,

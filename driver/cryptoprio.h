@@ -174,9 +174,13 @@ struct cp_run *cp_run_alloc(struct cp_tfm *t, const struct cp_geometry *g,
  */
 struct cp_run *cp_run_alloc_linear(struct cp_tfm *t, const struct cp_geometry *g,
 				   unsigned int len);
-/* Point @run's one request at @src and @dst (the same: in place), @len bytes. */
+/*
+ * Point @run's one request at @src and @dst (the same: in place),
+ * @assoclen bytes of associated data (AEAD) then @len bytes.
+ */
 void cp_run_point(struct cp_run *run, struct scatterlist *src,
-		  struct scatterlist *dst, unsigned int len, bool decrypt);
+		  struct scatterlist *dst, unsigned int assoclen,
+		  unsigned int len, bool decrypt);
 /* Frees @run and its transform (never while requests are outstanding). */
 void cp_run_free(struct cp_run *run);
 /* Point every slot's request at its buffers for encryption or decryption. */

@@ -270,11 +270,12 @@ struct cp_run *cp_run_alloc_linear(struct cp_tfm *t, const struct cp_geometry *g
 }
 
 void cp_run_point(struct cp_run *run, struct scatterlist *src,
-		  struct scatterlist *dst, unsigned int len, bool decrypt)
+		  struct scatterlist *dst, unsigned int assoclen,
+		  unsigned int len, bool decrypt)
 {
 	run->decrypt = decrypt;
-	run->ops->verify->req_set(&run->tfm, &run->slots[0], src, dst, len,
-				  cp_complete, &run->slots[0]);
+	run->ops->verify->req_set(&run->tfm, &run->slots[0], src, dst, assoclen,
+				  len, cp_complete, &run->slots[0]);
 }
 
 void cp_run_prepare(struct cp_run *run, bool decrypt)

@@ -94,7 +94,8 @@ static void cp_sk_key_range(struct cp_tfm *t, unsigned int *min,
 
 static void cp_sk_req_set(struct cp_tfm *t, struct cp_slot *slot,
 			  struct scatterlist *src, struct scatterlist *dst,
-			  unsigned int len, crypto_completion_t cb, void *data)
+			  unsigned int assoclen, unsigned int len,
+			  crypto_completion_t cb, void *data)
 {
 	struct skcipher_request *req = slot->req;
 

@@ -58,15 +58,23 @@ struct cp_kat_ops {
  * beyond struct cp_type_ops. A type without it is not verified yet.
  */
 struct cp_verify_ops {
-	/* The key sizes the implementation advertises, in bytes. */
-	void (*key_range)(struct cp_tfm *t, unsigned int *min, unsigned int *max);
 	/*
-	 * Point @slot's request at @src and @dst (the same list: in place)
-	 * for @len bytes, with slot->iv; @cb gets @data on completion.
+	 * The key sizes to try, in bytes: those the reference accepts among
+	 * them are the cases'. An AEAD advertises none: every size is tried.
+	 */
+	void (*key_range)(struct cp_tfm *t, unsigned int *min, unsigned int *max);
+	/* AEAD: the longest tag, and setting the tag's length; else NULL. */
+	unsigned int (*max_tag)(struct cp_tfm *t);
+	int (*set_tag)(struct cp_tfm *t, unsigned int len);
+	/*
+	 * Point @slot's request at @src and @dst (the same list: in place):
+	 * @assoclen bytes of associated data (AEAD), then @len bytes to
+	 * encrypt or decrypt, with slot->iv; @cb gets @data on completion.
 	 */
 	void (*req_set)(struct cp_tfm *t, struct cp_slot *slot,
 			struct scatterlist *src, struct scatterlist *dst,
-			unsigned int len, crypto_completion_t cb, void *data);
+			unsigned int assoclen, unsigned int len,
+			crypto_completion_t cb, void *data);
 };
 
 /* Where a type's requests write: in place (src), or to a dst of their own. */

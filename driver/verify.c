@@ -15,16 +15,30 @@
  *   up to 64 KiB; whole blocks unless the reference takes a partial one
  *   (ctr: block size 1; xts and cts: ciphertext stealing);
  * - its key size in turn among those the candidate advertises and the
- *   reference accepts (aes: 16, 24, 32), the direction every other turn,
- *   random key, IV and data;
+ *   reference accepts (aes: 16, 24, 32; an AEAD advertises none: every
+ *   size the reference accepts), the direction every other turn, random
+ *   key, IV and data;
  * - in place or not, and for source and destination each a layout: one
  *   entry at an offset, 2 to 8 uneven entries, or entries crossing page
  *   boundaries, at unaligned offsets and with gaps between them.
  *
+ * An AEAD's case also picks its associated data (0 to 256 bytes, or the
+ * lengths among cp_ad_tried the reference takes: rfc4106's 16 and 20),
+ * its tag (the longest half the time, else any length from 1 the
+ * reference takes), an empty text one time in eight where the reference
+ * takes it, and ccm's length field (iv[0], 2 to 7). A decryption reads
+ * the reference's ciphertext of the case's text, one bit of it flipped
+ * every other time (associated data, IV, text or tag): the candidate must
+ * answer as the reference does, -EBADMSG included. The associated data
+ * is not compared (an out-of-place request need not copy it). geniv
+ * wrappers (echainiv, seqiv) draw their IV from a salt of each
+ * transform: their encryption is judged by the reference's decryption of
+ * the candidate's ciphertext, which must give the text back.
+ *
  * Every request goes through run.c, one at a time: an engine that never
  * answers leaves its run a zombie there, as a calibration's would, and
  * the verdict names the case it hung on. The type's part is its struct
- * cp_verify_ops (types.h): skcipher only for now.
+ * cp_verify_ops (types.h): skcipher and aead for now.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,7 +50,12 @@
 
 #include "types.h"
 
-#define CP_VERIFY_MAX_LEN	(65536U + 16)
+/* a case's text, and the associated data, IV in the data and tag around it */
+#define CP_VERIFY_MAX_TEXT	(65536U + 16)
+#define CP_VERIFY_MAX_AD	256U
+#define CP_VERIFY_MAX_TAG	64U
+#define CP_VERIFY_MAX_LEN	(CP_VERIFY_MAX_TEXT + CP_VERIFY_MAX_AD + \
+				 CP_MAX_IV_SIZE + CP_VERIFY_MAX_TAG)
 /* offsets under a page, gaps of up to 31 bytes between up to 8 entries */
 #define CP_VERIFY_MAX_ENTRIES	8
 #define CP_VERIFY_BUF_LEN	(CP_VERIFY_MAX_LEN + PAGE_SIZE + \
@@ -57,12 +76,19 @@ struct cp_layout {
 	unsigned int offset;	/* of the first entry in the buffer */
 };
 
+/* associated data lengths tried on the reference: all taken, any is drawn */
+static const unsigned int cp_ad_tried[] = { 0, 1, 8, 13, 16, 20, 31, 64, 255 };
+
 struct cp_vcase {
 	u32 index;
 	u64 rng;		/* its own stream, from the seed and index */
-	unsigned int len;
+	unsigned int len;	/* of the text */
 	unsigned int key_size;
+	unsigned int assoclen;	/* AEAD */
+	unsigned int tag;	/* AEAD: the tag's length */
 	bool decrypt;
+	bool corrupt;		/* AEAD decryption: bit @flip of the input flipped */
+	u32 flip;
 	bool in_place;
 	struct cp_layout src, dst;
 };
@@ -76,11 +102,51 @@ struct cp_verify {
 	unsigned int keys[CP_VERIFY_MAX_KEYS];
 	unsigned int nkeys;
 	bool partial;		/* the reference takes partial blocks */
+	/* AEAD */
+	bool aead;
+	bool geniv;		/* its IV drawn by the transform (echainiv, seqiv) */
+	unsigned int ivd;	/* geniv: the IV's bytes in the data */
+	u8 tags[CP_VERIFY_MAX_TAG];
+	unsigned int ntags;	/* lengths the reference takes, ascending */
+	unsigned int ads[ARRAY_SIZE(cp_ad_tried)];
+	unsigned int nads;
+	bool any_ad;		/* every length tried: any up to CP_VERIFY_MAX_AD */
+	bool empty;		/* the reference takes an empty text */
+	int want_err;		/* the reference's answer: 0, or -EBADMSG */
 	u8 *in, *want, *got;
-	u8 key[CRYPTOPRIO_MAX_KEY_SIZE];
+	/* setkey() reads an authentication key or nonce after the cipher's */
+	u8 key[CRYPTOPRIO_MAX_KEY_SIZE + CP_HMAC_KEY_LEN];
 	u8 iv[CP_MAX_IV_SIZE], iv_want[CP_MAX_IV_SIZE];
 	ktime_t end;
 };
+
+/* The bytes a case's request encrypts or decrypts, after the AD. */
+static unsigned int cp_case_crypt(const struct cp_verify *v,
+				  const struct cp_vcase *c)
+{
+	return v->ivd + c->len + (c->decrypt ? c->tag : 0);
+}
+
+/* The bytes it reads ... */
+static unsigned int cp_case_in(const struct cp_verify *v,
+			       const struct cp_vcase *c)
+{
+	return c->assoclen + cp_case_crypt(v, c);
+}
+
+/* ... and writes, the AD included */
+static unsigned int cp_case_out(const struct cp_verify *v,
+				const struct cp_vcase *c)
+{
+	return c->decrypt ? cp_case_in(v, c) - c->tag : cp_case_in(v, c) + c->tag;
+}
+
+/* Where the answer compared starts: after the AD, and a decryption's IV. */
+static unsigned int cp_case_from(const struct cp_verify *v,
+				 const struct cp_vcase *c)
+{
+	return c->assoclen + (c->decrypt ? v->ivd : 0);
+}
 
 static u64 cp_splitmix64(u64 *state)
 {
@@ -122,6 +188,7 @@ static unsigned int cp_case_len(struct cp_verify *v, struct cp_vcase *c)
 {
 	unsigned int bs = max(v->cand->geo.blocksize, 1U);
 	unsigned int len, unit = max(bs, 16U);
+	const unsigned int max_len = CP_VERIFY_MAX_TEXT;
 
 	switch (cp_rand(c, 3)) {
 	case 0:		/* 1 to 4 blocks */
@@ -132,19 +199,21 @@ static unsigned int cp_case_len(struct cp_verify *v, struct cp_vcase *c)
 		len = len > 16 ? len - 16 : len;
 		break;
 	default:
-		len = 1 + cp_rand(c, CP_VERIFY_MAX_LEN);
+		len = 1 + cp_rand(c, max_len);
 		break;
 	}
 	if (bs > 1 && !v->partial)
 		len -= len % bs;
-	return clamp(len, bs, CP_VERIFY_MAX_LEN);
+	return clamp(len, bs, max_len);
 }
 
-static void cp_case_layout(struct cp_vcase *c, struct cp_layout *l)
+/* A layout for @len bytes (at least one). */
+static void cp_case_layout(struct cp_vcase *c, struct cp_layout *l,
+			   unsigned int len)
 {
 	l->kind = cp_rand(c, 3);
 	l->nents = l->kind == CP_LAYOUT_ONE ? 1 : 2 + cp_rand(c, 7);
-	l->nents = min(l->nents, c->len);
+	l->nents = clamp(l->nents, 1U, len);
 	if (l->kind == CP_LAYOUT_PAGES)
 		l->offset = PAGE_SIZE - 1 - cp_rand(c, 64);
 	else if (cp_rand(c, 2))
@@ -153,38 +222,63 @@ static void cp_case_layout(struct cp_vcase *c, struct cp_layout *l)
 		l->offset = 16 * cp_rand(c, PAGE_SIZE / 16);
 }
 
+/* An AEAD case's text, associated data, tag and flipped bit. */
+static void cp_case_aead(struct cp_verify *v, struct cp_vcase *c)
+{
+	if (v->empty && !cp_rand(c, 8))
+		c->len = 0;
+	c->assoclen = v->any_ad ? cp_rand(c, CP_VERIFY_MAX_AD + 1) :
+				  v->ads[cp_rand(c, v->nads)];
+	c->tag = cp_rand(c, 2) ? v->tags[v->ntags - 1] :
+				 v->tags[cp_rand(c, v->ntags)];
+	c->corrupt = c->decrypt && cp_rand(c, 2);
+	if (c->corrupt)
+		c->flip = cp_rand(c, 8 * cp_case_in(v, c));
+}
+
 /*
  * Case @index of @v's seed. The key size takes each advertised size in
- * turn, the direction changes every round of them.
+ * turn, the direction changes every round of them. A request that reads
+ * or writes nothing (an AEAD's empty text and AD) is in place.
  */
 static void cp_case_draw(struct cp_verify *v, u32 index, struct cp_vcase *c)
 {
+	unsigned int in, out;
 	u64 i = index;
 
+	memset(c, 0, sizeof(*c));
 	c->index = index;
 	c->rng = v->p->seed ^ cp_splitmix64(&i);
 	c->key_size = v->keys[index % v->nkeys];
 	c->decrypt = (index / v->nkeys) & 1;
 	c->len = cp_case_len(v, c);
-	c->in_place = cp_rand(c, 2);
-	cp_case_layout(c, &c->src);
+	if (v->aead)
+		cp_case_aead(v, c);
+	in = cp_case_in(v, c);
+	out = cp_case_out(v, c);
+	c->in_place = cp_rand(c, 2) || !in || !out;
+	cp_case_layout(c, &c->src, c->in_place ? max(in, out) : in);
 	if (!c->in_place)
-		cp_case_layout(c, &c->dst);
-	cp_rand_bytes(c, v->key, c->key_size);
+		cp_case_layout(c, &c->dst, out);
+	cp_rand_bytes(c, v->key, c->key_size + CP_HMAC_KEY_LEN);
 	cp_rand_bytes(c, v->iv, v->cand->geo.ivsize);
-	cp_rand_bytes(c, v->in, c->len);
+	if (v->cand->geo.shape.ccm)
+		v->iv[0] = 2 + cp_rand(c, 6);	/* L': 3- to 8-byte lengths */
+	/* a decryption's ciphertext is the reference's of this plaintext */
+	cp_rand_bytes(c, v->in, c->assoclen + v->ivd + c->len);
 }
 
 /*
- * @l over @buf's pages into @t: its entries cut the case's length in
+ * @l over @buf's pages into @t: its entries cut @len bytes in
  * uneven pieces (a page boundary inside each, for CP_LAYOUT_PAGES), gaps
  * of up to 31 bytes between them. Within CP_VERIFY_BUF_LEN by its bounds.
  */
 static int cp_layout_build(struct cp_vcase *c, const struct cp_layout *l,
-			   struct cp_buf *buf, struct sg_table *t)
+			   unsigned int len, struct cp_buf *buf,
+			   struct sg_table *t)
 {
 	struct page *base = sg_page(buf->sgt.sgl);
-	unsigned int pos = l->offset, left = c->len, i;
+	unsigned int pos = l->offset, left = len, i;
 	struct scatterlist *sg;
 	int r;
 
@@ -233,10 +327,16 @@ static void cp_case_fail(struct cp_verify *v, const struct cp_vcase *c,
 
 	v->res->verdict = CRYPTOPRIO_VERIFY_FAILED;
 	v->res->failed_case = c->index;
-	w = scnprintf(s, n, "case %u of seed %llu: %s %u bytes, %u-byte key, %s, src ",
+	w = scnprintf(s, n, "case %u of seed %llu: %s %u bytes, %u-byte key, ",
 		      c->index, v->p->seed, c->decrypt ? "decrypt" : "encrypt",
-		      c->len, c->key_size,
-		      c->in_place ? "in place" : "out of place");
+		      c->len, c->key_size);
+	if (v->aead)
+		w += scnprintf(s + w, n - w, "AD %u, tag %u, ", c->assoclen,
+			       c->tag);
+	if (c->corrupt)
+		w += scnprintf(s + w, n - w, "bit %u flipped, ", c->flip);
+	w += scnprintf(s + w, n - w, "%s, src ",
+		       c->in_place ? "in place" : "out of place");
 	w += cp_layout_words(s + w, n - w, &c->src);
 	if (!c->in_place) {
 		w += scnprintf(s + w, n - w, ", dst ");
@@ -246,28 +346,84 @@ static void cp_case_fail(struct cp_verify *v, const struct cp_vcase *c,
 	pr_info("%s: verification failed: %s\n", v->p->driver, s);
 }
 
-/* The reference's answer to the case: one entry, in place. */
-static int cp_case_reference(struct cp_verify *v, struct cp_vcase *c)
+/* @c's key and, for an AEAD, its tag length on @run: 0, or why not. */
+static int cp_case_key(struct cp_verify *v, struct cp_run *run,
+		       const struct cp_vcase *c, const char **what)
+{
+	int r;
+
+	*what = "setkey";
+	r = run->ops->setkey(&run->tfm, &run->geo, v->key, c->key_size);
+	if (r || !v->aead)
+		return r;
+	*what = "setauthsize";
+	return run->ops->verify->set_tag(&run->tfm, c->tag);
+}
+
+/*
+ * The reference, in place on its one entry, keyed: @in under @c's IV and
+ * associated data, @crypt bytes after it; its output into @out (which may
+ * be @in), its error into *@err. 0, or -ETIMEDOUT: it never answered (a
+ * zombie now, which a synchronous one never becomes).
+ */
+static int cp_ref_once(struct cp_verify *v, const struct cp_vcase *c,
+		       bool decrypt, const u8 *in, unsigned int crypt, u8 *out,
+		       int *err)
 {
 	struct cp_run *ref = v->ref;
 	struct cp_slot *s = &ref->slots[0];
+	unsigned int in_len = c->assoclen + crypt;
+	unsigned int out_len = decrypt ? in_len - c->tag : in_len + c->tag;
 	int r;
 
-	r = ref->ops->setkey(&ref->tfm, &ref->geo, v->key, c->key_size);
-	if (r)
-		return r;
-	sg_copy_from_buffer(s->src.sgt.sgl, 1, v->in, c->len);
+	sg_copy_from_buffer(s->src.sgt.sgl, 1, in, in_len);
 	memcpy(s->iv, v->iv, ref->geo.ivsize);
-	cp_run_point(ref, s->src.sgt.sgl, s->src.sgt.sgl, c->len, c->decrypt);
+	cp_run_point(ref, s->src.sgt.sgl, s->src.sgt.sgl, c->assoclen, crypt,
+		     decrypt);
 	r = cp_run_go(ref, true, 0, v->p->grace_ns, NULL);
 	if (r == CP_RUN_ABANDONED) {
-		v->ref = NULL;	/* a zombie: a synchronous one never is */
+		v->ref = NULL;
 		return -ETIMEDOUT;
 	}
-	if (s->err)
-		return s->err;
-	sg_copy_to_buffer(s->src.sgt.sgl, 1, v->want, c->len);
-	memcpy(v->iv_want, s->iv, ref->geo.ivsize);
+	*err = s->err;
+	if (!s->err) {
+		sg_copy_to_buffer(s->src.sgt.sgl, 1, out, out_len);
+		memcpy(v->iv_want, s->iv, ref->geo.ivsize);
+	}
+	return 0;
+}
+
+/*
+ * The reference's answer to the case into v->want and v->want_err; for
+ * an AEAD's decryption, first the ciphertext it reads into v->in. An
+ * error the reference should not give is returned: then it is no
+ * reference.
+ */
+static int cp_case_reference(struct cp_verify *v, struct cp_vcase *c)
+{
+	const char *what;
+	int r, err;
+
+	v->want_err = 0;
+	r = cp_case_key(v, v->ref, c, &what);
+	if (r)
+		return r;
+	if (v->aead && c->decrypt) {
+		r = cp_ref_once(v, c, false, v->in, v->ivd + c->len, v->in, &err);
+		if (r || err)
+			return r ? r : err;
+		if (c->corrupt)
+			v->in[c->flip / 8] ^= 1U << (c->flip % 8);
+	}
+	/* a geniv encryption is judged by the reference's decryption of it */
+	if (v->geniv && !c->decrypt)
+		return 0;
+	r = cp_ref_once(v, c, c->decrypt, v->in, cp_case_crypt(v, c), v->want,
+			&v->want_err);
+	if (r)
+		return r;
+	if (v->want_err && !(c->corrupt && v->want_err == -EBADMSG))
+		return v->want_err;
 	return 0;
 }
 
@@ -281,52 +437,120 @@ static unsigned int cp_first_diff(const u8 *a, const u8 *b, unsigned int len)
 	return i;
 }
 
-/* The candidate's answer, judged: 0 (see res), or CP_RUN_ABANDONED. */
-static int cp_case_candidate(struct cp_verify *v, struct cp_vcase *c)
+/*
+ * geniv encryption: the reference decrypts the candidate's answer (v->got,
+ * the AD put back), which must give the text back. 0 (see res), or an
+ * error of the reference's.
+ */
+static int cp_case_round_trip(struct cp_verify *v, struct cp_vcase *c)
+{
+	unsigned int text = c->assoclen + v->ivd, at;
+	char what[80];
+	int r, err;
+
+	memcpy(v->got, v->in, c->assoclen);
+	r = cp_ref_once(v, c, true, v->got, v->ivd + c->len + c->tag, v->want,
+			&err);
+	if (r || (err && err != -EBADMSG))
+		return r ? r : err;
+	if (err) {
+		cp_case_fail(v, c, "its ciphertext does not authenticate under the reference");
+		return 0;
+	}
+	at = cp_first_diff(v->want + text, v->in + text, c->len);
+	if (at < c->len) {
+		snprintf(what, sizeof(what),
+			 "the reference decrypts its ciphertext to other text from byte %u",
+			 at);
+		cp_case_fail(v, c, what);
+	}
+	return 0;
+}
+
+/* The candidate's error judged against the reference's; true if both failed alike. */
+static bool cp_case_error(struct cp_verify *v, struct cp_vcase *c, int err)
+{
+	char what[96];
+
+	if (err == v->want_err)
+		return err != 0;
+	if (!v->want_err)
+		snprintf(what, sizeof(what),
+			 "failed with error %d, the reference succeeded", err);
+	else if (!err)
+		snprintf(what, sizeof(what),
+			 "accepted a corrupted ciphertext, the reference refused it (%d)",
+			 v->want_err);
+	else
+		snprintf(what, sizeof(what),
+			 "failed with error %d, the reference with %d", err,
+			 v->want_err);
+	cp_case_fail(v, c, what);
+	return true;
+}
+
+/* The candidate's request for @c, sent: 0, -ENOMEM, or CP_RUN_ABANDONED. */
+static int cp_case_send(struct cp_verify *v, struct cp_vcase *c,
+			struct scatterlist **out)
 {
 	struct cp_run *run = v->cand;
 	struct cp_slot *s = &run->slots[0];
+	unsigned int in = cp_case_in(v, c), out_len = cp_case_out(v, c);
+
+	if (cp_layout_build(c, &c->src, c->in_place ? max(in, out_len) : in,
+			    &s->src, &s->layout[0]) ||
+	    (!c->in_place &&
+	     cp_layout_build(c, &c->dst, out_len, &s->dst, &s->layout[1])))
+		return -ENOMEM;
+	*out = c->in_place ? s->layout[0].sgl : s->layout[1].sgl;
+	sg_copy_from_buffer(s->layout[0].sgl, c->src.nents, v->in, in);
+	memcpy(s->iv, v->iv, run->geo.ivsize);
+	cp_run_point(run, s->layout[0].sgl, *out, c->assoclen,
+		     cp_case_crypt(v, c), c->decrypt);
+	return cp_run_go(run, true, 0, v->p->grace_ns, NULL);
+}
+
+/* The candidate's answer, judged: 0 (see res), an error, or CP_RUN_ABANDONED. */
+static int cp_case_candidate(struct cp_verify *v, struct cp_vcase *c)
+{
+	unsigned int out_len = cp_case_out(v, c), from = cp_case_from(v, c);
+	struct cp_slot *s = &v->cand->slots[0];
 	struct scatterlist *out;
+	const char *op;
 	char what[80];
 	unsigned int at;
 	int r;
 
-	r = run->ops->setkey(&run->tfm, &run->geo, v->key, c->key_size);
+	r = cp_case_key(v, v->cand, c, &op);
 	if (r) {
 		snprintf(what, sizeof(what),
-			 "setkey failed (%d), the reference took the key", r);
+			 "%s failed (%d), the reference took it", op, r);
 		cp_case_fail(v, c, what);
 		return 0;
 	}
-	if (cp_layout_build(c, &c->src, &s->src, &s->layout[0]) ||
-	    (!c->in_place &&
-	     cp_layout_build(c, &c->dst, &s->dst, &s->layout[1])))
-		return -ENOMEM;
-	out = c->in_place ? s->layout[0].sgl : s->layout[1].sgl;
-	sg_copy_from_buffer(s->layout[0].sgl, c->src.nents, v->in, c->len);
-	memcpy(s->iv, v->iv, run->geo.ivsize);
-	cp_run_point(run, s->layout[0].sgl, out, c->len, c->decrypt);
-	r = cp_run_go(run, true, 0, v->p->grace_ns, NULL);
+	r = cp_case_send(v, c, &out);
 	if (r == CP_RUN_ABANDONED) {
 		v->cand = NULL;
 		cp_case_fail(v, c, "no answer within the grace period (its memory kept until it completes)");
 		v->res->verdict = CRYPTOPRIO_VERIFY_TIMEOUT;
 		return r;
 	}
-	if (s->err) {
-		snprintf(what, sizeof(what),
-			 "failed with error %d, the reference succeeded", s->err);
-		cp_case_fail(v, c, what);
-		return 0;
+	if (r)
+		return r;
+	if (v->geniv && !c->decrypt && !s->err) {
+		sg_copy_to_buffer(out, sg_nents(out), v->got, out_len);
+		return cp_case_round_trip(v, c);
 	}
-	sg_copy_to_buffer(out, sg_nents(out), v->got, c->len);
-	at = cp_first_diff(v->got, v->want, c->len);
-	if (at < c->len) {
+	if (cp_case_error(v, c, s->err))
+		return 0;
+	sg_copy_to_buffer(out, sg_nents(out), v->got, out_len);
+	at = from + cp_first_diff(v->got + from, v->want + from, out_len - from);
+	if (at < out_len) {
 		snprintf(what, sizeof(what),
 			 "output differs from the reference's from byte %u", at);
 		cp_case_fail(v, c, what);
-	} else if (run->geo.shape.iv_out &&
-		   memcmp(s->iv, v->iv_want, run->geo.ivsize)) {
+	} else if (v->cand->geo.shape.iv_out &&
+		   memcmp(s->iv, v->iv_want, v->cand->geo.ivsize)) {
 		cp_case_fail(v, c, "output IV differs from the reference's");
 	}
 	return 0;
@@ -351,31 +575,85 @@ static int cp_verify_keys(struct cp_verify *v, struct netlink_ext_ack *extack)
 	return 0;
 }
 
-/* Whether the reference takes a block and one byte (ciphertext stealing). */
-static int cp_verify_partial(struct cp_verify *v)
+/*
+ * Whether the reference encrypts @len bytes of text after @assoclen of
+ * AD, with its first key size and longest tag, into *@takes. 0, or
+ * -ETIMEDOUT.
+ */
+static int cp_ref_takes(struct cp_verify *v, unsigned int assoclen,
+			unsigned int len, bool *takes)
 {
-	struct cp_run *ref = v->ref;
-	struct cp_slot *s = &ref->slots[0];
-	int r;
+	struct cp_vcase c = {
+		.key_size = v->keys[0],
+		.assoclen = assoclen,
+		.len = len,
+		.tag = v->aead ? v->tags[v->ntags - 1] : 0,
+	};
+	const char *what;
+	int r, err = 0;
 
-	v->partial = true;
-	if (ref->geo.blocksize <= 1)
-		return 0;
-	r = ref->ops->setkey(&ref->tfm, &ref->geo, v->key, v->keys[0]);
-	if (r)
+	memset(v->iv, 0, sizeof(v->iv));
+	if (v->ref->geo.shape.ccm)
+		v->iv[0] = 3;	/* ccm's L' must be 1 to 7 */
+	r = cp_case_key(v, v->ref, &c, &what);
+	if (!r)
+		r = cp_ref_once(v, &c, false, v->in, v->ivd + len, v->want, &err);
+	if (r == -ETIMEDOUT)
 		return r;
-	cp_run_point(ref, s->src.sgt.sgl, s->src.sgt.sgl,
-		     ref->geo.blocksize + 1, false);
-	r = cp_run_go(ref, true, 0, v->p->grace_ns, NULL);
-	if (r == CP_RUN_ABANDONED) {
-		v->ref = NULL;
-		return -ETIMEDOUT;
-	}
-	v->partial = !s->err;
+	*takes = !r && !err;
 	return 0;
 }
 
-/* The reference, keyed with its first key size, on a run of its own. */
+/* The tag lengths the reference takes, from 1 to its longest. */
+static int cp_verify_tags(struct cp_verify *v, struct netlink_ext_ack *extack)
+{
+	const struct cp_verify_ops *ops = v->ref->ops->verify;
+	unsigned int max = ops->max_tag(&v->ref->tfm), t;
+
+	for (t = 1; t <= min(max, CP_VERIFY_MAX_TAG); t++)
+		if (!ops->set_tag(&v->ref->tfm, t))
+			v->tags[v->ntags++] = t;
+	if (!v->ntags) {
+		NL_SET_ERR_MSG(extack, "the reference takes no tag length");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The AD lengths of cp_ad_tried the reference takes, and an empty text. */
+static int cp_verify_ads(struct cp_verify *v, struct netlink_ext_ack *extack)
+{
+	unsigned int one = max(v->ref->geo.blocksize, 1U), i;
+	bool takes;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(cp_ad_tried); i++) {
+		r = cp_ref_takes(v, cp_ad_tried[i], one, &takes);
+		if (r)
+			return r;
+		if (takes)
+			v->ads[v->nads++] = cp_ad_tried[i];
+	}
+	if (!v->nads) {
+		NL_SET_ERR_MSG(extack, "the reference takes none of the associated data lengths tried");
+		return -EINVAL;
+	}
+	v->any_ad = v->nads == ARRAY_SIZE(cp_ad_tried);
+	return cp_ref_takes(v, v->ads[0], 0, &v->empty);
+}
+
+/* Whether the reference takes a block and one byte (ciphertext stealing). */
+static int cp_verify_partial(struct cp_verify *v)
+{
+	unsigned int bs = v->ref->geo.blocksize;
+
+	v->partial = true;
+	if (bs <= 1)
+		return 0;
+	return cp_ref_takes(v, v->aead ? v->ads[0] : 0, bs + 1, &v->partial);
+}
+
+/* The reference, on a run of its own, and what it takes. */
 static int cp_verify_reference(struct cp_verify *v,
 			       struct netlink_ext_ack *extack)
 {
@@ -409,6 +687,10 @@ static int cp_verify_reference(struct cp_verify *v,
 		return -ENOMEM;
 	}
 	r = cp_verify_keys(v, extack);
+	if (!r && v->aead)
+		r = cp_verify_tags(v, extack);
+	if (!r && v->aead)
+		r = cp_verify_ads(v, extack);
 	if (!r)
 		r = cp_verify_partial(v);
 	return r;
@@ -422,7 +704,7 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 	int r;
 
 	if (!ops || !ops->verify) {
-		NL_SET_ERR_MSG(extack, "not verified: type skcipher only for now");
+		NL_SET_ERR_MSG(extack, "not verified: skcipher and aead only for now");
 		return -EOPNOTSUPP;
 	}
 	r = cp_alloc_candidate(v->p->driver, v->p->type, &t, extack);
@@ -444,9 +726,12 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 		ops->free(&t);
 		return r;
 	}
-	v->in = kvmalloc(CP_VERIFY_MAX_LEN, GFP_KERNEL);
-	v->want = kvmalloc(CP_VERIFY_MAX_LEN, GFP_KERNEL);
-	v->got = kvmalloc(CP_VERIFY_MAX_LEN, GFP_KERNEL);
+	v->aead = ops->verify->set_tag;
+	v->geniv = v->aead && g.shape.geniv;
+	v->ivd = g.iv_in_data;
+	v->in = kvzalloc(CP_VERIFY_MAX_LEN, GFP_KERNEL);
+	v->want = kvzalloc(CP_VERIFY_MAX_LEN, GFP_KERNEL);
+	v->got = kvzalloc(CP_VERIFY_MAX_LEN, GFP_KERNEL);
 	if (!v->in || !v->want || !v->got)
 		return -ENOMEM;
 	return cp_verify_reference(v, extack);

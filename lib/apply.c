@@ -299,6 +299,7 @@ static int open_lock(const struct cp_apply_options *opts, struct cp_apply_result
 static int copy_inventory(struct cp_inventory *to, const struct cp_inventory *from)
 {
 	to->source = CP_SOURCE_FILE;
+	to->ghash_library = from->ghash_library;
 	for (size_t i = 0; i < from->n_algs; i++)
 		if (cp_inventory_add(to, &from->algs[i]) < 0)
 			return -ENOMEM;

@@ -124,6 +124,11 @@ static int spell_part(const struct cp_inventory *inv, const char *name,
 		cp_strscpy(out, CP_NAME_MAX, winner->driver);
 		return 0;
 	}
+	/* crypto/gcm.c names the library's GHASH so: gcm_base(CTR,ghash-lib). */
+	if (inv->ghash_library && streq(name, "ghash")) {
+		cp_strscpy(out, CP_NAME_MAX, "ghash-lib");
+		return 0;
+	}
 	return spell_instance(inv, name, out, depth + 1);
 }
 
@@ -138,6 +143,8 @@ static int spell_instance(const struct cp_inventory *inv, const char *name,
 	if (depth > MAX_DEPTH)
 		return -EINVAL;
 	r = split_name(name, &s);
+	if (r == -ENOENT) /* a part that is no template, not registered on the CPU */
+		cp_strscpy(out, CP_NAME_MAX, name);
 	if (r >= 0)
 		r = kernel_parts(&s);
 	if (r < 0)
@@ -148,6 +155,10 @@ static int spell_instance(const struct cp_inventory *inv, const char *name,
 		r = append(out, &len, i == 0 ? "(" : ",");
 		if (r >= 0)
 			r = spell_part(inv, s.parts[i], part, depth);
+		if (r == -ENOENT) {
+			cp_strscpy(out, CP_NAME_MAX, part); /* the part the CPU lacks */
+			return r;
+		}
 		if (r >= 0)
 			r = append(out, &len, part);
 	}

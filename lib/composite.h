@@ -21,13 +21,16 @@ const struct cp_alg *cp_cpu_winner(const struct cp_inventory *inv, const char *n
  * "echainiv(authenc(hmac(sha256-ce),cbc-aes-ce))". A part is the CPU winner
  * of its name or, where no CPU implementation of it is registered, built
  * the same way ("hmac(sha256-ce)" above). Templates that instantiate under
- * other parts are followed: gcm(X) is gcm_base(ctr(X),ghash), ccm(X) is
+ * other parts are followed: gcm(X) is gcm_base(ctr(X),ghash) (ghash-lib where
+ * @inv->ghash_library), ccm(X) is
  * ccm_base(ctr(X),cbcmac(X)), xts(X) and lrw(X) wrap ecb(X).
  *
  * Returns 0, or:
  *   -EEXIST        a CPU implementation of @name is registered: rank it instead;
  *                  or the candidate itself is, not self-tested yet;
- *   -ENOENT        a part that is not a template has no CPU implementation;
+ *   -ENOENT        a part that is not a template has no CPU implementation
+ *                  registered (@name itself, if it is no template): @driver
+ *                  then holds that part's name ("md5");
  *   -ENAMETOOLONG  the candidate, or one of its parts, would be CP_NAME_MAX
  *                  bytes or longer: the kernel cannot address it;
  *   -EINVAL        @name is not NAME or TEMPLATE(PART,...) with balanced parentheses.

@@ -3,14 +3,18 @@
  * The export document (cryptoprioctl(8), "export"):
  *
  *   {"version":1,"verb":"export",
- *    "kernel":{"release":K,"build":B,"cpu_model":C,
- *              "modules":[{"module":M,"srcversion":S}...]} (cryptoprio's too),
+ *    "kernel":{"release":K,"build":B,"cpu_model":C,"ghash_library":BOOL,
+ *              "modules":[{"module":M,"srcversion":S}...]},
  *    "inventory_source":"crypto_user",
  *    "implementations":[{"name","driver","module","type","priority","refcnt",
  *                        "flags":[...],"class","class_reason"}...],
  *    "created":[{"driver","algorithm","priority","in_use"}...],
  *    "calibration":{a calibration cache, lib/calib-cache-json.c}}
  *
+ * "modules" lists those of the implementations and, when loaded, the
+ * cryptoprio module, whose build the cache's verifications name.
+ * "ghash_library" (inventory.h) is how the CPU's gcm instances are named
+ * there; an export without it (before it was written) reads as false.
  * "calibration" holds the figures of that kernel and CPU only, so that it
  * is also a cache file an identical machine can be given.
  */
@@ -152,6 +156,8 @@ static json_object *kernel_json(const struct cp_export *ex)
 	json_object_object_add(o, "release", json_object_new_string(ex->machine.kernel));
 	json_object_object_add(o, "build", json_object_new_string(ex->machine.build));
 	json_object_object_add(o, "cpu_model", json_object_new_string(ex->machine.cpu_model));
+	json_object_object_add(o, "ghash_library",
+			       json_object_new_boolean(ex->inventory.ghash_library));
 	for (size_t i = 0; i < ex->n_modules; i++) {
 		json_object *m = json_object_new_object();
 
@@ -294,10 +300,16 @@ static int read_kernel(struct reader *rd, json_object *doc, struct cp_export *ex
 {
 	json_object *k = member(rd, doc, "", "kernel", json_type_object), *modules;
 	struct cp_cache_key *m = &ex->machine;
+	json_object *ghash;
 	int r;
 
 	if (!k)
 		return -EBADMSG;
+	if (json_object_object_get_ex(k, "ghash_library", &ghash)) {
+		if (!json_object_is_type(ghash, json_type_boolean))
+			return bad(rd, "kernel: \"ghash_library\": not true or false");
+		ex->inventory.ghash_library = json_object_get_boolean(ghash);
+	}
 	r = string_member(rd, k, "kernel: ", "release", m->kernel, sizeof(m->kernel), false);
 	if (r >= 0)
 		r = string_member(rd, k, "kernel: ", "build", m->build, sizeof(m->build), false);

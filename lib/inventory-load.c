@@ -11,6 +11,7 @@
 #include "crypto-user.h"
 #include "inventory-load.h"
 #include "macro.h"
+#include "modindex.h"
 #include "proc-crypto.h"
 
 static int load_crypto_user(struct cp_inventory *inv)
@@ -33,6 +34,27 @@ static int load_proc_crypto(struct cp_inventory *inv)
 	if (!f)
 		return negative_errno();
 	return cp_proc_crypto_parse(f, inv);
+}
+
+/*
+ * Whether the kernel's GHASH is its library's (inventory.h): "ghash" is
+ * neither registered (built in, or a module loaded) nor offered by a
+ * module. The module index is opened only where "ghash" is not registered.
+ */
+static bool ghash_is_library(const struct cp_inventory *inv)
+{
+	struct cp_modindex alias;
+	const char *module;
+	size_t n;
+
+	for (size_t i = 0; i < inv->n_algs; i++)
+		if (streq(inv->algs[i].name, "ghash"))
+			return false;
+	if (cp_modindex_open_running_file(&alias, "modules.alias.bin") < 0)
+		return false;
+	n = cp_modindex_lookup_all(&alias, "crypto-ghash", &module, 1);
+	cp_modindex_close(&alias);
+	return n == 0;
 }
 
 int cp_inventory_load_file(const char *path, struct cp_inventory *inv)
@@ -84,5 +106,6 @@ int cp_inventory_load_memo(struct cp_inventory *inv, struct cp_module_memo *memo
 	cp_classify(inv, memo ? &memo->offload : &offload_modules);
 	cp_module_set_free(&offload_modules);
 	cp_inventory_sort(inv);
+	inv->ghash_library = ghash_is_library(inv);
 	return memo_changed;
 }

@@ -58,6 +58,13 @@ struct cp_inventory {
 	struct cp_alg *algs;
 	size_t n_algs;
 	size_t allocated;
+	/*
+	 * The kernel's gcm template computes GHASH with its library (crypto/gcm.c
+	 * since the kernel dropped "ghash" from the hash API, in 7.x): no
+	 * implementation of "ghash" registers or can be loaded, and an instance
+	 * is named gcm_base(CTR,ghash-lib). Known of the running kernel only.
+	 */
+	bool ghash_library;
 };
 
 void cp_inventory_free(struct cp_inventory *inv);

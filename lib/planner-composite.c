@@ -43,7 +43,13 @@ static int find_candidate(struct builder *b, const struct cp_alg *engine)
 		return cp_plan_add_note(
 		    b->plan, "%s: not understood as TEMPLATE(PART,...): no CPU candidate",
 		    engine->name);
-	/* -EEXIST, -ENOENT: nothing to create. */
+	if (r == -ENOENT)
+		return cp_plan_add_note(
+		    b->plan,
+		    "%s: served by engines only, and no CPU implementation of %s "
+		    "is registered (its module not loaded?): no CPU candidate",
+		    engine->name, cand->driver);
+	/* -EEXIST: the CPU's own competes, or is being self-tested: nothing to create. */
 	if (r < 0)
 		return 0;
 	memcpy(cand->name, engine->name, sizeof(cand->name));

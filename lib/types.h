@@ -45,7 +45,7 @@ struct cp_type_info {
 	const struct cp_fixed_request *fixed;
 	const char *unmeasured; /* with @fixed: why no other algorithm is measured */
 	enum cp_afalg_iface afalg;
-	/* the module's VERIFY takes it: its engines are verified (calibrate.h) */
+	/* calibrations verify its engines (calibrate.h), held until they pass */
 	bool verified;
 };
 

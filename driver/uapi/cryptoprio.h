@@ -46,7 +46,7 @@ enum cryptoprio_cmd {
 	/*
 	 * DRIVER TYPE [SEED CASES GRACE_NS] -> VERDICT CASES SEED REFERENCE
 	 * [FAILED_CASE FAILURE]: differential verification against the
-	 * reference (skcipher only for now; other types: EOPNOTSUPP)
+	 * reference (skcipher and aead for now; other types: EOPNOTSUPP)
 	 */
 	CRYPTOPRIO_CMD_VERIFY,
 

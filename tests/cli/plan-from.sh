@@ -72,6 +72,24 @@ ok "plan --from --json: valid" valid plan
 ok "plan --from --json: the inventory is a file's, the step planned" \
 	test "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["inventory_source"], [s["driver"] for s in d["steps"]])' "$tmp/plan.json")" = "file ['cbc-aes-aesni']"
 
+# An engine's gcm(aes) where the CPU has its ctr(aes) and no ghash: on a
+# kernel whose gcm takes GHASH from its library (ghash_library) the plan
+# creates gcm_base(CTR,ghash-lib); where it is not said, it cannot.
+edit gcm 'i = d["implementations"]
+i.append(dict(i[0], name="ctr(aes)", driver="ctr-aes-aesni"))
+i.append(dict(i[1], name="gcm(aes)", driver="gcm-aes-cp-caam", type="aead", priority=3000, module="cp_caam_engine"))
+d["kernel"]["ghash_library"] = True'
+ok "plan --from a library GHASH's kernel: the CPU's gcm(aes) created" grep -qE \
+	'^gcm\(aes\) +gcm_base\(ctr-aes-aesni,ghash-lib\) +cpu +.* create' \
+	<("$ctl" -c /dev/null plan --from "$tmp/gcm.json" --no-legend)
+edit gcm-unsaid 'i = d["implementations"]
+i.append(dict(i[0], name="ctr(aes)", driver="ctr-aes-aesni"))
+i.append(dict(i[1], name="gcm(aes)", driver="gcm-aes-cp-caam", type="aead", priority=3000, module="cp_caam_engine"))'
+ok "plan --from an export that does not say it: no ghash, nothing created" \
+	exits 0 "$ctl" -c /dev/null plan --from "$tmp/gcm-unsaid.json" --exit-code
+edit gcm-bad 'd["kernel"]["ghash_library"] = "yes"'
+ok "ghash_library not a boolean: refused" refused gcm-bad 'kernel: "ghash_library": not true or false'
+
 edit verb 'd["verb"] = "plan"'
 ok "a document of another verb: refused" refused verb "verb.json: a document of 'plan', not of 'export'"
 edit version 'd["version"] = 2'

@@ -27,7 +27,8 @@
  *          after 10 ms, as mxs-dcp does once its hardware timed out
  *   eintr  the same with -EINTR: a driver's own error that looks like
  *          the module's give-up codes
- *   sgmulti, len64, key192, big  correct, but a cipher (skcipher) flips the
+ *   sgmulti, len64, key192, big  correct, but a cipher (skcipher, and
+ *          cp_test_engine's AEADs: their text's length) flips the
  *          last output byte of a request whose source or destination is
  *          more than one scatterlist entry (sgmulti), whose length is not
  *          a multiple of 64 (len64), keyed with a 192-bit AES key (key192),
@@ -61,6 +62,11 @@
  *   N: the N-th request submitted from now on, and every later one, hangs
  *   (mode becomes hang), so a test can hang an engine in the middle of a
  *   run, after its first N - 1 requests
+ * wrong_after (default 0: off)
+ *   N: the same, the mode becoming wrong: its first N - 1 requests right,
+ *   every later one wrong, as an engine whose fault comes with use (a
+ *   counter that wraps, a descriptor ring reused); the self-test and the
+ *   known-answer check, early requests, pass it, VERIFY's N-th case fails
  * latency_us (default 0)
  *   each request sleeps this long before it completes, as a DMA engine
  *   keeps the CPU free
@@ -121,6 +127,7 @@ static bool cpt_backlog_on = true;
 static unsigned int cpt_latency_us;
 static unsigned int cpt_burn_us;
 static atomic_t cpt_hang_after = ATOMIC_INIT(0);
+static atomic_t cpt_wrong_after = ATOMIC_INIT(0);
 
 static struct workqueue_struct *cpt_wq;
 /* cpt_lock: cpt_parked, cpt_backlog, cpt_queued, and mode changes */
@@ -147,13 +154,14 @@ static bool cpt_sg_multi(struct scatterlist *sg, unsigned int len)
 }
 
 bool cpt_wrong_cipher(struct scatterlist *src, struct scatterlist *dst,
-		      unsigned int len, unsigned int key_size)
+		      unsigned int sg_len, unsigned int len,
+		      unsigned int key_size)
 {
 	switch (READ_ONCE(cpt_mode)) {
 	case CPT_WRONG:
 		return true;
 	case CPT_SGMULTI:
-		return cpt_sg_multi(src, len) || cpt_sg_multi(dst, len);
+		return cpt_sg_multi(src, sg_len) || cpt_sg_multi(dst, sg_len);
 	case CPT_LEN64:
 		return len % 64;
 	case CPT_KEY192:
@@ -331,18 +339,39 @@ static void cpt_work(struct work_struct *work)
 	cpt_drain_backlog();
 }
 
-/* hang_after: this request is the last one before mode becomes hang. */
-static void cpt_count_down(void)
+/* Mode @m from now on; out of hang, the parked requests are released. */
+static void cpt_switch_locked(int m)
+{
+	struct cpt_req *r, *tmp;
+
+	lockdep_assert_held(&cpt_lock);
+	WRITE_ONCE(cpt_mode, m);
+	if (m == CPT_HANG)
+		return;
+	list_for_each_entry_safe(r, tmp, &cpt_parked, node) {
+		list_del(&r->node);
+		queue_work(cpt_wq, &r->work);
+	}
+}
+
+/* hang_after, wrong_after: from this request on, mode @mode. */
+static void cpt_count_down_to(atomic_t *after, int mode)
 {
 	unsigned long flags;
 
-	if (atomic_add_unless(&cpt_hang_after, -1, 0) &&
-	    !atomic_read(&cpt_hang_after)) {
+	if (atomic_add_unless(after, -1, 0) && !atomic_read(after)) {
 		spin_lock_irqsave(&cpt_lock, flags);
-		WRITE_ONCE(cpt_mode, CPT_HANG);
+		cpt_switch_locked(mode);
 		spin_unlock_irqrestore(&cpt_lock, flags);
-		pr_info("mode hang (hang_after)\n");
+		pr_info("mode %s (%s_after)\n", cpt_mode_names[mode],
+			cpt_mode_names[mode]);
 	}
+}
+
+static void cpt_count_down(void)
+{
+	cpt_count_down_to(&cpt_hang_after, CPT_HANG);
+	cpt_count_down_to(&cpt_wrong_after, CPT_WRONG);
 }
 
 /* Completion sync or inline: compute @r in the caller's context. */
@@ -422,7 +451,6 @@ int cpt_submit_worker(struct cpt_req *r, struct crypto_async_request *base,
 
 static int cpt_mode_set(const char *val, const struct kernel_param *kp)
 {
-	struct cpt_req *r, *tmp;
 	unsigned long flags;
 	int m;
 
@@ -430,13 +458,7 @@ static int cpt_mode_set(const char *val, const struct kernel_param *kp)
 	if (m < 0)
 		return m;
 	spin_lock_irqsave(&cpt_lock, flags);
-	WRITE_ONCE(cpt_mode, m);
-	if (m != CPT_HANG) {
-		list_for_each_entry_safe(r, tmp, &cpt_parked, node) {
-			list_del(&r->node);
-			queue_work(cpt_wq, &r->work);
-		}
-	}
+	cpt_switch_locked(m);
 	spin_unlock_irqrestore(&cpt_lock, flags);
 	pr_info("mode %s\n", cpt_mode_names[m]);
 	return 0;
@@ -518,28 +540,33 @@ MODULE_PARM_DESC(burn_us, "busy-wait on the CPU per request before it completes 
 module_param_named(backlog, cpt_backlog_on, bool, 0644);
 MODULE_PARM_DESC(backlog, "Y: a full queue backlogs MAY_BACKLOG requests (-EBUSY); N: it refuses every request with -ENOSPC");
 
-static int cpt_hang_after_set(const char *val, const struct kernel_param *kp)
+/* hang_after and wrong_after: @kp->arg is the counter */
+static int cpt_after_set(const char *val, const struct kernel_param *kp)
 {
 	unsigned int n;
 	int r = kstrtouint(val, 0, &n);
 
 	if (r)
 		return r;
-	atomic_set(&cpt_hang_after, n);
+	if (n > INT_MAX)
+		return -ERANGE;
+	atomic_set(kp->arg, n);
 	return 0;
 }
 
-static int cpt_hang_after_get(char *buf, const struct kernel_param *kp)
+static int cpt_after_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&cpt_hang_after));
+	return sysfs_emit(buf, "%d\n", atomic_read(kp->arg));
 }
 
-static const struct kernel_param_ops cpt_hang_after_ops = {
-	.set = cpt_hang_after_set,
-	.get = cpt_hang_after_get,
+static const struct kernel_param_ops cpt_after_ops = {
+	.set = cpt_after_set,
+	.get = cpt_after_get,
 };
-module_param_cb(hang_after, &cpt_hang_after_ops, NULL, 0644);
+module_param_cb(hang_after, &cpt_after_ops, &cpt_hang_after, 0644);
 MODULE_PARM_DESC(hang_after, "N > 0: the N-th request submitted from now on switches mode to hang (0: off)");
+module_param_cb(wrong_after, &cpt_after_ops, &cpt_wrong_after, 0644);
+MODULE_PARM_DESC(wrong_after, "N > 0: the N-th request submitted from now on switches mode to wrong (0: off)");
 
 int cpt_core_init(void)
 {

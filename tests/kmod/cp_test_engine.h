@@ -84,10 +84,12 @@ int cpt_submit_worker(struct cpt_req *r, struct crypto_async_request *base,
 bool cpt_wrong(void);
 /*
  * Whether a cipher's request of @len bytes from @src to @dst, keyed with
- * @key_size bytes (of AES: each half's for xts), is to be answered wrong.
+ * @key_size bytes (of AES: each half's for xts), is to be answered wrong;
+ * its lists hold @sg_len bytes (an AEAD's associated data too).
  */
 bool cpt_wrong_cipher(struct scatterlist *src, struct scatterlist *dst,
-		      unsigned int len, unsigned int key_size);
+		      unsigned int sg_len, unsigned int len,
+		      unsigned int key_size);
 void cpt_flip(struct scatterlist *sg, unsigned int off);
 
 /* cp_test_engine_skcipher.c */

@@ -8,6 +8,12 @@
  * salt per transform, so two transforms give different ciphertexts).
  * setkey and setauthsize go to the fallback.
  *
+ * The faults of one shape (mode sgmulti, len64, key192, big) apply as to
+ * a cipher: lists of several entries over the associated data and text,
+ * the text's length, the cipher's key size (authenc's encryption key,
+ * rfc4106's without its nonce); a decryption is spoiled once
+ * authenticated.
+ *
  * geometry=small (cp_test_engine_main.c): once its self-test has passed,
  * gcm(aes) claims an 8-byte IV and at most an 8-byte tag, the kernel's
  * being 12 and 16. The kernel's self-test refuses that geometry (its
@@ -20,15 +26,18 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <crypto/aes.h>
+#include <crypto/authenc.h>
 #include <crypto/gcm.h>
 #include <crypto/internal/aead.h>
 #include <crypto/sha2.h>
 #include <linux/module.h>
+#include <linux/rtnetlink.h>
 
 #include "cp_test_engine.h"
 
 struct cpt_aead_ctx {
 	struct crypto_aead *fallback;
+	unsigned int key_size;	/* the cipher's */
 };
 
 #define CPT_SMALL_GCM_IV_SIZE	8
@@ -76,7 +85,20 @@ static int cpt_aead_setkey(struct crypto_aead *tfm, const u8 *key,
 			   unsigned int len)
 {
 	struct cpt_aead_ctx *ctx = crypto_aead_ctx(tfm);
+	const char *name = crypto_tfm_alg_name(crypto_aead_tfm(tfm));
+	const struct rtattr *rta = (const void *)key;
 
+	ctx->key_size = len;
+	/* authenc's key format (crypto/authenc.c), read here not to need its module */
+	if (strstr(name, "authenc(") && RTA_OK(rta, len) &&
+	    rta->rta_type == CRYPTO_AUTHENC_KEYA_PARAM &&
+	    RTA_PAYLOAD(rta) == sizeof(struct crypto_authenc_key_param)) {
+		const struct crypto_authenc_key_param *param = RTA_DATA(rta);
+
+		ctx->key_size = be32_to_cpu(param->enckeylen);
+	} else if (strstarts(name, "rfc4106(") && len >= 4) {
+		ctx->key_size = len - 4;
+	}
 	return crypto_aead_setkey(ctx->fallback, key, len);
 }
 
@@ -106,6 +128,22 @@ static void cpt_aead_spoil(struct aead_request *req, bool decrypt)
 	}
 }
 
+/*
+ * Whether the mode spoils @req: a fault of its shape, the lists' over the
+ * associated data and text, the lengths' of the text.
+ */
+static bool cpt_aead_wrong(struct aead_request *req, bool decrypt,
+			   unsigned int key_size)
+{
+	unsigned int authsize = crypto_aead_authsize(crypto_aead_reqtfm(req));
+	unsigned int text = req->cryptlen;
+
+	if (decrypt)
+		text -= min(authsize, text);
+	return cpt_wrong_cipher(req->src, req->dst, req->assoclen + text, text,
+				key_size);
+}
+
 static int cpt_aead_run(struct cpt_req *r, bool decrypt)
 {
 	struct aead_request *req =
@@ -127,7 +165,7 @@ static int cpt_aead_run(struct cpt_req *r, bool decrypt)
 	aead_request_set_crypt(sub, req->src, req->dst, req->cryptlen, iv);
 	aead_request_set_ad(sub, req->assoclen);
 	err = decrypt ? crypto_aead_decrypt(sub) : crypto_aead_encrypt(sub);
-	if (!err && cpt_wrong())
+	if (!err && cpt_aead_wrong(req, decrypt, ctx->key_size))
 		cpt_aead_spoil(req, decrypt);
 	return err;
 }

@@ -167,6 +167,16 @@ static void without_module(const struct cp_inventory *inv, const char *module,
 			abort();
 }
 
+/* @inv without the implementations of algorithm @name. */
+static void without_name(const struct cp_inventory *inv, const char *name, struct cp_inventory *out)
+{
+	*out = (struct cp_inventory){};
+	for (size_t i = 0; i < inv->n_algs; i++)
+		if (strcmp(inv->algs[i].name, name) != 0 &&
+		    cp_inventory_add(out, &inv->algs[i]) < 0)
+			abort();
+}
+
 static void expect(const struct cp_inventory *inv, const char *name, const char *want,
 		   const char *what)
 {
@@ -197,6 +207,27 @@ static void test_instances_of_instances(const struct cp_inventory *inv)
 	cp_inventory_free(&no_gcm);
 	cp_inventory_free(&no_blk);
 	cp_inventory_free(&no_modes);
+}
+
+/* 7.x: "ghash" is no algorithm; gcm's instance names the library's GHASH. */
+static void test_ghash_library(const struct cp_inventory *inv)
+{
+	struct cp_inventory no_gcm, no_ghash;
+	char candidate[CP_NAME_MAX];
+
+	without_module(inv, "ghash_ce", &no_gcm);
+	without_name(&no_gcm, "ghash", &no_ghash);
+	is_int(cp_composite_candidate(&no_ghash, "gcm(aes)", candidate), -ENOENT,
+	       "no ghash registered, the hash API's kernel: no candidate (a part is missing)");
+	no_ghash.ghash_library = true;
+	expect(&no_ghash, "gcm(aes)", "gcm_base(ctr-aes-ce,ghash-lib)", "ghash library");
+	expect(&no_ghash, "rfc4106(gcm(aes))", "rfc4106(gcm_base(ctr-aes-ce,ghash-lib))",
+	       "ghash library");
+	no_gcm.ghash_library = true;
+	expect(&no_gcm, "gcm(aes)", "gcm_base(ctr-aes-ce,ghash-generic)",
+	       "a registered ghash comes first");
+	cp_inventory_free(&no_gcm);
+	cp_inventory_free(&no_ghash);
 }
 
 /* A CPU sha512 with a long driver name: hmac() of it fits, the IPsec form does not. */
@@ -301,6 +332,7 @@ int main(void)
 	test_spellings(&inv);
 	test_ranked_directly(&inv);
 	test_instances_of_instances(&inv);
+	test_ghash_library(&inv);
 	test_too_long(&inv);
 	test_length_boundary();
 	test_unbuildable(&inv);

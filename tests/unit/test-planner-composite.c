@@ -45,23 +45,26 @@ static size_t verified_engines(const struct cp_inventory *inv, struct cp_measure
 	return n;
 }
 
-/* The plan of @inv under @policy_text, its engines verified unless @unverified. */
+/*
+ * The plan of @inv under @policy_text, knowing the instances @created, its
+ * engines verified unless @unverified.
+ */
 static struct cp_plan *plan_verified(const struct cp_inventory *inv, const char *policy_text,
-				     bool unverified)
+				     bool unverified, char *const *created, size_t n_created)
 {
 	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(policy_text);
 	_cleanup_free_ struct cp_measurement *ms = calloc(inv->n_algs + 1, sizeof(*ms));
 	size_t n = ms && !unverified ? verified_engines(inv, ms) : 0;
 	struct cp_plan *plan = NULL;
 
-	if (!ms || cp_plan_build(inv, ms, n, p, &plan) < 0)
+	if (!ms || cp_plan_build_created(inv, ms, n, p, created, n_created, &plan) < 0)
 		abort();
 	return plan;
 }
 
 static struct cp_plan *plan_of(const struct cp_inventory *inv, const char *policy_text)
 {
-	return plan_verified(inv, policy_text, false);
+	return plan_verified(inv, policy_text, false, NULL, 0);
 }
 
 static bool planned_type(const char *type)
@@ -297,7 +300,7 @@ static void test_offload_first(const struct cp_inventory *inv)
 static void test_offload_first_unverified(const struct cp_inventory *inv)
 {
 	_cleanup_(cp_plan_freep) struct cp_plan *plan =
-	    plan_verified(inv, "[Policy]\nGears = offload cpu\n", true);
+	    plan_verified(inv, "[Policy]\nGears = offload cpu\n", true, NULL, 0);
 	size_t skciphers = 0, held = 0;
 
 	for (size_t i = 0; i < plan->n_steps; i++) {
@@ -432,6 +435,32 @@ static void test_too_long(const struct cp_inventory *inv)
 	cp_inventory_free(&long_sha);
 }
 
+/*
+ * A name only engines serve whose candidate lacks a part (md5's module not
+ * loaded): a note naming the part, nothing planned for it.
+ */
+static void test_part_missing(const struct cp_inventory *inv)
+{
+	static const char name[] = "authenc(hmac(md5),cbc(aes))";
+	_cleanup_(cp_plan_freep) struct cp_plan *plan = NULL;
+	struct cp_inventory no_md5 = {};
+
+	for (size_t i = 0; i < inv->n_algs; i++)
+		if (strcmp(inv->algs[i].driver, "md5-generic") != 0 &&
+		    cp_inventory_add(&no_md5, &inv->algs[i]) < 0)
+			abort();
+	plan = plan_of(&no_md5, NULL);
+	ok(noted(plan, name, "no CPU implementation of md5 is registered"),
+	   "%s, no md5 on the CPU: noted, md5 named", name);
+	ok(!first_is_created(plan, name), "%s: no place to create", name);
+	ok(!noted(plan, "hmac(sha1)", "no CPU implementation"),
+	   "hmac(sha1), its parts registered: no such note");
+	cp_plan_free(plan);
+	plan = plan_of(inv, NULL);
+	ok(!noted(plan, name, "no CPU implementation"), "%s, md5 registered: no such note", name);
+	cp_inventory_free(&no_md5);
+}
+
 /* @plan carried out on @inv into @applied: creates registered as the kernel would list them. */
 static size_t carry_out(const struct cp_inventory *inv, const struct cp_plan *plan,
 			struct cp_inventory *applied, char *created[MAX_NAMES])
@@ -467,14 +496,7 @@ static size_t carry_out(const struct cp_inventory *inv, const struct cp_plan *pl
 static struct cp_plan *plan_created(const struct cp_inventory *inv, const char *policy_text,
 				    char *const *created, size_t n_created)
 {
-	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(policy_text);
-	_cleanup_free_ struct cp_measurement *ms = calloc(inv->n_algs + 1, sizeof(*ms));
-	size_t n = ms ? verified_engines(inv, ms) : 0;
-	struct cp_plan *plan = NULL;
-
-	if (!ms || cp_plan_build_created(inv, ms, n, p, created, n_created, &plan) < 0)
-		abort();
-	return plan;
+	return plan_verified(inv, policy_text, false, created, n_created);
 }
 
 static size_t steps_of(const struct cp_plan *plan, enum cp_step_action action)
@@ -653,6 +675,7 @@ int main(void)
 	test_excluded(&inv);
 	test_ranked_by_figures(&inv);
 	test_too_long(&inv);
+	test_part_missing(&inv);
 	test_replan(&inv);
 	test_policy_changed(&inv);
 	test_lowered_raised(&inv);

@@ -21,6 +21,21 @@ CP_VM_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 msg() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 die() { msg "error: $*"; exit 1; }
+# apt_update [CMD...] [-- APT-OPTION...]: CMD (default none: the host's
+# apt-get; "chroot DIR" for a chroot's) apt-get update, tried again when
+# it fails, three times at most, 30 s apart: a mirror in the middle of a
+# sync serves index files of the wrong size for a while, and the first
+# update of a list has no older one to fall back on.
+apt_update() {
+	local cmd=() try
+	while [[ $# -gt 0 && $1 != -- ]]; do cmd+=("$1"); shift; done
+	[[ ${1:-} == -- ]] && shift
+	for try in 1 2 3; do
+		"${cmd[@]}" apt-get -qq "$@" update && return 0
+		[[ $try -eq 3 ]] || { msg "apt-get update failed (a mirror syncing?): again in 30 s"; sleep 30; }
+	done
+	return 1
+}
 
 # shellcheck source-path=SCRIPTDIR source=guest-env.sh
 . "$CP_VM_DIR/guest-env.sh"

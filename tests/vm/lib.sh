@@ -36,8 +36,11 @@ cache=/var/lib/cryptoprio/calibration.json
 # kernel's template builds on its CTR and on NEON's GHASH (ghash-arm-ce,
 # whose vmull.p8 code needs no Crypto Extensions): an instance of the gcm
 # module's template, registered only once a user asks for gcm(aes) (the
-# name is 6.1's): where an engine serves gcm(aes), the plan creates it
-# from its parts, whose modules cpu_gcm_parts names (none elsewhere).
+# name is 6.1's; 7.2's gcm takes GHASH from the kernel's library:
+# gcm_base(ctr-aes-neonbs,ghash-lib), and its ghash-arm-ce module is a
+# gcm(aes) of the Crypto Extensions, which this CPU lacks: it does not
+# load): where an engine serves gcm(aes), the plan creates it from its
+# parts, whose modules cpu_gcm_parts names (none elsewhere).
 cpu_gcm_parts=
 case $(uname -m) in
 aarch64)

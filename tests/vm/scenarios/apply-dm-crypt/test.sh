@@ -105,7 +105,9 @@ check "calibrate xts(aes): the engine verified" sh -c \
 	"'$ctl' --json calibrate 'xts(aes)' --budget 30s >'$r/calibrate.json'"
 check "calibrate: $eng passed its verification" test "$(jget "$r/calibrate.json" \
 	"[i['verification']['verdict'] for a in d['algorithms'] for i in a['implementations'] if i['driver'] == '$eng'][0]")" = passed
-printf '[Policy]\nCalibrate = cached\nGears = offload cpu\n' >/etc/cryptoprio.conf
+# (apply verifies again what the cache did not keep: a budget cut its
+# runs short on a busy host, and the pass is kept with the figures)
+printf '[Policy]\nGears = offload cpu\nCalibrationBudget = 5s\n' >/etc/cryptoprio.conf
 check "offload cpu, verified: apply exits 0" sh -c "'$ctl' --json apply >'$r/apply-offload.json'"
 served_by $eng "offload cpu"
 

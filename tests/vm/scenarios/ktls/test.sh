@@ -28,9 +28,9 @@ ktls=$CP_SRC/tests/vm/tools/ktls
 # a write to a client that died fails (EPIPE) rather than killing the scenario
 trap "" PIPE
 modprobe -q tls || skip "no tls module for $(uname -r)"
+modprobe_q "$cpu_aes_module" "$cpu_gcm_module" crypto_user authenc
 # shellcheck disable=SC2086 # (cpu_gcm_parts: none, or module names)
-modprobe_q "$cpu_aes_module" "$cpu_gcm_module" $cpu_gcm_parts crypto_user authenc
-for m in ecb cbc ctr gcm ccm chacha20poly1305 crypto-sha256 crypto-hmac; do
+for m in ecb cbc ctr gcm ccm chacha20poly1305 crypto-sha256 crypto-hmac $cpu_gcm_parts; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
 done
 # (armhf: a template's instance, not registered before a user asks)

@@ -29,9 +29,9 @@ eng=gcm-aes-cp-caam
 modprobe -q macsec || skip "no macsec module for $(uname -r)"
 modprobe -q veth || skip "no veth module for $(uname -r)"
 ip link help macsec 2>&1 | grep -q 'encrypt' || skip "this ip (iproute2) has no macsec"
+modprobe_q "$cpu_aes_module" "$cpu_gcm_module" crypto_user authenc
 # shellcheck disable=SC2086 # (cpu_gcm_parts: none, or module names)
-modprobe_q "$cpu_aes_module" "$cpu_gcm_module" $cpu_gcm_parts crypto_user authenc
-for m in ecb cbc ctr gcm crypto-sha256 crypto-hmac; do
+for m in ecb cbc ctr gcm crypto-sha256 crypto-hmac $cpu_gcm_parts; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
 done
 # (armhf: a template's instance, not registered before a user asks)
