@@ -163,7 +163,17 @@ for mode in sgmulti len64 key192 big; do
 	check "gcm(aes), mode $mode: the failing case is of the mode's shape, with its seed" \
 		shape_ok "$mode" "$failure"
 done
+# An AEAD that never answers: a failure that says so, its request kept
+# until the engine completes it, then released.
+released_before=$(late_releases)
+echo hang >"$p/mode"
+verify "$r/aead-hang.json" "$aead" --seed 3 --cases 4
+check "gcm(aes), mode hang: faulty, no answer within the grace period (exit 4)" \
+	test "$rc $(engine_field "$r/aead-hang.json" "i['verdict'], 'no answer within the grace period' in i['failure']" "$aead")" = \
+	"4 ('failed', True)"
 echo ok >"$p/mode"
+check "gcm(aes): the engine completes, the hung case's memory released" \
+	wait_until 10 released_since "$released_before"
 
 # xts(aes) of the CAAM-like engine (its own ciphertext stealing) against
 # the reference the module builds, xts(ecb(aes-generic)) (xts names its
