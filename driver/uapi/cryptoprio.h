@@ -25,6 +25,8 @@
 #define CRYPTOPRIO_MAX_DEPTH	64U			/* requests in flight */
 #define CRYPTOPRIO_MAX_BUDGET_NS 1000000000ULL		/* one run: 1 s */
 #define CRYPTOPRIO_MAX_KEY_SIZE	256U			/* bytes */
+/* VERIFY's FAILURE, its NUL included (cut to it, never longer) */
+#define CRYPTOPRIO_MAX_FAILURE_LEN 384U
 /*
  * Compression requests: the kernel's software compressors (scomp) took at
  * most 128 KiB per request before 6.15 and one linear buffer since.
