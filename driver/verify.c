@@ -29,11 +29,12 @@
  * takes it, and ccm's length field (iv[0], 2 to 7); authenc's its
  * authentication key's length among cp_auth_key_tried (around the
  * digests' lengths and the hashes' blocks: past one, hmac hashes the key
- * first, a path engines that precompute their pads get wrong). A decryption reads
- * the reference's ciphertext of the case's text, one bit of it flipped
- * every other time (associated data, IV, text or tag): the candidate must
- * answer as the reference does, -EBADMSG included. The associated data
- * is not compared (an out-of-place request need not copy it). geniv
+ * first, a path engines that precompute their pads get wrong). A
+ * decryption reads the reference's ciphertext of the case's text, one
+ * bit of it flipped every other time (associated data, IV, text or tag):
+ * the candidate must answer as the reference does, -EBADMSG included.
+ * The associated data is not compared (an out-of-place request need not
+ * copy it). geniv
  * wrappers (echainiv, seqiv) draw their IV from a salt of each
  * transform: their encryption is judged by the reference's decryption of
  * the candidate's ciphertext, which must give the text back.

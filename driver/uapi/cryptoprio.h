@@ -25,8 +25,6 @@
 #define CRYPTOPRIO_MAX_DEPTH	64U			/* requests in flight */
 #define CRYPTOPRIO_MAX_BUDGET_NS 1000000000ULL		/* one run: 1 s */
 #define CRYPTOPRIO_MAX_KEY_SIZE	256U			/* bytes */
-/* VERIFY's FAILURE, its NUL included (cut to it, never longer) */
-#define CRYPTOPRIO_MAX_FAILURE_LEN 384U
 /*
  * Compression requests: the kernel's software compressors (scomp) took at
  * most 128 KiB per request before 6.15 and one linear buffer since.
@@ -92,6 +90,8 @@ enum cryptoprio_verdict {
 /* VERIFY: cases by default, and at most */
 #define CRYPTOPRIO_VERIFY_CASES		48U
 #define CRYPTOPRIO_VERIFY_MAX_CASES	1024U
+/* VERIFY's FAILURE: bytes at most, its NUL included (cut to fit) */
+#define CRYPTOPRIO_MAX_FAILURE_LEN	384U
 
 /* Bits accepted in CRYPTOPRIO_ATTR_MASK (the kernel's CRYPTO_ALG_* values). */
 #define CRYPTOPRIO_ALG_ASYNC			0x00000080
