@@ -785,27 +785,38 @@ static int cp_verify_cases(struct cp_verify *v, struct netlink_ext_ack *extack)
 	return 0;
 }
 
+/*
+ * The state of one verification is on the heap: its key, tags and IVs
+ * are more than a 32-bit kernel's frame may hold (1024 bytes).
+ */
 int cp_verify(const struct cp_verify_params *p, struct cp_verify_result *res,
 	      struct netlink_ext_ack *extack)
 {
-	struct cp_verify v = { .p = p, .res = res };
+	struct cp_verify *v;
 	int r;
 
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v) {
+		NL_SET_ERR_MSG(extack, "out of memory for the verification's buffers");
+		return -ENOMEM;
+	}
+	v->p = p;
+	v->res = res;
 	res->verdict = CRYPTOPRIO_VERIFY_PASSED;
-	v.end = ktime_add_ns(ktime_get(), CP_VERIFY_TIME_NS);
-	r = cp_verify_prepare(&v, extack);
+	v->end = ktime_add_ns(ktime_get(), CP_VERIFY_TIME_NS);
+	r = cp_verify_prepare(v, extack);
 	if (r == -ENOMEM)
 		NL_SET_ERR_MSG(extack, "out of memory for the verification's buffers");
 	if (!r)
-		r = cp_verify_cases(&v, extack);
-	if (v.ref)
-		cp_run_free(v.ref);
+		r = cp_verify_cases(v, extack);
+	if (v->ref)
+		cp_run_free(v->ref);
 	/* a zombie's buffers are its own now */
-	if (v.cand)
-		cp_run_free(v.cand);
-	kvfree(v.in);
-	kvfree(v.want);
-	kvfree(v.got);
-	memzero_explicit(v.key, sizeof(v.key));
+	if (v->cand)
+		cp_run_free(v->cand);
+	kvfree(v->in);
+	kvfree(v->want);
+	kvfree(v->got);
+	kfree_sensitive(v);
 	return r;
 }
