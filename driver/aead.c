@@ -89,7 +89,7 @@ static int cp_aead_setkey(struct cp_tfm *t, const struct cp_geometry *g,
 		return crypto_aead_setkey(cp_aead_of(t), key, len + g->shape.nonce);
 	}
 
-	if (len > CRYPTOPRIO_MAX_KEY_SIZE || auth_len > CP_HMAC_KEY_LEN)
+	if (len > CRYPTOPRIO_MAX_KEY_SIZE || auth_len > CP_MAX_AUTH_KEY_LEN)
 		return -EINVAL;
 	blob_len = RTA_SPACE(sizeof(*param)) + auth_len + len;
 	blob = kzalloc(blob_len, GFP_KERNEL);

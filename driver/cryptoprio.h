@@ -257,7 +257,7 @@ struct cp_verify_params {
 	u64 grace_ns;
 };
 
-#define CP_VERIFY_FAILURE_LEN	256
+#define CP_VERIFY_FAILURE_LEN	CRYPTOPRIO_MAX_FAILURE_LEN
 /* all cases of a VERIFY, at most: a slower engine ends it with ETIME */
 #define CP_VERIFY_TIME_NS	(60ULL * NSEC_PER_SEC)
 

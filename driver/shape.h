@@ -16,6 +16,8 @@
 
 /* The authentication key given to hmac(), alone or inside authenc(). */
 #define CP_HMAC_KEY_LEN 32
+/* The longest authenc() takes here: past sha512's block, hashed first. */
+#define CP_MAX_AUTH_KEY_LEN 160
 
 struct cp_shape {
 	unsigned int key;	/* cipher (or keyed hash) key bytes, 0: none */

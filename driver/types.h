@@ -102,8 +102,9 @@ struct cp_type_ops {
 		     struct netlink_ext_ack *extack);
 	/*
 	 * Set a key of @key_size cipher bytes taken from @key, which holds
-	 * CRYPTOPRIO_MAX_KEY_SIZE + CP_HMAC_KEY_LEN bytes: nonce and
-	 * authentication key as @g's shape says (authenc key format).
+	 * CRYPTOPRIO_MAX_KEY_SIZE + @g's shape.auth_key bytes (at most
+	 * CP_MAX_AUTH_KEY_LEN): nonce and authentication key as @g's shape
+	 * says (authenc key format).
 	 */
 	int (*setkey)(struct cp_tfm *t, const struct cp_geometry *g,
 		      const u8 *key, unsigned int key_size);

@@ -26,11 +26,15 @@
  * lengths among cp_ad_tried the reference takes: rfc4106's 16 and 20),
  * its tag (the longest half the time, else any length from 1 the
  * reference takes), an empty text one time in eight where the reference
- * takes it, and ccm's length field (iv[0], 2 to 7). A decryption reads
- * the reference's ciphertext of the case's text, one bit of it flipped
- * every other time (associated data, IV, text or tag): the candidate must
- * answer as the reference does, -EBADMSG included. The associated data
- * is not compared (an out-of-place request need not copy it). geniv
+ * takes it, and ccm's length field (iv[0], 2 to 7); authenc's its
+ * authentication key's length among cp_auth_key_tried (around the
+ * digests' lengths and the hashes' blocks: past one, hmac hashes the key
+ * first, a path engines that precompute their pads get wrong). A
+ * decryption reads the reference's ciphertext of the case's text, one
+ * bit of it flipped every other time (associated data, IV, text or tag):
+ * the candidate must answer as the reference does, -EBADMSG included.
+ * The associated data is not compared (an out-of-place request need not
+ * copy it). geniv
  * wrappers (echainiv, seqiv) draw their IV from a salt of each
  * transform: their encryption is judged by the reference's decryption of
  * the candidate's ciphertext, which must give the text back.
@@ -78,12 +82,15 @@ struct cp_layout {
 
 /* associated data lengths tried on the reference: all taken, any is drawn */
 static const unsigned int cp_ad_tried[] = { 0, 1, 8, 13, 16, 20, 31, 64, 255 };
+static const unsigned int cp_auth_key_tried[] = { 16, 20, 32, 48, 63, 64, 65,
+						  100, 128, 129, CP_MAX_AUTH_KEY_LEN };
 
 struct cp_vcase {
 	u32 index;
 	u64 rng;		/* its own stream, from the seed and index */
 	unsigned int len;	/* of the text */
 	unsigned int key_size;
+	unsigned int auth_key;	/* authenc: the authentication key's length */
 	unsigned int assoclen;	/* AEAD */
 	unsigned int tag;	/* AEAD: the tag's length */
 	bool decrypt;
@@ -115,7 +122,7 @@ struct cp_verify {
 	int want_err;		/* the reference's answer: 0, or -EBADMSG */
 	u8 *in, *want, *got;
 	/* setkey() reads an authentication key or nonce after the cipher's */
-	u8 key[CRYPTOPRIO_MAX_KEY_SIZE + CP_HMAC_KEY_LEN];
+	u8 key[CRYPTOPRIO_MAX_KEY_SIZE + CP_MAX_AUTH_KEY_LEN];
 	u8 iv[CP_MAX_IV_SIZE], iv_want[CP_MAX_IV_SIZE];
 	ktime_t end;
 };
@@ -266,6 +273,11 @@ static void cp_case_draw(struct cp_verify *v, u32 index, struct cp_vcase *c)
 		v->iv[0] = 2 + cp_rand(c, 6);	/* L': 3- to 8-byte lengths */
 	/* a decryption's ciphertext is the reference's of this plaintext */
 	cp_rand_bytes(c, v->in, c->assoclen + v->ivd + c->len);
+	/* drawn last: the other types' cases are those of before */
+	if (v->cand->geo.shape.authenc) {
+		c->auth_key = cp_auth_key_tried[cp_rand(c, ARRAY_SIZE(cp_auth_key_tried))];
+		cp_rand_bytes(c, v->key + c->key_size, c->auth_key);
+	}
 }
 
 /*
@@ -330,6 +342,9 @@ static void cp_case_fail(struct cp_verify *v, const struct cp_vcase *c,
 	w = scnprintf(s, n, "case %u of seed %llu: %s %u bytes, %u-byte key, ",
 		      c->index, v->p->seed, c->decrypt ? "decrypt" : "encrypt",
 		      c->len, c->key_size);
+	if (c->auth_key)
+		w += scnprintf(s + w, n - w, "%u-byte authentication key, ",
+			       c->auth_key);
 	if (v->aead)
 		w += scnprintf(s + w, n - w, "AD %u, tag %u, ", c->assoclen,
 			       c->tag);
@@ -353,6 +368,9 @@ static int cp_case_key(struct cp_verify *v, struct cp_run *run,
 	int r;
 
 	*what = "setkey";
+	/* authenc's key length is the case's, read by setkey() from the shape */
+	if (run->geo.shape.authenc)
+		run->geo.shape.auth_key = c->auth_key;
 	r = run->ops->setkey(&run->tfm, &run->geo, v->key, c->key_size);
 	if (r || !v->aead)
 		return r;
@@ -585,6 +603,7 @@ static int cp_ref_takes(struct cp_verify *v, unsigned int assoclen,
 {
 	struct cp_vcase c = {
 		.key_size = v->keys[0],
+		.auth_key = CP_HMAC_KEY_LEN,
 		.assoclen = assoclen,
 		.len = len,
 		.tag = v->aead ? v->tags[v->ntags - 1] : 0,
@@ -766,27 +785,38 @@ static int cp_verify_cases(struct cp_verify *v, struct netlink_ext_ack *extack)
 	return 0;
 }
 
+/*
+ * The state of one verification is on the heap: its key, tags and IVs
+ * are more than a 32-bit kernel's frame may hold (1024 bytes).
+ */
 int cp_verify(const struct cp_verify_params *p, struct cp_verify_result *res,
 	      struct netlink_ext_ack *extack)
 {
-	struct cp_verify v = { .p = p, .res = res };
+	struct cp_verify *v;
 	int r;
 
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v) {
+		NL_SET_ERR_MSG(extack, "out of memory for the verification's buffers");
+		return -ENOMEM;
+	}
+	v->p = p;
+	v->res = res;
 	res->verdict = CRYPTOPRIO_VERIFY_PASSED;
-	v.end = ktime_add_ns(ktime_get(), CP_VERIFY_TIME_NS);
-	r = cp_verify_prepare(&v, extack);
+	v->end = ktime_add_ns(ktime_get(), CP_VERIFY_TIME_NS);
+	r = cp_verify_prepare(v, extack);
 	if (r == -ENOMEM)
 		NL_SET_ERR_MSG(extack, "out of memory for the verification's buffers");
 	if (!r)
-		r = cp_verify_cases(&v, extack);
-	if (v.ref)
-		cp_run_free(v.ref);
+		r = cp_verify_cases(v, extack);
+	if (v->ref)
+		cp_run_free(v->ref);
 	/* a zombie's buffers are its own now */
-	if (v.cand)
-		cp_run_free(v.cand);
-	kvfree(v.in);
-	kvfree(v.want);
-	kvfree(v.got);
-	memzero_explicit(v.key, sizeof(v.key));
+	if (v->cand)
+		cp_run_free(v->cand);
+	kvfree(v->in);
+	kvfree(v->want);
+	kvfree(v->got);
+	kfree_sensitive(v);
 	return r;
 }

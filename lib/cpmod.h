@@ -64,7 +64,7 @@ struct cp_mod_verify_result {
 	uint64_t seed;
 	uint32_t cases; /* run, the failing one included */
 	uint32_t failed_case;
-	char failure[256]; /* the failing case in words; "" if passed */
+	char failure[CRYPTOPRIO_MAX_FAILURE_LEN]; /* the failing case in words; "" if passed */
 };
 
 struct cp_mod_resolve_result {

@@ -90,6 +90,8 @@ enum cryptoprio_verdict {
 /* VERIFY: cases by default, and at most */
 #define CRYPTOPRIO_VERIFY_CASES		48U
 #define CRYPTOPRIO_VERIFY_MAX_CASES	1024U
+/* VERIFY's FAILURE: bytes at most, its NUL included (cut to fit) */
+#define CRYPTOPRIO_MAX_FAILURE_LEN	384U
 
 /* Bits accepted in CRYPTOPRIO_ATTR_MASK (the kernel's CRYPTO_ALG_* values). */
 #define CRYPTOPRIO_ALG_ASYNC			0x00000080

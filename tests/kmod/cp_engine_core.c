@@ -34,6 +34,11 @@
  *          a multiple of 64 (len64), keyed with a 192-bit AES key (key192),
  *          or longer than 16 KiB (big): faults of one shape, which the
  *          known-answer check's one shape misses and VERIFY finds
+ *   authkey  correct, but cp_test_engine's authenc flips the last output
+ *          byte when its authentication key is longer than SHA-256's
+ *          block: the key hmac hashes first, which an engine that
+ *          precomputes its pads from the raw key gets wrong; the kernel's
+ *          vectors and the known-answer check use shorter ones
  *   busydrop  each request is answered -EBUSY, as if backlogged, and then
  *          dropped: never computed, never completed (caam/qi's enqueue
  *          retry path). The engine keeps nothing of it (the request is its
@@ -90,6 +95,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <crypto/sha2.h>
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
 #include <linux/ktime.h>
@@ -101,12 +107,12 @@
 
 enum cpt_mode {
 	CPT_OK, CPT_SLOW, CPT_WRONG, CPT_HANG, CPT_ETIMEDOUT, CPT_EINTR,
-	CPT_BUSYDROP, CPT_SGMULTI, CPT_LEN64, CPT_KEY192, CPT_BIG
+	CPT_BUSYDROP, CPT_SGMULTI, CPT_LEN64, CPT_KEY192, CPT_BIG, CPT_AUTHKEY
 };
 
 static const char * const cpt_mode_names[] = {
 	"ok", "slow", "wrong", "hang", "etimedout", "eintr", "busydrop",
-	"sgmulti", "len64", "key192", "big"
+	"sgmulti", "len64", "key192", "big", "authkey"
 };
 
 /* How long a request of mode etimedout or eintr takes to fail. */
@@ -145,6 +151,11 @@ static struct hrtimer cpt_irq_timer;
 bool cpt_wrong(void)
 {
 	return READ_ONCE(cpt_mode) == CPT_WRONG;
+}
+
+bool cpt_wrong_auth_key(unsigned int auth_key_len)
+{
+	return READ_ONCE(cpt_mode) == CPT_AUTHKEY && auth_key_len > SHA256_BLOCK_SIZE;
 }
 
 /* @sg holds fewer than @len bytes in its first entry. */
@@ -474,7 +485,7 @@ static const struct kernel_param_ops cpt_mode_ops = {
 	.get = cpt_mode_get,
 };
 module_param_cb(mode, &cpt_mode_ops, NULL, 0644);
-MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), sgmulti, len64, key192 or big (a cipher flips a byte on multi-entry lists, lengths not a multiple of 64, 192-bit keys, or past 16 KiB), hang (never complete), etimedout or eintr (fail each request with it after 10 ms), busydrop (answer -EBUSY, never complete)");
+MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), sgmulti, len64, key192 or big (a cipher flips a byte on multi-entry lists, lengths not a multiple of 64, 192-bit keys, or past 16 KiB), authkey (authenc flips a byte under an authentication key longer than 64 bytes), hang (never complete), etimedout or eintr (fail each request with it after 10 ms), busydrop (answer -EBUSY, never complete)");
 
 static int cpt_dropped_get(char *buf, const struct kernel_param *kp)
 {

@@ -90,6 +90,8 @@ bool cpt_wrong(void);
 bool cpt_wrong_cipher(struct scatterlist *src, struct scatterlist *dst,
 		      unsigned int sg_len, unsigned int len,
 		      unsigned int key_size);
+/* Whether authenc's request under an @auth_key_len-byte key is answered wrong. */
+bool cpt_wrong_auth_key(unsigned int auth_key_len);
 void cpt_flip(struct scatterlist *sg, unsigned int off);
 
 /* cp_test_engine_skcipher.c */

@@ -12,7 +12,8 @@
  * a cipher: lists of several entries over the associated data and text,
  * the text's length, the cipher's key size (authenc's encryption key,
  * rfc4106's without its nonce); a decryption is spoiled once
- * authenticated.
+ * authenticated. Mode authkey spoils authenc's requests under an
+ * authentication key longer than SHA-256's block.
  *
  * geometry=small (cp_test_engine_main.c): once its self-test has passed,
  * gcm(aes) claims an 8-byte IV and at most an 8-byte tag, the kernel's
@@ -38,6 +39,7 @@
 struct cpt_aead_ctx {
 	struct crypto_aead *fallback;
 	unsigned int key_size;	/* the cipher's */
+	unsigned int auth_key_len;	/* authenc's authentication key's */
 };
 
 #define CPT_SMALL_GCM_IV_SIZE	8
@@ -89,6 +91,7 @@ static int cpt_aead_setkey(struct crypto_aead *tfm, const u8 *key,
 	const struct rtattr *rta = (const void *)key;
 
 	ctx->key_size = len;
+	ctx->auth_key_len = 0;
 	/* authenc's key format (crypto/authenc.c), read here not to need its module */
 	if (strstr(name, "authenc(") && RTA_OK(rta, len) &&
 	    rta->rta_type == CRYPTO_AUTHENC_KEYA_PARAM &&
@@ -96,6 +99,9 @@ static int cpt_aead_setkey(struct crypto_aead *tfm, const u8 *key,
 		const struct crypto_authenc_key_param *param = RTA_DATA(rta);
 
 		ctx->key_size = be32_to_cpu(param->enckeylen);
+		/* what follows the attribute, less the cipher's key */
+		if (ctx->key_size <= len - RTA_ALIGN(rta->rta_len))
+			ctx->auth_key_len = len - RTA_ALIGN(rta->rta_len) - ctx->key_size;
 	} else if (strstarts(name, "rfc4106(") && len >= 4) {
 		ctx->key_size = len - 4;
 	}
@@ -133,7 +139,7 @@ static void cpt_aead_spoil(struct aead_request *req, bool decrypt)
  * associated data and text, the lengths' of the text.
  */
 static bool cpt_aead_wrong(struct aead_request *req, bool decrypt,
-			   unsigned int key_size)
+			   const struct cpt_aead_ctx *ctx)
 {
 	unsigned int authsize = crypto_aead_authsize(crypto_aead_reqtfm(req));
 	unsigned int text = req->cryptlen;
@@ -141,7 +147,8 @@ static bool cpt_aead_wrong(struct aead_request *req, bool decrypt,
 	if (decrypt)
 		text -= min(authsize, text);
 	return cpt_wrong_cipher(req->src, req->dst, req->assoclen + text, text,
-				key_size);
+				ctx->key_size) ||
+	       cpt_wrong_auth_key(ctx->auth_key_len);
 }
 
 static int cpt_aead_run(struct cpt_req *r, bool decrypt)
@@ -165,7 +172,7 @@ static int cpt_aead_run(struct cpt_req *r, bool decrypt)
 	aead_request_set_crypt(sub, req->src, req->dst, req->cryptlen, iv);
 	aead_request_set_ad(sub, req->assoclen);
 	err = decrypt ? crypto_aead_decrypt(sub) : crypto_aead_encrypt(sub);
-	if (!err && cpt_aead_wrong(req, decrypt, ctx->key_size))
+	if (!err && cpt_aead_wrong(req, decrypt, ctx))
 		cpt_aead_spoil(req, decrypt);
 	return err;
 }

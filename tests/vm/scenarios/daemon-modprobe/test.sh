@@ -12,9 +12,12 @@ check "cryptoprio.service is active" test "$(unit_prop $svc ActiveState)" = acti
 pid=$(unit_prop $svc MainPID)
 check "virtio_crypto not loaded at boot" test ! -d /sys/module/virtio_crypto
 
-t0=$(date +%s%N)
-"$CP_BUILD/cli/cryptoprioctl" apply --dry-run --cached-only >/dev/null
+# (exit status 3 where the cache lacks some names' figures, as arm64's
+# 6.1 had for its hashes: cryptoprioctl(8))
+t0=$(date +%s%N) rc=0
+"$CP_BUILD/cli/cryptoprioctl" apply --dry-run --cached-only >/dev/null 2>&1 || rc=$?
 plan_ms=$((($(date +%s%N) - t0) / 1000000))
+check "apply --dry-run --cached-only: 0, or 3 for names without figures ($rc)" test "$rc" = 0 -o "$rc" = 3
 window=$(((5000 + 2 * plan_ms + 999) / 1000))
 log "a plan took $plan_ms ms: the window is $window s"
 

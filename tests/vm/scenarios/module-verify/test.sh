@@ -5,7 +5,8 @@
 # found by verify, with a failing case its seed reproduces; a correct
 # engine passes under several seeds, QEMU's virtio-crypto too; its AEADs
 # (gcm, rfc4106, ccm, authenc, echainiv) pass, and gcm's faults of one
-# shape are found as the cipher's; types not verified yet are said so;
+# shape are found as the cipher's, authenc's under long authentication
+# keys (mode authkey) too; types not verified yet are said so;
 # xts has its reference (xts(ecb(...)));
 # calibrate verifies engines, and one that fails is faulty in its table,
 # JSON and plan, one that passes is cached as such, one whose case never
@@ -90,7 +91,7 @@ shape_ok() {
 import re, sys
 mode, text = sys.argv[1], sys.argv[2]
 m = re.search(r"^case \d+ of seed 42: (encrypt|decrypt) (\d+) bytes, (\d+)-byte key, "
-              r"(?:AD (\d+), tag \d+, )?(?:bit \d+ flipped, )?"
+              r"(?:\d+-byte authentication key, )?(?:AD (\d+), tag \d+, )?(?:bit \d+ flipped, )?"
               r"(in place|out of place), src (.*): output differs", text)
 if not m:
     sys.exit("not a case of seed 42 whose output differs: " + text)
@@ -163,6 +164,24 @@ for mode in sgmulti len64 key192 big; do
 	check "gcm(aes), mode $mode: the failing case is of the mode's shape, with its seed" \
 		shape_ok "$mode" "$failure"
 done
+# authenc wrong under an authentication key longer than SHA-256's block
+# (hmac hashes it first): the known answer (a 32-byte key) is right,
+# VERIFY's key lengths find it; gcm(aes), which has no such key, passes.
+authenc=cp_test_engine_authenc_hmac_sha256_cbc_aes
+echo authkey >"$p/mode"
+check "authenc, mode authkey: calibrate's known answer ok (1 KiB)" \
+	test "$(kat "$authenc" "$r/kat-authkey.json" --type aead --size 1024)" = ok
+verify "$r/authkey.json" "$authenc" "$aead" --seed 42 --cases 64
+failure=$(engine_field "$r/authkey.json" "i['failure']" "$authenc") || failure=
+log "authenc, mode authkey: $failure"
+n=0
+[[ $failure =~ ([0-9]+)-byte\ authentication\ key ]] && n=${BASH_REMATCH[1]}
+check "authenc, mode authkey: faulty (exit 4), under a key longer than 64 bytes ($n)" \
+	test "$rc $(engine_field "$r/authkey.json" "i['verdict']" "$authenc") $((n > 64))" = "4 failed 1"
+check "gcm(aes), mode authkey: passed" \
+	test "$(engine_field "$r/authkey.json" "i['verdict']" "$aead")" = passed
+echo ok >"$p/mode"
+
 # An AEAD that never answers: a failure that says so, its request kept
 # until the engine completes it, then released.
 released_before=$(late_releases)
