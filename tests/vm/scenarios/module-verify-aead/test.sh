@@ -2,9 +2,11 @@
 # VERIFY), as CAAM registers them natively: gcm, rfc4106, ccm, authenc and
 # echainiv each pass against their reference; gcm's faults of one shape
 # (the test engine's modes) are found as the cipher's, authenc's under
-# long authentication keys (mode authkey) too; an AEAD that never answers
-# is a failure that says so, its request kept until the engine completes
-# it, then nothing is left. Skciphers: module-verify.
+# long authentication keys (mode authkey) too, and an engine that
+# confuses transforms whose requests meet (mode crosstalk; the CAAM-like
+# engine's native authenc too) by the cases together; an AEAD that never
+# answers is a failure that says so, its request kept until the engine
+# completes it, then nothing is left. Skciphers: module-verify.
 #
 # In CI on 7.2.
 p=/sys/module/cp_test_engine/parameters
@@ -61,6 +63,18 @@ check "gcm(aes), mode authkey: passed" \
 	test "$(impl_field "$r/authkey.json" "i['verdict']" "$aead")" = passed
 echo ok >"$p/mode"
 
+# crosstalk on gcm(aes): its rounds together find it (the default 48
+# cases, 2 ms per request so that a round's four meet in the engine).
+echo crosstalk >"$p/mode"
+echo 2000 >"$p/latency_us"
+verify_json "$r/aead-crosstalk.json" "$aead" --seed 42
+log "gcm(aes), mode crosstalk: $(impl_field "$r/aead-crosstalk.json" "i['failure']" "$aead")"
+check "gcm(aes), mode crosstalk: faulty (exit 4), in a round together" \
+	test "$rc $(impl_field "$r/aead-crosstalk.json" "i['verdict'], 'sent with 3 other transforms' in i['failure']" "$aead")" = \
+	"4 ('failed', True)"
+echo 0 >"$p/latency_us"
+echo ok >"$p/mode"
+
 # An AEAD that never answers: a failure that says so, its request kept
 # until the engine completes it, then released.
 released_before=$(late_releases)
@@ -72,6 +86,27 @@ check "gcm(aes), mode hang: faulty, no answer within the grace period (exit 4)" 
 echo ok >"$p/mode"
 check "gcm(aes): the engine completes, the hung case's memory released" \
 	wait_until 10 released_since "$released_before"
+
+# The CAAM-like engine's native authenc, as IPsec's SAs use it: passes
+# alone and together; in mode crosstalk the rounds together find it.
+caam=authenc-hmac-sha256-cbc-aes-cp-caam
+cp=/sys/module/cp_caam_engine/parameters
+check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
+check "$caam passed its self-test" wait_for_driver "$caam"
+wait_before_measuring cp_caam_engine
+echo 2000 >"$cp/latency_us"
+verify_json "$r/caam-ok.json" "$caam" --seed 42
+check "$caam: passed 48 cases, 12 of them together, exit 0" \
+	test "$rc $(impl_field "$r/caam-ok.json" "i['verdict'], i['cases']" "$caam")" = "0 ('passed', 48)"
+echo crosstalk >"$cp/mode"
+verify_json "$r/caam-crosstalk.json" "$caam" --seed 42
+log "$caam, mode crosstalk: $(impl_field "$r/caam-crosstalk.json" "i['failure']" "$caam")"
+check "$caam, mode crosstalk: faulty (exit 4), in a round together" \
+	test "$rc $(impl_field "$r/caam-crosstalk.json" "i['verdict'], 'sent with 3 other transforms' in i['failure']" "$caam")" = \
+	"4 ('failed', True)"
+echo ok >"$cp/mode"
+echo 0 >"$cp/latency_us"
+check "rmmod cp_caam_engine" wait_until 20 rmmod cp_caam_engine
 
 check "rmmod cryptoprio" wait_until 10 rmmod cryptoprio
 check "rmmod cp_test_engine" rmmod cp_test_engine

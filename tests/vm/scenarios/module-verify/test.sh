@@ -1,12 +1,14 @@
 # Differential verification of skciphers (cryptoprioctl verify, the
 # module's VERIFY): the test engine's faults of one shape (mode sgmulti,
-# len64, key192, big) or that come with use (wrong_after) keep its
+# len64, key192, big), that come with use (wrong_after) or with load
+# (crosstalk: two transforms' requests in the engine at once) keep its
 # self-test and calibrate's known-answer check ok, and are found by
-# verify, with a failing case its seed reproduces; a correct engine passes
-# under several seeds, QEMU's virtio-crypto too; types not verified yet
-# are said so; xts has its reference (xts(ecb(...))); twenty
-# verifications leave free memory as it was; an engine that hangs during
-# verify pins the module until it completes, then nothing is left. AEADs:
+# verify (crosstalk by its cases together only), with a failing case its
+# seed reproduces; a correct engine passes under several seeds, QEMU's
+# virtio-crypto too; types not verified yet are said so; xts has its
+# reference (xts(ecb(...))); twenty verifications leave free memory as it
+# was; an engine that hangs during verify, alone or in a round together,
+# pins the module until it completes, then nothing is left. AEADs:
 # module-verify-aead; the calibration's verification: calibrate-verify.
 #
 # In CI on 7.2.
@@ -95,6 +97,50 @@ check "wrong_after 21: verify finds the engine faulty at its 21st request (case 
 	test "$rc $(impl_field "$r/late.json" "i['verdict'], i['failed_case']" "$drv")" = "4 ('failed', 20)"
 echo 0 >"$p/wrong_after"
 echo ok >"$p/mode"
+
+# crosstalk: wrong only when requests of two transforms are in flight on
+# the engine together (keys confused under load). The known answer, a
+# verification whose cases all run alone (12 cases: no round together)
+# pass; the default 48 cases' last 12 run in rounds of four transforms,
+# and one of those fails, naming its round. Each request takes 2 ms, as
+# a DMA engine's: a round's four meet in the engine whatever the load.
+echo crosstalk >"$p/mode"
+echo 2000 >"$p/latency_us"
+check "mode crosstalk: calibrate's known answer ok (4 KiB)" \
+	test "$(kat "$drv" "$r/kat-crosstalk.json" --size 4096)" = ok
+verify_json "$r/crosstalk-alone.json" "$drv" --seed 42 --cases 12
+check "mode crosstalk: 12 cases alone pass (exit 0)" \
+	test "$rc $(impl_field "$r/crosstalk-alone.json" "i['verdict'], i['cases']" "$drv")" = "0 ('passed', 12)"
+verify_json "$r/crosstalk.json" "$drv" --seed 42
+failure=$(impl_field "$r/crosstalk.json" "i['failure']" "$drv") || failure=
+log "mode crosstalk: $failure"
+check "mode crosstalk: 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
+	test "$rc $(impl_field "$r/crosstalk.json" "i['verdict'], 36 <= i['failed_case'] <= 47, \"sent with 3 other transforms' requests: output differs\" in i['failure']" "$drv")" = \
+	"4 ('failed', True, True)"
+echo ok >"$p/mode"
+verify_json "$r/together-ok.json" "$drv" --seed 42
+echo 0 >"$p/latency_us"
+check "mode ok: the same 48 cases pass, rounds together included" \
+	test "$rc $(impl_field "$r/together-ok.json" "i['verdict'], i['cases']" "$drv")" = "0 ('passed', 48)"
+
+# A round together whose second request never answers (hang_after: the
+# 14th request of 16 cases, 12 alone; those after it hang too): the
+# case says so, the round's others were waited for, and once the engine
+# completes, every run is released and nothing is left.
+released_before=$(late_releases)
+echo 14 >"$p/hang_after"
+verify_json "$r/together-hang.json" "$drv" --seed 8 --cases 16
+log "a round hangs: $(impl_field "$r/together-hang.json" "i['failure']" "$drv")"
+check "a round together hangs: faulty, case 13, no answer (exit 4)" \
+	test "$rc $(impl_field "$r/together-hang.json" "i['verdict'], i['failed_case'], 'sent with 3 other transforms' in i['failure'] and 'no answer within the grace period' in i['failure']" "$drv")" = \
+	"4 ('failed', 13, True)"
+check "a round together hangs: its runs kept (kept_runs)" \
+	grep -q "^$drv " /sys/module/cryptoprio/parameters/kept_runs
+echo 0 >"$p/hang_after"
+echo ok >"$p/mode"
+check "the engine completes: the round's runs released" \
+	wait_until 10 sh -c "! grep -q '^$drv ' /sys/module/cryptoprio/parameters/kept_runs"
+check "... and said so" released_since "$released_before"
 
 # xts(aes) of the CAAM-like engine (its own ciphertext stealing) against
 # the reference the module builds, xts(ecb(aes-generic)) (xts names its
