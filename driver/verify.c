@@ -233,6 +233,7 @@ static unsigned int cp_case_len(struct cp_verify *v, struct cp_vcase *c)
 	unsigned int bs = max(v->cand->geo.blocksize, 1U);
 	unsigned int len, unit = max(bs, 16U);
 	const unsigned int max_len = v->max_text;
+	bool whole = bs > 1 && !v->partial;
 
 	switch (cp_rand(c, 3)) {
 	case 0:		/* 1 to 4 blocks */
@@ -246,9 +247,10 @@ static unsigned int cp_case_len(struct cp_verify *v, struct cp_vcase *c)
 		len = 1 + cp_rand(c, max_len);
 		break;
 	}
-	if (bs > 1 && !v->partial)
+	if (whole)
 		len -= len % bs;
-	return clamp(len, bs, max_len);
+	/* a round's longest too is whole blocks */
+	return clamp(len, bs, whole ? max_len - max_len % bs : max_len);
 }
 
 /* A layout for @len bytes (at least one). */
@@ -705,10 +707,10 @@ static int cp_together_judge(struct cp_verify *v, struct cp_together *t)
 }
 
 /*
- * Round @round together: CP_TOGETHER cases prepared one by one, their
- * requests all sent, then each waited for, then each judged. 0 (see
- * res), an error, or CP_RUN_ABANDONED: a request hung, its run a zombie
- * (the others waited for, each its grace).
+ * The round from case @first: CP_TOGETHER cases prepared one by one,
+ * their requests all sent, then each waited for, then each judged. 0
+ * (see res), an error, or CP_RUN_ABANDONED: a request hung, its run a
+ * zombie (the others waited for, each its grace).
  */
 static int cp_together_round(struct cp_verify *v, u32 first,
 			     struct netlink_ext_ack *extack)
