@@ -269,6 +269,18 @@ kat() {
 	jget "$f" "d['results'][0]['known_answer'] if d['results'] else 'none'"
 }
 
+# load_test_engine DRIVER...: cryptoprio.ko and cp_test_engine.ko loaded
+# (the CPU's AES and crypto_user first), each DRIVER past its self-test,
+# then the engine's other self-tests over.
+load_test_engine() {
+	local d
+	modprobe_q "$cpu_aes_module" crypto_user
+	check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
+	check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
+	for d in "$@"; do check "$d passed its self-test" wait_for_driver "$d"; done
+	wait_before_measuring cp_test_engine "$cpu_aes_module"
+}
+
 # verify_json FILE ARGS...: `cryptoprioctl verify --json ARGS` into FILE
 # (stderr in FILE.err), its exit status in $rc.
 verify_json() {

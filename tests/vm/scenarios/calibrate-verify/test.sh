@@ -11,12 +11,7 @@
 p=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS
 drv=cp_test_engine_cbc_aes
-modprobe_q "$cpu_aes_module" crypto_user
-
-check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
-check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
-check "$drv passed its self-test" wait_for_driver "$drv"
-wait_before_measuring cp_test_engine "$cpu_aes_module"
+load_test_engine "$drv"
 base=$(dmesg | wc -l)
 
 # engine_field_all FILE EXPR: EXPR of i, the engine's entry in calibrate's FILE.

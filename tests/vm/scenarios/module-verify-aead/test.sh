@@ -11,11 +11,6 @@
 # In CI on 7.2.
 p=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS
-modprobe_q "$cpu_aes_module" crypto_user
-
-check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
-check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
-base=$(dmesg | wc -l)
 
 # AEADs, as CAAM registers them natively: each passes against its
 # reference (gcm's and ccm's base templates over the generic parts,
@@ -25,8 +20,9 @@ base=$(dmesg | wc -l)
 aead=cp_test_engine_gcm_aes
 aeads="$aead cp_test_engine_rfc4106_gcm_aes cp_test_engine_ccm_aes
 	cp_test_engine_authenc_hmac_sha256_cbc_aes cp_test_engine_echainiv_authenc_hmac_sha256_cbc_aes"
-for a in $aeads; do check "$a passed its self-test" wait_for_driver "$a"; done
-wait_before_measuring cp_test_engine "$cpu_aes_module"
+# shellcheck disable=SC2086 # (the five drivers)
+load_test_engine $aeads
+base=$(dmesg | wc -l)
 # shellcheck disable=SC2086 # (the five drivers)
 verify_json "$r/aead-ok.json" $aeads --seed 5
 jget "$r/aead-ok.json" "'\\n'.join('%s %s %s %s' % (i['driver'], i['verdict'], i['reference'], i.get('failure', i.get('reason', ''))) for i in d['implementations'])"

@@ -15,13 +15,7 @@
 p=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS
 drv=cp_test_engine_cbc_aes
-modprobe_q "$cpu_aes_module" crypto_user
-
-check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
-check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
-check "$drv passed its self-test" wait_for_driver "$drv"
-check "cp_test_engine_sha256 passed its self-test" wait_for_driver cp_test_engine_sha256
-wait_before_measuring cp_test_engine "$cpu_aes_module"
+load_test_engine "$drv" cp_test_engine_sha256
 
 # QEMU's virtio-crypto, the engine every guest has: its cbc(aes) through
 # the whole verification, the cases of a seed; unloaded after, once its
