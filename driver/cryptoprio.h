@@ -155,6 +155,7 @@ struct cp_run {
 	atomic64_t requests;
 	atomic_t error;			/* first error, 0 if none */
 	struct completion done;
+	ktime_t start;			/* of the last cp_run_start() */
 	ktime_t last_completion;	/* READ_ONCE/WRITE_ONCE */
 
 	struct cp_slot slots[];
@@ -203,6 +204,14 @@ void cp_run_prepare(struct cp_run *run, bool decrypt);
  */
 int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
 	      u64 *wall_ns);
+/*
+ * cp_run_go() in two halves, so that several runs have their requests in
+ * flight at once: start sends; finish waits (its grace from the run's
+ * deadline or last completion, which for a run finished after others may
+ * be past already) and returns as cp_run_go().
+ */
+void cp_run_start(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns);
+int cp_run_finish(struct cp_run *run, u64 *wall_ns);
 /* Let the reaper look at the zombies (and the instances they held) again. */
 void cp_reap_soon(void);
 bool cp_zombies_empty(void);

@@ -485,6 +485,9 @@ static int cp_run_wait(struct cp_run *run)
 						 now));
 		unsigned long w;
 
+		/* a run finished after others were waited for is done already */
+		if (left <= 0 && try_wait_for_completion(&run->done))
+			return 0;
 		if (left <= 0)
 			return ktime_before(now, run->hard_end) ? -ETIMEDOUT :
 								  -ETIME;
@@ -546,12 +549,9 @@ static bool cp_run_abandon(struct cp_run *run, int why, u64 grace_ns)
 	return true;
 }
 
-int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
-	      u64 *wall_ns)
+void cp_run_start(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns)
 {
-	unsigned long flags;
 	ktime_t start;
-	int r;
 	u32 i;
 
 	run->once = once;
@@ -565,6 +565,7 @@ int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
 	atomic_set(&run->active, run->depth + 1); /* +1: ours, until all started */
 
 	start = ktime_get();
+	run->start = start;
 	run->last_completion = start;
 	run->deadline = ktime_add_ns(start, once ? 0 : budget_ns);
 	run->hard_end = cp_command_deadline();
@@ -573,9 +574,16 @@ int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
 		cp_slot_loop(&run->slots[i]);
 	}
 	cp_slot_retire(run);
+}
+
+int cp_run_finish(struct cp_run *run, u64 *wall_ns)
+{
+	unsigned long flags;
+	int r;
+	u32 i;
 
 	r = cp_run_wait(run);
-	if (r && cp_run_abandon(run, r, grace_ns))
+	if (r && cp_run_abandon(run, r, run->grace_ns))
 		return CP_RUN_ABANDONED;
 	/* the last callback completed us under the lock: let it drop it */
 	spin_lock_irqsave(&run->lock, flags);
@@ -584,8 +592,16 @@ int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
 	for (i = 0; i < run->depth; i++)
 		flush_work(&run->slots[i].work);
 	if (wall_ns)
-		*wall_ns = ktime_to_ns(ktime_sub(run->last_completion, start));
+		*wall_ns = ktime_to_ns(ktime_sub(run->last_completion,
+						 run->start));
 	return atomic_read(&run->error);
+}
+
+int cp_run_go(struct cp_run *run, bool once, u64 budget_ns, u64 grace_ns,
+	      u64 *wall_ns)
+{
+	cp_run_start(run, once, budget_ns, grace_ns);
+	return cp_run_finish(run, wall_ns);
 }
 
 int cp_zombie_check(const char *driver, size_t bytes,

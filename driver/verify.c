@@ -39,10 +39,19 @@
  * transform: their encryption is judged by the reference's decryption of
  * the candidate's ciphertext, which must give the text back.
  *
- * Every request goes through run.c, one at a time: an engine that never
- * answers leaves its run a zombie there, as a calibration's would, and
- * the verdict names the case it hung on. The type's part is its struct
- * cp_verify_ops (types.h): skcipher and aead for now.
+ * The last quarter of a verification's cases (16 at most) run together:
+ * rounds of CP_TOGETHER cases, each on a transform of its own and key,
+ * their requests sent before any is waited for, each answer judged
+ * against its own case (an engine that confuses two transforms' keys
+ * under load corrupts two IPsec SAs, and a one-request case never shows
+ * it). Their texts are at most CP_TOGETHER_MAX_TEXT bytes (a packet's).
+ * Whether their requests overlap on the engine is the engine's timing:
+ * a seed names their contents, not their overlap.
+ *
+ * Every request goes through run.c: an engine that never answers leaves
+ * its run a zombie there, as a calibration's would, and the verdict names
+ * the case it hung on. The type's part is its struct cp_verify_ops
+ * (types.h): skcipher and aead for now.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,6 +74,19 @@
 #define CP_VERIFY_BUF_LEN	(CP_VERIFY_MAX_LEN + PAGE_SIZE + \
 				 CP_VERIFY_MAX_ENTRIES * 32)
 #define CP_VERIFY_MAX_KEYS	16
+
+/*
+ * Cases together: up to CP_TOGETHER_ROUNDS rounds of CP_TOGETHER, as many
+ * as a quarter of the cases fill; their texts shorter, their buffers too.
+ */
+#define CP_TOGETHER		4
+#define CP_TOGETHER_ROUNDS	4
+#define CP_TOGETHER_MAX_TEXT	4096U
+#define CP_TOGETHER_MAX_LEN	(CP_TOGETHER_MAX_TEXT + CP_VERIFY_MAX_AD + \
+				 CP_MAX_IV_SIZE + CP_VERIFY_MAX_TAG)
+#define CP_TOGETHER_BUF_LEN	(CP_TOGETHER_MAX_LEN + PAGE_SIZE + \
+				 CP_VERIFY_MAX_ENTRIES * 32)
+#define CP_VERIFY_KEY_LEN	(CRYPTOPRIO_MAX_KEY_SIZE + CP_MAX_AUTH_KEY_LEN)
 
 enum cp_layout_kind { CP_LAYOUT_ONE, CP_LAYOUT_UNEVEN, CP_LAYOUT_PAGES };
 
@@ -98,6 +120,18 @@ struct cp_vcase {
 	u32 flip;
 	bool in_place;
 	struct cp_layout src, dst;
+	bool together;		/* sent beside CP_TOGETHER - 1 others */
+};
+
+/* A case of a round together: its transform and what it is judged by. */
+struct cp_together {
+	struct cp_run *run;	/* NULL once a zombie */
+	struct cp_vcase c;
+	struct scatterlist *out;
+	int want_err;
+	u8 *in, *want;		/* CP_TOGETHER_MAX_LEN bytes each */
+	u8 key[CP_VERIFY_KEY_LEN];
+	u8 iv[CP_MAX_IV_SIZE], iv_want[CP_MAX_IV_SIZE];
 };
 
 /* One verification in progress. */
@@ -106,6 +140,9 @@ struct cp_verify {
 	struct cp_verify_result *res;
 	struct cp_run *cand;	/* NULL once a zombie */
 	struct cp_run *ref;
+	struct cp_together *tog;	/* CP_TOGETHER of them, if rounds */
+	unsigned int rounds;		/* of cases together */
+	unsigned int max_text;		/* of the cases drawn now */
 	unsigned int keys[CP_VERIFY_MAX_KEYS];
 	unsigned int nkeys;
 	bool partial;		/* the reference takes partial blocks */
@@ -122,7 +159,7 @@ struct cp_verify {
 	int want_err;		/* the reference's answer: 0, or -EBADMSG */
 	u8 *in, *want, *got;
 	/* setkey() reads an authentication key or nonce after the cipher's */
-	u8 key[CRYPTOPRIO_MAX_KEY_SIZE + CP_MAX_AUTH_KEY_LEN];
+	u8 key[CP_VERIFY_KEY_LEN];
 	u8 iv[CP_MAX_IV_SIZE], iv_want[CP_MAX_IV_SIZE];
 	ktime_t end;
 };
@@ -195,7 +232,8 @@ static unsigned int cp_case_len(struct cp_verify *v, struct cp_vcase *c)
 {
 	unsigned int bs = max(v->cand->geo.blocksize, 1U);
 	unsigned int len, unit = max(bs, 16U);
-	const unsigned int max_len = CP_VERIFY_MAX_TEXT;
+	const unsigned int max_len = v->max_text;
+	bool whole = bs > 1 && !v->partial;
 
 	switch (cp_rand(c, 3)) {
 	case 0:		/* 1 to 4 blocks */
@@ -209,9 +247,10 @@ static unsigned int cp_case_len(struct cp_verify *v, struct cp_vcase *c)
 		len = 1 + cp_rand(c, max_len);
 		break;
 	}
-	if (bs > 1 && !v->partial)
+	if (whole)
 		len -= len % bs;
-	return clamp(len, bs, max_len);
+	/* a round's longest too is whole blocks */
+	return clamp(len, bs, whole ? max_len - max_len % bs : max_len);
 }
 
 /* A layout for @len bytes (at least one). */
@@ -357,6 +396,10 @@ static void cp_case_fail(struct cp_verify *v, const struct cp_vcase *c,
 		w += scnprintf(s + w, n - w, ", dst ");
 		w += cp_layout_words(s + w, n - w, &c->dst);
 	}
+	if (c->together)
+		w += scnprintf(s + w, n - w,
+			       ", sent with %u other transforms' requests",
+			       CP_TOGETHER - 1);
 	scnprintf(s + w, n - w, ": %s", what);
 	pr_info("%s: verification failed: %s\n", v->p->driver, s);
 }
@@ -507,54 +550,61 @@ static bool cp_case_error(struct cp_verify *v, struct cp_vcase *c, int err)
 	return true;
 }
 
-/* The candidate's request for @c, sent: 0, -ENOMEM, or CP_RUN_ABANDONED. */
-static int cp_case_send(struct cp_verify *v, struct cp_vcase *c,
-			struct scatterlist **out)
+/*
+ * @run's request for @c, from @in under @iv, ready to start; *@out the
+ * list its answer is in. 0 or -ENOMEM.
+ */
+static int cp_case_ready(struct cp_verify *v, struct cp_run *run,
+			 struct cp_vcase *c, const u8 *in, const u8 *iv,
+			 struct scatterlist **out)
 {
-	struct cp_run *run = v->cand;
 	struct cp_slot *s = &run->slots[0];
-	unsigned int in = cp_case_in(v, c), out_len = cp_case_out(v, c);
+	unsigned int in_len = cp_case_in(v, c), out_len = cp_case_out(v, c);
 
-	if (cp_layout_build(c, &c->src, c->in_place ? max(in, out_len) : in,
+	if (cp_layout_build(c, &c->src, c->in_place ? max(in_len, out_len) : in_len,
 			    &s->src, &s->layout[0]) ||
 	    (!c->in_place &&
 	     cp_layout_build(c, &c->dst, out_len, &s->dst, &s->layout[1])))
 		return -ENOMEM;
 	*out = c->in_place ? s->layout[0].sgl : s->layout[1].sgl;
-	sg_copy_from_buffer(s->layout[0].sgl, c->src.nents, v->in, in);
-	memcpy(s->iv, v->iv, run->geo.ivsize);
+	sg_copy_from_buffer(s->layout[0].sgl, c->src.nents, in, in_len);
+	memcpy(s->iv, iv, run->geo.ivsize);
 	cp_run_point(run, s->layout[0].sgl, *out, c->assoclen,
 		     cp_case_crypt(v, c), c->decrypt);
-	return cp_run_go(run, true, 0, v->p->grace_ns, NULL);
+	return 0;
 }
 
-/* The candidate's answer, judged: 0 (see res), an error, or CP_RUN_ABANDONED. */
-static int cp_case_candidate(struct cp_verify *v, struct cp_vcase *c)
+/* @c on @run's key, whose setting failed with @r: the case fails. */
+static void cp_case_key_failed(struct cp_verify *v, struct cp_vcase *c,
+			       const char *op, int r)
+{
+	char what[80];
+
+	snprintf(what, sizeof(what), "%s failed (%d), the reference took it",
+		 op, r);
+	cp_case_fail(v, c, what);
+}
+
+/* The case never answered: its run a zombie, the verdict a timeout. */
+static int cp_case_hung(struct cp_verify *v, struct cp_vcase *c)
+{
+	cp_case_fail(v, c, "no answer within the grace period (its memory kept until it completes)");
+	v->res->verdict = CRYPTOPRIO_VERIFY_TIMEOUT;
+	return CP_RUN_ABANDONED;
+}
+
+/*
+ * @run's answer to @c in @out, judged against v->want, v->want_err and
+ * v->iv_want: 0 (see res), or an error of the reference's.
+ */
+static int cp_case_judge(struct cp_verify *v, struct cp_vcase *c,
+			 struct cp_run *run, struct scatterlist *out)
 {
 	unsigned int out_len = cp_case_out(v, c), from = cp_case_from(v, c);
-	struct cp_slot *s = &v->cand->slots[0];
-	struct scatterlist *out;
-	const char *op;
+	struct cp_slot *s = &run->slots[0];
 	char what[80];
 	unsigned int at;
-	int r;
 
-	r = cp_case_key(v, v->cand, c, &op);
-	if (r) {
-		snprintf(what, sizeof(what),
-			 "%s failed (%d), the reference took it", op, r);
-		cp_case_fail(v, c, what);
-		return 0;
-	}
-	r = cp_case_send(v, c, &out);
-	if (r == CP_RUN_ABANDONED) {
-		v->cand = NULL;
-		cp_case_fail(v, c, "no answer within the grace period (its memory kept until it completes)");
-		v->res->verdict = CRYPTOPRIO_VERIFY_TIMEOUT;
-		return r;
-	}
-	if (r)
-		return r;
 	if (v->geniv && !c->decrypt && !s->err) {
 		sg_copy_to_buffer(out, sg_nents(out), v->got, out_len);
 		return cp_case_round_trip(v, c);
@@ -567,11 +617,142 @@ static int cp_case_candidate(struct cp_verify *v, struct cp_vcase *c)
 		snprintf(what, sizeof(what),
 			 "output differs from the reference's from byte %u", at);
 		cp_case_fail(v, c, what);
-	} else if (v->cand->geo.shape.iv_out &&
-		   memcmp(s->iv, v->iv_want, v->cand->geo.ivsize)) {
+	} else if (run->geo.shape.iv_out &&
+		   memcmp(s->iv, v->iv_want, run->geo.ivsize)) {
 		cp_case_fail(v, c, "output IV differs from the reference's");
 	}
 	return 0;
+}
+
+/* The candidate's answer, judged: 0 (see res), an error, or CP_RUN_ABANDONED. */
+static int cp_case_candidate(struct cp_verify *v, struct cp_vcase *c)
+{
+	struct scatterlist *out;
+	const char *op;
+	int r;
+
+	r = cp_case_key(v, v->cand, c, &op);
+	if (r) {
+		cp_case_key_failed(v, c, op, r);
+		return 0;
+	}
+	r = cp_case_ready(v, v->cand, c, v->in, v->iv, &out);
+	if (!r)
+		r = cp_run_go(v->cand, true, 0, v->p->grace_ns, NULL);
+	if (r == CP_RUN_ABANDONED) {
+		v->cand = NULL;
+		return cp_case_hung(v, c);
+	}
+	if (r)
+		return r;
+	return cp_case_judge(v, c, v->cand, out);
+}
+
+/*
+ * @t's case, drawn as case @index, its reference's answer and its key on
+ * its transform, kept in @t: 0 (a key refused: see res), or an error of
+ * the reference's.
+ */
+static int cp_together_prepare(struct cp_verify *v, struct cp_together *t,
+			       u32 index, struct netlink_ext_ack *extack)
+{
+	struct cp_vcase *c = &t->c;
+	unsigned int ivsize = v->cand->geo.ivsize;
+	const char *op;
+	int r;
+
+	cp_case_draw(v, index, c);
+	c->together = true;
+	r = cp_case_reference(v, c);
+	if (r) {
+		NL_SET_ERR_MSG(extack, "the reference failed a case: nothing to compare with");
+		return r;
+	}
+	r = cp_case_key(v, t->run, c, &op);
+	if (r) {
+		cp_case_key_failed(v, c, op, r);
+		return 0;
+	}
+	memcpy(t->in, v->in, cp_case_in(v, c));
+	memcpy(t->want, v->want, cp_case_out(v, c));
+	t->want_err = v->want_err;
+	memcpy(t->key, v->key, sizeof(t->key));
+	memcpy(t->iv, v->iv, ivsize);
+	memcpy(t->iv_want, v->iv_want, ivsize);
+	return 0;
+}
+
+/*
+ * @t's answer judged as a case of its own: what the reference said of it
+ * back in @v (its key too, for a geniv's round trip), then as one case.
+ */
+static int cp_together_judge(struct cp_verify *v, struct cp_together *t)
+{
+	struct cp_vcase *c = &t->c;
+	unsigned int ivsize = v->cand->geo.ivsize;
+	const char *op;
+	int r;
+
+	memcpy(v->in, t->in, cp_case_in(v, c));
+	memcpy(v->want, t->want, cp_case_out(v, c));
+	v->want_err = t->want_err;
+	memcpy(v->key, t->key, sizeof(v->key));
+	memcpy(v->iv_want, t->iv_want, ivsize);
+	if (v->geniv && !c->decrypt) {
+		r = cp_case_key(v, v->ref, c, &op);
+		if (r)
+			return r;
+	}
+	return cp_case_judge(v, c, t->run, t->out);
+}
+
+/*
+ * The round from case @first: CP_TOGETHER cases prepared one by one,
+ * their requests all sent, then each waited for, then each judged. 0
+ * (see res), an error, or CP_RUN_ABANDONED: a request hung, its run a
+ * zombie (the others waited for, each its grace).
+ */
+static int cp_together_round(struct cp_verify *v, u32 first,
+			     struct netlink_ext_ack *extack)
+{
+	struct cp_together *hung = NULL;
+	unsigned int j;
+	int r = 0;
+
+	v->max_text = CP_TOGETHER_MAX_TEXT;
+	for (j = 0; j < CP_TOGETHER && !r; j++) {
+		v->res->cases = first + j + 1;
+		r = cp_together_prepare(v, &v->tog[j], first + j, extack);
+		if (v->res->verdict != CRYPTOPRIO_VERIFY_PASSED)
+			break;
+	}
+	v->max_text = CP_VERIFY_MAX_TEXT;
+	if (r || v->res->verdict != CRYPTOPRIO_VERIFY_PASSED)
+		return r;
+	for (j = 0; j < CP_TOGETHER && !r; j++) {
+		struct cp_together *t = &v->tog[j];
+
+		r = cp_case_ready(v, t->run, &t->c, t->in, t->iv, &t->out);
+	}
+	if (r)
+		return r;
+	/* back to back, so that they meet in the engine */
+	for (j = 0; j < CP_TOGETHER; j++)
+		cp_run_start(v->tog[j].run, true, 0, v->p->grace_ns);
+	for (j = 0; j < CP_TOGETHER; j++) {
+		if (cp_run_finish(v->tog[j].run, NULL) != CP_RUN_ABANDONED)
+			continue;
+		v->tog[j].run = NULL;
+		hung = hung ?: &v->tog[j];
+	}
+	if (hung)
+		return cp_case_hung(v, &hung->c);
+	for (j = 0; j < CP_TOGETHER && !r; j++) {
+		r = cp_together_judge(v, &v->tog[j]);
+		if (v->res->verdict != CRYPTOPRIO_VERIFY_PASSED)
+			break;
+	}
+	return r;
 }
 
 /* The key sizes in the candidate's range that the reference accepts. */
@@ -715,6 +896,65 @@ static int cp_verify_reference(struct cp_verify *v,
 	return r;
 }
 
+/* The transforms of the rounds together, each with its buffers. */
+static int cp_together_alloc(struct cp_verify *v,
+			     struct netlink_ext_ack *extack)
+{
+	const struct cp_type_ops *ops = v->cand->ops;
+	unsigned int j;
+	int r;
+
+	if (!v->rounds)
+		return 0;
+	v->tog = kcalloc(CP_TOGETHER, sizeof(*v->tog), GFP_KERNEL);
+	if (!v->tog)
+		return -ENOMEM;
+	for (j = 0; j < CP_TOGETHER; j++) {
+		struct cp_together *t = &v->tog[j];
+		struct cp_tfm tfm = { .type = v->p->type };
+		struct cp_geometry g = {};
+
+		t->in = kvzalloc(CP_TOGETHER_MAX_LEN, GFP_KERNEL);
+		t->want = kvzalloc(CP_TOGETHER_MAX_LEN, GFP_KERNEL);
+		if (!t->in || !t->want)
+			return -ENOMEM;
+		r = cp_alloc_candidate(v->p->driver, v->p->type, &tfm, extack);
+		if (r)
+			return r;
+		ops->geometry(&tfm, &g);
+		t->run = cp_run_alloc_linear(&tfm, &g, CP_TOGETHER_BUF_LEN);
+		if (!t->run) {
+			ops->free(&tfm);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void cp_together_free(struct cp_verify *v)
+{
+	unsigned int j;
+
+	if (!v->tog)
+		return;
+	for (j = 0; j < CP_TOGETHER; j++) {
+		/* a zombie's buffers are its own now */
+		if (v->tog[j].run)
+			cp_run_free(v->tog[j].run);
+		kvfree(v->tog[j].in);
+		kvfree(v->tog[j].want);
+	}
+	kfree_sensitive(v->tog);	/* their keys */
+}
+
+/* The bytes of the candidate's runs: its own, and those together's. */
+static size_t cp_verify_bytes(const struct cp_verify *v)
+{
+	return 2 * (PAGE_SIZE << get_order(CP_VERIFY_BUF_LEN)) +
+	       (v->rounds ? CP_TOGETHER * 2 *
+			    (PAGE_SIZE << get_order(CP_TOGETHER_BUF_LEN)) : 0);
+}
+
 static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack)
 {
 	const struct cp_type_ops *ops = cp_type_ops(v->p->type);
@@ -735,8 +975,9 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 		NL_SET_ERR_MSG(extack, "the algorithm's IV is larger than the module handles");
 		return -EOPNOTSUPP;
 	}
-	r = cp_zombie_check(v->p->driver, 2 * (PAGE_SIZE << get_order(CP_VERIFY_BUF_LEN)),
-			    extack);
+	v->rounds = min_t(u32, CP_TOGETHER_ROUNDS,
+			  v->p->cases / (4 * CP_TOGETHER));
+	r = cp_zombie_check(v->p->driver, cp_verify_bytes(v), extack);
 	if (!r) {
 		v->cand = cp_run_alloc_linear(&t, &g, CP_VERIFY_BUF_LEN);
 		r = v->cand ? 0 : -ENOMEM;
@@ -745,6 +986,9 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 		ops->free(&t);
 		return r;
 	}
+	r = cp_together_alloc(v, extack);
+	if (r)
+		return r;
 	v->aead = ops->verify->set_tag;
 	v->geniv = v->aead && g.shape.geniv;
 	v->ivd = g.iv_in_data;
@@ -756,33 +1000,56 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 	return cp_verify_reference(v, extack);
 }
 
-/* Case after case until one fails; 0, an error, or CP_RUN_ABANDONED. */
-static int cp_verify_cases(struct cp_verify *v, struct netlink_ext_ack *extack)
+/* Whether the cases may go on: 0, or why not. */
+static int cp_verify_may_go_on(struct cp_verify *v,
+			       struct netlink_ext_ack *extack)
 {
-	struct cp_vcase c;
-	u32 i;
-	int r;
-
-	for (i = 0; i < v->p->cases; i++) {
-		if (cp_command_caller_gone())
-			return -EPIPE;
-		if (ktime_after(ktime_get(), v->end)) {
-			NL_SET_ERR_MSG(extack, "the cases took longer than 60 s");
-			return -ETIME;
-		}
-		cp_case_draw(v, i, &c);
-		v->res->cases = i + 1;
-		r = cp_case_reference(v, &c);
-		if (r) {
-			NL_SET_ERR_MSG(extack, "the reference failed a case: nothing to compare with");
-			return r;
-		}
-		r = cp_case_candidate(v, &c);
-		if (r || v->res->verdict != CRYPTOPRIO_VERIFY_PASSED)
-			return r;
-		cond_resched();
+	if (cp_command_caller_gone())
+		return -EPIPE;
+	if (ktime_after(ktime_get(), v->end)) {
+		NL_SET_ERR_MSG(extack, "the cases took longer than 60 s");
+		return -ETIME;
 	}
 	return 0;
+}
+
+/* Case @i alone: 0 (see res), an error, or CP_RUN_ABANDONED. */
+static int cp_verify_alone(struct cp_verify *v, u32 i,
+			   struct netlink_ext_ack *extack)
+{
+	struct cp_vcase c;
+	int r;
+
+	cp_case_draw(v, i, &c);
+	v->res->cases = i + 1;
+	r = cp_case_reference(v, &c);
+	if (r) {
+		NL_SET_ERR_MSG(extack, "the reference failed a case: nothing to compare with");
+		return r;
+	}
+	return cp_case_candidate(v, &c);
+}
+
+/*
+ * Case after case until one fails, the last ones in rounds together; 0,
+ * an error, or CP_RUN_ABANDONED.
+ */
+static int cp_verify_cases(struct cp_verify *v, struct netlink_ext_ack *extack)
+{
+	u32 alone = v->p->cases - v->rounds * CP_TOGETHER, i;
+	int r = 0;
+
+	for (i = 0; i < v->p->cases && !r; i += i < alone ? 1 : CP_TOGETHER) {
+		r = cp_verify_may_go_on(v, extack);
+		if (!r && i < alone)
+			r = cp_verify_alone(v, i, extack);
+		else if (!r)
+			r = cp_together_round(v, i, extack);
+		if (v->res->verdict != CRYPTOPRIO_VERIFY_PASSED)
+			break;
+		cond_resched();
+	}
+	return r;
 }
 
 /*
@@ -804,6 +1071,7 @@ int cp_verify(const struct cp_verify_params *p, struct cp_verify_result *res,
 	v->res = res;
 	res->verdict = CRYPTOPRIO_VERIFY_PASSED;
 	v->end = ktime_add_ns(ktime_get(), CP_VERIFY_TIME_NS);
+	v->max_text = CP_VERIFY_MAX_TEXT;
 	r = cp_verify_prepare(v, extack);
 	if (r == -ENOMEM)
 		NL_SET_ERR_MSG(extack, "out of memory for the verification's buffers");
@@ -814,6 +1082,7 @@ int cp_verify(const struct cp_verify_params *p, struct cp_verify_result *res,
 	/* a zombie's buffers are its own now */
 	if (v->cand)
 		cp_run_free(v->cand);
+	cp_together_free(v);
 	kvfree(v->in);
 	kvfree(v->want);
 	kvfree(v->got);

@@ -198,7 +198,7 @@ static int cpc_authenc_run(struct cpt_req *r, bool decrypt)
 
 	err = cpc_authenc(req, req->src, req->dst, req->assoclen,
 			  req->cryptlen, req->iv, decrypt);
-	if (!err && cpt_wrong())
+	if (!err && cpt_wrong_req(r))
 		cpc_spoil(req, decrypt);
 	return err;
 }
@@ -243,7 +243,7 @@ static int cpc_echainiv_run(struct cpt_req *r, bool decrypt)
 		err = cpc_authenc(req, req->dst, req->dst, req->assoclen,
 				  req->cryptlen, iv, false);
 	}
-	if (!err && cpt_wrong())
+	if (!err && cpt_wrong_req(r))
 		cpc_spoil(req, decrypt);
 	return err;
 }
@@ -404,7 +404,7 @@ static int cpc_gcm_run(struct cpt_req *r, bool decrypt)
 
 	err = cpc_gcm(r, req, req->assoclen, req->assoclen, req->cryptlen,
 		      req->iv, decrypt);
-	if (!err && cpt_wrong())
+	if (!err && cpt_wrong_req(r))
 		cpc_spoil(req, decrypt);
 	return err;
 }
@@ -443,7 +443,7 @@ static int cpc_rfc4106_run(struct cpt_req *r, bool decrypt)
 	/* the IV at the end of the AD is not authenticated as AD */
 	err = cpc_gcm(r, req, req->assoclen - GCM_RFC4106_IV_SIZE,
 		      req->assoclen, req->cryptlen, iv12, decrypt);
-	if (!err && cpt_wrong())
+	if (!err && cpt_wrong_req(r))
 		cpc_spoil(req, decrypt);
 	return err;
 }

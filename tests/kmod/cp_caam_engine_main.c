@@ -27,11 +27,11 @@
  * on a machine with CAAM, until something (cryptoprio) creates the CPU's.
  *
  * The engine core (cp_engine_core.c) queues and completes the requests:
- * the parameters mode (ok, slow, wrong, hang, etimedout, eintr),
- * completion (async, sync, inline), queue_len, backlog, hang_after,
- * latency_us and burn_us are
- * cp_test_engine's, here under /sys/module/cp_caam_engine/parameters;
- * mode wrong flips the same bytes (skcipher: the last; hash: the first
+ * the parameters mode (ok, slow, wrong, hang, etimedout, eintr, the
+ * shapes', crosstalk), completion (async, sync, inline), queue_len,
+ * backlog, hang_after, latency_us and burn_us are cp_test_engine's, here
+ * under /sys/module/cp_caam_engine/parameters; modes wrong and crosstalk
+ * flip the same bytes (skcipher: the last; hash, wrong only: the first
  * digest byte; aead encrypt: the last ciphertext byte, decrypt: the last
  * plaintext byte once authenticated).
  *

@@ -133,7 +133,7 @@ static int cpc_xts_run(struct cpt_req *r, bool decrypt)
 		scatterwalk_map_and_copy(rc->buf, req->dst, bulk,
 					 AES_BLOCK_SIZE + tail, 1);
 	}
-	if (cpt_wrong_cipher(req->src, req->dst, len, len, ctx->key_size))
+	if (cpt_wrong_cipher(r, req->src, req->dst, len, len, ctx->key_size))
 		cpt_flip(req->dst, len - 1);
 	return 0;
 }

@@ -34,6 +34,15 @@
  *          a multiple of 64 (len64), keyed with a 192-bit AES key (key192),
  *          or longer than 16 KiB (big): faults of one shape, which the
  *          known-answer check's one shape misses and VERIFY finds
+ *   crosstalk  correct, but a cipher's request (skcipher, the AEADs of
+ *          both modules) gets its last output byte flipped when it was in
+ *          flight on the engine together with a request of another
+ *          transform: one of them submitted while the other was neither
+ *          computed nor refused, as an engine that confuses two
+ *          transforms' keys under load (two IPsec SAs). The kernel's
+ *          self-test, the known-answer check and VERIFY's cases alone
+ *          send one request of one transform at a time: only VERIFY's
+ *          cases together find it
  *   authkey  correct, but cp_test_engine's authenc flips the last output
  *          byte when its authentication key is longer than SHA-256's
  *          block: the key hmac hashes first, which an engine that
@@ -107,12 +116,13 @@
 
 enum cpt_mode {
 	CPT_OK, CPT_SLOW, CPT_WRONG, CPT_HANG, CPT_ETIMEDOUT, CPT_EINTR,
-	CPT_BUSYDROP, CPT_SGMULTI, CPT_LEN64, CPT_KEY192, CPT_BIG, CPT_AUTHKEY
+	CPT_BUSYDROP, CPT_SGMULTI, CPT_LEN64, CPT_KEY192, CPT_BIG, CPT_AUTHKEY,
+	CPT_CROSSTALK
 };
 
 static const char * const cpt_mode_names[] = {
 	"ok", "slow", "wrong", "hang", "etimedout", "eintr", "busydrop",
-	"sgmulti", "len64", "key192", "big", "authkey"
+	"sgmulti", "len64", "key192", "big", "authkey", "crosstalk"
 };
 
 /* How long a request of mode etimedout or eintr takes to fail. */
@@ -140,6 +150,7 @@ static struct workqueue_struct *cpt_wq;
 static DEFINE_SPINLOCK(cpt_lock);
 static LIST_HEAD(cpt_parked);		/* requests held in hang mode */
 static LIST_HEAD(cpt_backlog);		/* waiting for room in the queue */
+static LIST_HEAD(cpt_flight);		/* mode crosstalk: not computed yet */
 static unsigned int cpt_queued;		/* on the workqueue, running or parked */
 static atomic_t cpt_dropped = ATOMIC_INIT(0);	/* mode busydrop */
 
@@ -153,6 +164,49 @@ bool cpt_wrong(void)
 	return READ_ONCE(cpt_mode) == CPT_WRONG;
 }
 
+bool cpt_wrong_req(const struct cpt_req *r)
+{
+	int mode = READ_ONCE(cpt_mode);
+
+	return mode == CPT_WRONG ||
+	       (mode == CPT_CROSSTALK && READ_ONCE(r->crossed));
+}
+
+/*
+ * Mode crosstalk: @r, accepted, is in flight; it and every request in
+ * flight of another transform are crossed. The list is walked only in
+ * this mode (a test's few requests), under cpt_lock.
+ */
+static void cpt_flight_add_locked(struct cpt_req *r)
+{
+	struct cpt_req *q;
+
+	lockdep_assert_held(&cpt_lock);
+	if (cpt_mode != CPT_CROSSTALK)
+		return;
+	list_for_each_entry(q, &cpt_flight, flight) {
+		if (q->base->tfm != r->base->tfm) {
+			WRITE_ONCE(q->crossed, true);
+			r->crossed = true;
+		}
+	}
+	list_add_tail(&r->flight, &cpt_flight);
+	r->in_flight = true;
+}
+
+/* @r computed (or failed): no longer in flight. */
+static void cpt_flight_del(struct cpt_req *r)
+{
+	unsigned long flags;
+
+	if (!r->in_flight)
+		return;
+	spin_lock_irqsave(&cpt_lock, flags);
+	list_del(&r->flight);
+	spin_unlock_irqrestore(&cpt_lock, flags);
+	r->in_flight = false;
+}
+
 bool cpt_wrong_auth_key(unsigned int auth_key_len)
 {
 	return READ_ONCE(cpt_mode) == CPT_AUTHKEY && auth_key_len > SHA256_BLOCK_SIZE;
@@ -164,13 +218,14 @@ static bool cpt_sg_multi(struct scatterlist *sg, unsigned int len)
 	return sg->length < len;
 }
 
-bool cpt_wrong_cipher(struct scatterlist *src, struct scatterlist *dst,
-		      unsigned int sg_len, unsigned int len,
-		      unsigned int key_size)
+bool cpt_wrong_cipher(const struct cpt_req *r, struct scatterlist *src,
+		      struct scatterlist *dst, unsigned int sg_len,
+		      unsigned int len, unsigned int key_size)
 {
 	switch (READ_ONCE(cpt_mode)) {
 	case CPT_WRONG:
-		return true;
+	case CPT_CROSSTALK:
+		return cpt_wrong_req(r);
 	case CPT_SGMULTI:
 		return cpt_sg_multi(src, sg_len) || cpt_sg_multi(dst, sg_len);
 	case CPT_LEN64:
@@ -202,7 +257,9 @@ static int cpt_answer(struct cpt_req *r)
 {
 	int err = cpt_fault_err();
 
-	return err ?: r->run(r);
+	err = err ?: r->run(r);
+	cpt_flight_del(r);
+	return err;
 }
 
 /* Flip the byte at @off of @sg. */
@@ -416,6 +473,8 @@ static int cpt_submit_to(struct cpt_req *r, struct crypto_async_request *base,
 	r->run = run;
 	r->in_worker = false;
 	r->hardirq = completion == CPT_HARDIRQ;
+	r->crossed = false;
+	r->in_flight = false;
 	INIT_WORK(&r->work, cpt_work);
 	cpt_count_down();
 	if (READ_ONCE(cpt_mode) == CPT_BUSYDROP) {
@@ -424,8 +483,12 @@ static int cpt_submit_to(struct cpt_req *r, struct crypto_async_request *base,
 		return -EBUSY;
 	}
 	if ((completion == CPT_SYNC || completion == CPT_INLINE) &&
-	    READ_ONCE(cpt_mode) != CPT_HANG)
+	    READ_ONCE(cpt_mode) != CPT_HANG) {
+		spin_lock_irqsave(&cpt_lock, flags);
+		cpt_flight_add_locked(r);
+		spin_unlock_irqrestore(&cpt_lock, flags);
 		return cpt_run_now(r, completion == CPT_INLINE);
+	}
 
 	/* as cryptd: warns if called from hard IRQ, outside the API's contract */
 	local_bh_disable();
@@ -434,12 +497,14 @@ static int cpt_submit_to(struct cpt_req *r, struct crypto_async_request *base,
 		if ((base->flags & CRYPTO_TFM_REQ_MAY_BACKLOG) &&
 		    READ_ONCE(cpt_backlog_on)) {
 			list_add_tail(&r->node, &cpt_backlog);
+			cpt_flight_add_locked(r);
 			err = -EBUSY;
 		} else {
 			err = -ENOSPC;
 		}
 	} else {
 		cpt_queued++;
+		cpt_flight_add_locked(r);
 		cpt_admit_locked(r);
 		err = -EINPROGRESS;
 	}

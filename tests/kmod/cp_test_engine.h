@@ -70,6 +70,9 @@ struct cpt_req {
 	bool in_worker;		/* computed by the engine's worker: may sleep */
 	bool hardirq;		/* completed from the hard-IRQ timer */
 	int err;		/* the result the hard-IRQ timer completes with */
+	struct list_head flight;	/* on the core's, in mode crosstalk */
+	bool in_flight;		/* on it: set by the submitter, cleared computed */
+	bool crossed;		/* in flight with another transform's request */
 	unsigned long subreq[] __aligned(CRYPTO_MINALIGN);
 };
 
@@ -82,14 +85,16 @@ int cpt_submit(struct cpt_req *r, struct crypto_async_request *base,
 int cpt_submit_worker(struct cpt_req *r, struct crypto_async_request *base,
 		      int (*run)(struct cpt_req *r));
 bool cpt_wrong(void);
+/* The same for a cipher's request @r: mode wrong, or crosstalk and crossed. */
+bool cpt_wrong_req(const struct cpt_req *r);
 /*
- * Whether a cipher's request of @len bytes from @src to @dst, keyed with
+ * Whether a cipher's request @r of @len bytes from @src to @dst, keyed with
  * @key_size bytes (of AES: each half's for xts), is to be answered wrong;
  * its lists hold @sg_len bytes (an AEAD's associated data too).
  */
-bool cpt_wrong_cipher(struct scatterlist *src, struct scatterlist *dst,
-		      unsigned int sg_len, unsigned int len,
-		      unsigned int key_size);
+bool cpt_wrong_cipher(const struct cpt_req *r, struct scatterlist *src,
+		      struct scatterlist *dst, unsigned int sg_len,
+		      unsigned int len, unsigned int key_size);
 /* Whether authenc's request under an @auth_key_len-byte key is answered wrong. */
 bool cpt_wrong_auth_key(unsigned int auth_key_len);
 void cpt_flip(struct scatterlist *sg, unsigned int off);

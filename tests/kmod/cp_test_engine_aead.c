@@ -138,16 +138,16 @@ static void cpt_aead_spoil(struct aead_request *req, bool decrypt)
  * Whether the mode spoils @req: a fault of its shape, the lists' over the
  * associated data and text, the lengths' of the text.
  */
-static bool cpt_aead_wrong(struct aead_request *req, bool decrypt,
-			   const struct cpt_aead_ctx *ctx)
+static bool cpt_aead_wrong(const struct cpt_req *r, struct aead_request *req,
+			   bool decrypt, const struct cpt_aead_ctx *ctx)
 {
 	unsigned int authsize = crypto_aead_authsize(crypto_aead_reqtfm(req));
 	unsigned int text = req->cryptlen;
 
 	if (decrypt)
 		text -= min(authsize, text);
-	return cpt_wrong_cipher(req->src, req->dst, req->assoclen + text, text,
-				ctx->key_size) ||
+	return cpt_wrong_cipher(r, req->src, req->dst, req->assoclen + text,
+				text, ctx->key_size) ||
 	       cpt_wrong_auth_key(ctx->auth_key_len);
 }
 
@@ -172,7 +172,7 @@ static int cpt_aead_run(struct cpt_req *r, bool decrypt)
 	aead_request_set_crypt(sub, req->src, req->dst, req->cryptlen, iv);
 	aead_request_set_ad(sub, req->assoclen);
 	err = decrypt ? crypto_aead_decrypt(sub) : crypto_aead_encrypt(sub);
-	if (!err && cpt_aead_wrong(req, decrypt, ctx))
+	if (!err && cpt_aead_wrong(r, req, decrypt, ctx))
 		cpt_aead_spoil(req, decrypt);
 	return err;
 }

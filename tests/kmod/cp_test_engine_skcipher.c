@@ -98,7 +98,7 @@ static int cpt_sk_run(struct cpt_req *r, bool decrypt)
 	if (offload)
 		err = crypto_wait_req(err, &wait);
 	if (!err && req->cryptlen &&
-	    cpt_wrong_cipher(req->src, req->dst, req->cryptlen, req->cryptlen,
+	    cpt_wrong_cipher(r, req->src, req->dst, req->cryptlen, req->cryptlen,
 			     ctx->key_size))
 		cpt_flip(req->dst, req->cryptlen - 1);
 	return err;

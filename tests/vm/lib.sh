@@ -269,6 +269,51 @@ kat() {
 	jget "$f" "d['results'][0]['known_answer'] if d['results'] else 'none'"
 }
 
+# load_test_engine DRIVER...: cryptoprio.ko and cp_test_engine.ko loaded
+# (the CPU's AES and crypto_user first), each DRIVER past its self-test,
+# then the engine's other self-tests over.
+load_test_engine() {
+	local d
+	modprobe_q "$cpu_aes_module" crypto_user
+	check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
+	check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
+	for d in "$@"; do check "$d passed its self-test" wait_for_driver "$d"; done
+	wait_before_measuring cp_test_engine "$cpu_aes_module"
+}
+
+# verify_json FILE ARGS...: `cryptoprioctl verify --json ARGS` into FILE
+# (stderr in FILE.err), its exit status in $rc.
+verify_json() {
+	local f=$1
+	shift
+	rc=0
+	"$ctl" verify --json "$@" >"$f" 2>"$f.err" || rc=$?
+}
+
+# impl_field FILE EXPR DRIVER: EXPR of i, DRIVER's entry in verify's FILE.
+impl_field() {
+	jget "$1" "(lambda i: ($2))([i for i in d['implementations'] if i['driver'] == '$3'][0])"
+}
+
+# case_of_shape MODE FAILURE: verify's FAILURE is a case of seed 42 whose
+# output differs, of the shape the test engine's MODE is wrong on (an
+# AEAD's: the text's length, a layout over its AD and text).
+case_of_shape() {
+	python3 - "$1" "$2" <<'PY'
+import re, sys
+mode, text = sys.argv[1], sys.argv[2]
+m = re.search(r"^case \d+ of seed 42: (encrypt|decrypt) (\d+) bytes, (\d+)-byte key, "
+              r"(?:\d+-byte authentication key, )?(?:AD (\d+), tag \d+, )?(?:bit \d+ flipped, )?"
+              r"(in place|out of place), src (.*): output differs", text)
+if not m:
+    sys.exit("not a case of seed 42 whose output differs: " + text)
+n, key, layout = int(m.group(2)), int(m.group(3)), m.group(6)
+ok = {"sgmulti": "entries" in layout, "len64": n % 64 != 0, "key192": key == 24,
+      "big": n > 16384}[mode]
+sys.exit(0 if ok else "not of the shape of mode " + mode)
+PY
+}
+
 # expect_verdicts VERDICT DRIVER...: the line verdicts prints when each
 # DRIVER has VERDICT.
 expect_verdicts() {
