@@ -167,6 +167,16 @@ void cp_plan_free(struct cp_plan *plan);
 #define CP_GEAR_NONE UINT_MAX
 unsigned cp_plan_gear(const struct cp_policy *policy, const struct cp_settings *s,
 		      const char *driver, enum cp_class class);
+
+/*
+ * Whether @alg, under @s of its name, is placed above the CPU only once
+ * the calibration has verified it (cryptoprio.conf(5), Verify=): an engine
+ * of a type the calibration verifies, whose gear is not after the CPU's,
+ * placed by its gear (no Pin=, Priority= or Exclude=).
+ */
+bool cp_plan_wants_verification(const struct cp_policy *policy, const struct cp_settings *s,
+				const struct cp_alg *alg);
+
 static inline void cp_plan_freep(struct cp_plan **p)
 {
 	if (*p)

@@ -83,6 +83,54 @@ static void test_candidate_workloads(struct cp_inventory *inv)
 	cp_workloads_free(w, (size_t) n);
 }
 
+/*
+ * A name only an AEAD engine serves: under Gears = offload cpu its engine
+ * goes above the CPU only once the calibration has verified it, so the
+ * name is calibrated (without measuring the candidate: the gears place
+ * it); not under the default gears, nor with Verify = no. An engine's
+ * hash (a type the calibration does not verify) is placed by its gear.
+ */
+static void test_verification_workloads(struct cp_inventory *inv)
+{
+	static const struct {
+		const char *policy, *what;
+	} unverified[] = {
+	    {"[Policy]\n", "the default gears"},
+	    {"[Policy]\nGears = offload cpu\nVerify = no\n", "Verify = no"},
+	    {"[Policy]\nGears = offload cpu\n[Driver authenc-engine]\nPin = last\n", "Pin = last"},
+	};
+	_cleanup_(cp_policy_freep) struct cp_policy *offload =
+	    policy_from("[Policy]\nGears = offload cpu\n");
+	struct cp_workload *w = NULL;
+	int n;
+
+	add_alg(inv, "authenc(hmac(sha256),cbc(aes))", "authenc-engine", "aead", 3000);
+	inv->algs[inv->n_algs - 1].class = CP_CLASS_OFFLOAD;
+	n = cp_apply_workloads(inv, offload, NULL, 0, &w);
+	ok(n == 1 && cp_workloads_have(w, 1, "authenc(hmac(sha256),cbc(aes))") && !w[0].candidates,
+	   "Gears = offload cpu: the AEAD engine's name is calibrated (verified), no candidate");
+	ok(n == 1 && !cp_workloads_have(w, 1, "hmac(sha256)"),
+	   "Gears = offload cpu: the hash engine's name is not");
+	cp_workloads_free(w, n > 0 ? (size_t) n : 0);
+	/* the CPU's instance, created by an apply before: still verified */
+	add_alg(inv, "authenc(hmac(sha256),cbc(aes))", "authenc(hmac(sha256-avx2),cbc-aes-aesni)",
+		"aead", 3001);
+	w = NULL;
+	n = cp_apply_workloads(inv, offload, NULL, 0, &w);
+	ok(n == 1 && cp_workloads_have(w, 1, "authenc(hmac(sha256),cbc(aes))"),
+	   "Gears = offload cpu, the CPU's instance created: the name still calibrated");
+	cp_workloads_free(w, n > 0 ? (size_t) n : 0);
+	for (size_t i = 0; i < ARRAY_SIZE(unverified); i++) {
+		_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(unverified[i].policy);
+
+		w = NULL;
+		n = cp_apply_workloads(inv, p, NULL, 0, &w);
+		ok(n >= 0 && !cp_workloads_have(w, (size_t) n, "authenc(hmac(sha256),cbc(aes))"),
+		   "not calibrated under %s", unverified[i].what);
+		cp_workloads_free(w, n > 0 ? (size_t) n : 0);
+	}
+}
+
 static void test_workloads(void)
 {
 	struct cp_inventory inv;
@@ -116,6 +164,7 @@ static void test_workloads(void)
 	ok(cp_apply_name_selected(&inv, "sha256", NULL, 0), "no only_drivers: every name");
 
 	test_candidate_workloads(&inv);
+	test_verification_workloads(&inv);
 	cp_inventory_free(&inv);
 }
 

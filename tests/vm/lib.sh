@@ -399,6 +399,16 @@ d = json.load(open(sys.argv[1]))
 print(" ".join(p[sys.argv[3]] for a in d["algorithms"] if a["name"] == sys.argv[2] for p in a["places"]))' "$@"
 }
 
+# placed_behind FILE ALG DRIVER REASON: FILE (as places reads it) places
+# DRIVER among ALG's, not first, for REASON (unverified, faulty...).
+placed_behind() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = [p for a in d["algorithms"] if a["name"] == sys.argv[2] for p in a["places"]]
+i = [i for i, q in enumerate(p) if q["driver"] == sys.argv[3]]
+sys.exit(not (i and i[0] > 0 and p[i[0]]["reason"] == sys.argv[4]))' "$@"
+}
+
 # show FILE ALG: the places of ALG in FILE (as places reads it) for the
 # log, one per line, best first: "  DRIVER REASON: WHY". The driver is the
 # first word, so awk's $1 (rank-cpu-cost finds who is ahead of whom in it).
@@ -491,6 +501,10 @@ expect_fail() {
 
 # refcnt DRIVER: its users as /proc/crypto counts them; 0 if not registered.
 refcnt() { proc_crypto_field "$1" refcnt || echo 0; }
+
+# unheld DRIVER: no user holds DRIVER, but its registration (xfrm frees
+# states, and their transforms, from a work item: wait_until for it).
+unheld() { (($(refcnt "$1") <= 1)); }
 
 # name_refcnts NAME: "DRIVER REFCNT" for each implementation registered as
 # NAME (a larval aside), sorted: how many transforms hold each now. Each
