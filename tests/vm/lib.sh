@@ -585,6 +585,20 @@ apply_puts_cpu_gcm_first() {
 		test "$(proc_crypto_field "$first" module)" = "$cpu_gcm_module"
 }
 
+# caam_gcm_held_unverified: under Gears = offload cpu and Calibrate = never
+# the plan ($CP_RESULTS/plan-offload.json) holds the never verified
+# gcm-aes-cp-caam ($eng) after the CPU's, and says why; then writes the same
+# policy with Verify = no, which puts it first (ktls, macsec)
+caam_gcm_held_unverified() {
+	policy_uncalibrated "Gears = offload cpu"
+	check "offload cpu, not verified: plan exits 0" \
+		sh -c "'$ctl' --json plan >'$CP_RESULTS/plan-offload.json'"
+	show "$CP_RESULTS/plan-offload.json" 'gcm(aes)'
+	check "offload cpu, not verified: the engine held after the CPU's" \
+		placed_behind "$CP_RESULTS/plan-offload.json" 'gcm(aes)' "$eng" unverified
+	policy_uncalibrated "$(printf 'Gears = offload cpu\nVerify = no')"
+}
+
 # add_sa SPI: an IPsec ESP SA with cbc(aes) and hmac(sha256), as IPsec's
 # users ask (xfrm_user and esp4 loaded): the kernel builds its
 # echainiv(authenc(hmac(sha256),cbc(aes))) from what each name resolves to.

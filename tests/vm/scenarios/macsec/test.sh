@@ -141,12 +141,7 @@ macsec_served_by "$first" "default policy"
 # 2. Gears = offload cpu, the engine never verified (Calibrate = never):
 # held after the CPU, the plan says why; with Verify = no (the operator
 # vouches for it; verification is ipsec-crosstalk's subject) first again
-policy_uncalibrated "Gears = offload cpu"
-check "offload cpu, not verified: plan exits 0" sh -c "'$ctl' --json plan >'$r/plan-offload.json'"
-show "$r/plan-offload.json" 'gcm(aes)'
-check "offload cpu, not verified: the engine held after the CPU's" \
-	placed_behind "$r/plan-offload.json" 'gcm(aes)' $eng unverified
-policy_uncalibrated "$(printf 'Gears = offload cpu\nVerify = no')"
+caam_gcm_held_unverified
 check "offload cpu, Verify = no: apply exits 0" sh -c "'$ctl' --json apply >'$r/apply-offload.json'"
 macsec_served_by $eng "offload cpu"
 
