@@ -146,7 +146,7 @@ void cp_log_step(const struct cp_apply_step_result *s, const char *trigger)
 		    : s->gone || s->in_use ? LOG_NOTICE
 		    : changes_lookups(s)   ? LOG_INFO
 					   : LOG_DEBUG;
-	char msg[1024];
+	char msg[1536]; /* names, extack and a step's why */
 
 	if (s->error < 0)
 		failure_text(s, msg, sizeof(msg));

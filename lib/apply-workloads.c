@@ -37,6 +37,31 @@ static bool planned_name_competes(const struct cp_alg *alg)
 }
 
 /*
+ * Whether an engine of @name goes above the CPU only once verified
+ * (cp_plan_wants_verification()) and something of the CPU's would be
+ * placed before it meanwhile: an implementation registered, a template
+ * instance cryptoprio created among them, or the candidate to create. The
+ * calibration verifies it, and so measures its name where nothing else
+ * competes by its figures (an engine's authenc() under Gears = offload
+ * cpu).
+ */
+static bool verification_wanted(const struct cp_inventory *inv, const struct cp_policy *policy,
+				const char *name, const struct cp_settings *s)
+{
+	bool wanted = false, cpu = false;
+
+	for (size_t i = 0; i < inv->n_algs; i++) {
+		const struct cp_alg *alg = &inv->algs[i];
+
+		if (!streq(alg->name, name) || !cp_alg_competes(alg))
+			continue;
+		cpu |= alg->class == CP_CLASS_CPU;
+		wanted |= planned_name_competes(alg) && cp_plan_wants_verification(policy, s, alg);
+	}
+	return wanted && (cpu || cp_calibration_competitors(inv, name) >= 2);
+}
+
+/*
  * Registered implementations competing for @name, or, @with_candidate,
  * those calibration would measure, the CPU's candidate counted.
  */
@@ -150,7 +175,8 @@ int cp_apply_workloads(const struct cp_inventory *inv, const struct cp_policy *p
 			continue;
 		last = alg->name;
 		cp_policy_algorithm(policy, alg->name, &s);
-		if (competitors(inv, alg->name, s.gears == CP_GEARS_ANY) < 2)
+		if (competitors(inv, alg->name, s.gears == CP_GEARS_ANY) < 2 &&
+		    !verification_wanted(inv, policy, alg->name, &s))
 			continue;
 		if (cp_workloads_add_name(&w, &n, alg->name, &s) < 0)
 			goto oom;

@@ -71,7 +71,7 @@ struct cp_verified {
 	uint64_t seed;
 	uint32_t cases;
 	char by[64];	/* srcversion of the cryptoprio module that verified it */
-	char text[256]; /* FAILED, NOT_RUN: in words */
+	char text[384]; /* FAILED, NOT_RUN: in words (the module's failure: 384 at most) */
 };
 
 const char *cp_backend_to_string(enum cp_backend backend);

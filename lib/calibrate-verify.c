@@ -43,7 +43,8 @@ static bool failed_already(const struct cp_measured *m)
 bool cp_measured_wants_verification(const struct cp_measured *m)
 {
 	return cp_verification_covers(m->type) && m->class != CP_CLASS_CPU && !m->candidate &&
-	       !m->cache_only && m->verified.state == CP_VERIFICATION_NONE && !failed_already(m);
+	       !m->cache_only && m->verified.state == CP_VERIFICATION_NONE &&
+	       (!m->pending || m->verify_first) && !failed_already(m);
 }
 
 /*

@@ -60,6 +60,14 @@ struct cp_measured {
 	 * and the name is measured again (after READY, by the daemon).
 	 */
 	bool pending;
+	/*
+	 * An engine the policy's gears would place above the CPU once verified
+	 * (cp_plan_wants_verification()): verified in this run even where the
+	 * budget left its name pending. Other engines are verified with their
+	 * name's measurement: at boot, those the budget reached; the rest
+	 * after READY.
+	 */
+	bool verify_first;
 };
 
 /* An implementation that competes for a name but is not calibrated, and why. */
@@ -180,7 +188,8 @@ bool cp_calibration_order_known(size_t n, const unsigned *gear, const bool *meas
 bool cp_verification_covers(enum cryptoprio_type type);
 /*
  * An engine (not of the CPU's class) of a type the module verifies, not
- * verified yet in this calibration and not found faulty by its figures.
+ * verified yet in this calibration and not found faulty by its figures;
+ * its name measured in this run (not pending), unless verify_first.
  */
 bool cp_measured_wants_verification(const struct cp_measured *m);
 /* The loaded cryptoprio module's srcversion into @by; "" when not loaded. */

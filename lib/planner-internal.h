@@ -36,7 +36,7 @@ struct cand {
 	double metric;	      /* as measured, for messages */
 	enum cp_rank rank_by; /* Rank= as it applies to its type */
 	enum cp_place_reason reason;
-	char why[192];
+	char why[CP_PLACE_WHY_MAX];
 	uint32_t new_priority;
 	size_t new_rank;
 	const char *shared_with; /* name it was planned under first */

@@ -251,18 +251,44 @@ static bool verified(const struct builder *b, const char *driver, const char **w
 }
 
 /*
+ * Whether an implementation of @class at @gear, of @type, goes above the
+ * CPU only once verified: an engine of a type the calibration verifies
+ * whose gear is not after the CPU's, unless Verify = no.
+ */
+static bool held_until_verified(const struct cp_settings *s, enum cp_class class, unsigned gear,
+				const char *type)
+{
+	const struct cp_type_info *info = cp_type_info(cp_mod_type_from_alg_type(type));
+
+	return s->verify && class != CP_CLASS_CPU && gear <= gear_of(s->gears, CP_CLASS_CPU) &&
+	       info && info->verified;
+}
+
+bool cp_plan_wants_verification(const struct cp_policy *policy, const struct cp_settings *s,
+				const struct cp_alg *alg)
+{
+	struct cp_driver_rule rule;
+	enum cp_class class;
+
+	cp_policy_driver(policy, alg->driver, &rule);
+	if (rule.pin != CP_PIN_NONE || rule.exclude || rule.has_priority)
+		return false;
+	class = class_of(alg, &rule);
+	return held_until_verified(s, class, gear_of(s->gears, class), alg->type);
+}
+
+/*
  * An engine of a type the module verifies is placed above the CPU only
  * once it has passed (cryptoprio.conf(5), Verify=): before, it is held in
  * the CPU's gear, after it. Not with Verify = no.
  */
 static void hold_unverified(const struct builder *b, struct cand *c, const struct cp_settings *s)
 {
-	const struct cp_type_info *info = cp_type_info(cp_mod_type_from_alg_type(c->alg->type));
 	unsigned cpu_gear = gear_of(s->gears, CP_CLASS_CPU);
 	const char *why;
 
-	if (!s->verify || c->class == CP_CLASS_CPU || c->create || c->gear > cpu_gear || !info ||
-	    !info->verified || verified(b, c->alg->driver, &why))
+	if (c->create || !held_until_verified(s, c->class, c->gear, c->alg->type) ||
+	    verified(b, c->alg->driver, &why))
 		return;
 	c->held = true;
 	c->reason = CP_PLACE_UNVERIFIED;

@@ -45,11 +45,13 @@ struct cp_measurement {
 	 * first failing case ("": a known-answer mismatch); not verified, why.
 	 */
 	bool verified;
-	char verification[160];
+	char verification[384];
 };
 
-/* A step's reason: "lowered below X, lost its place to Y: " and the place's (up to 192). */
-#define CP_STEP_WHY_MAX 384
+/* A place's reason: "verification failed: never preferred (" and the failure, at most. */
+#define CP_PLACE_WHY_MAX 448
+/* A step's reason: "lowered below X, lost its place to Y: " and the place's. */
+#define CP_STEP_WHY_MAX 640
 
 /* Why an implementation got its place in the order of its name. */
 enum cp_place_reason {
@@ -73,7 +75,7 @@ struct cp_plan_place {
 	uint32_t old_priority;
 	uint32_t new_priority;
 	enum cp_place_reason reason;
-	char why[192]; /* for people: "gear 1 (cpu), 1107 MB/s at 4 KiB, depth 1" */
+	char why[CP_PLACE_WHY_MAX]; /* for people: "gear 1 (cpu), 1107 MB/s at 4 KiB, depth 1" */
 	/*
 	 * Not registered: the CPU's composite for a name only engines serve
 	 * (cp_composite_candidate()), to be created by a CP_STEP_CREATE step.
@@ -165,6 +167,16 @@ void cp_plan_free(struct cp_plan *plan);
 #define CP_GEAR_NONE UINT_MAX
 unsigned cp_plan_gear(const struct cp_policy *policy, const struct cp_settings *s,
 		      const char *driver, enum cp_class class);
+
+/*
+ * Whether @alg, under @s of its name, is placed above the CPU only once
+ * the calibration has verified it (cryptoprio.conf(5), Verify=): an engine
+ * of a type the calibration verifies, whose gear is not after the CPU's,
+ * placed by its gear (no Pin=, Priority= or Exclude=).
+ */
+bool cp_plan_wants_verification(const struct cp_policy *policy, const struct cp_settings *s,
+				const struct cp_alg *alg);
+
 static inline void cp_plan_freep(struct cp_plan **p)
 {
 	if (*p)

@@ -27,11 +27,10 @@ static const struct cp_type_info types[] = {
 				  .alg_types = {"skcipher"},
 				  .afalg = CP_AFALG_SKCIPHER,
 				  .verified = true},
-    /*
-     * The module's VERIFY takes aead too (cryptoprioctl verify); the
-     * calibration does not run it on AEAD engines yet, so they are not held.
-     */
-    [CRYPTOPRIO_TYPE_AEAD] = {.name = "aead", .alg_types = {"aead"}, .afalg = CP_AFALG_AEAD},
+    [CRYPTOPRIO_TYPE_AEAD] = {.name = "aead",
+			      .alg_types = {"aead"},
+			      .afalg = CP_AFALG_AEAD,
+			      .verified = true},
     [CRYPTOPRIO_TYPE_HASH] = {.name = "hash",
 			      .alg_types = {"shash", "ahash"},
 			      .one_way = true,

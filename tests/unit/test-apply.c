@@ -27,6 +27,14 @@ static void add_alg(struct cp_inventory *inv, const char *name, const char *driv
 	(void) cp_inventory_add(inv, &alg);
 }
 
+/* An engine's @driver of @name, the only one registered (at 3000). */
+static void add_engine(struct cp_inventory *inv, const char *name, const char *driver,
+		       const char *type)
+{
+	add_alg(inv, name, driver, type, 3000);
+	inv->algs[inv->n_algs - 1].class = CP_CLASS_OFFLOAD;
+}
+
 /* cbc(aes): aesni + virtio; sha256: generic + avx2; ecb(aes): one only; a template instance. */
 static void make_inventory(struct cp_inventory *inv)
 {
@@ -65,8 +73,7 @@ static void test_candidate_workloads(struct cp_inventory *inv)
 	struct cp_workload *w = NULL;
 	int n;
 
-	add_alg(inv, "hmac(sha256)", "hmac-sha256-engine", "ahash", 3000);
-	inv->algs[inv->n_algs - 1].class = CP_CLASS_OFFLOAD;
+	add_engine(inv, "hmac(sha256)", "hmac-sha256-engine", "ahash");
 	n = cp_apply_workloads(inv, dflt, NULL, 0, &w);
 	ok(n > 0 && !cp_workloads_have(w, (size_t) n, "hmac(sha256)"),
 	   "default gears: a name only an engine serves is not calibrated");
@@ -81,6 +88,63 @@ static void test_candidate_workloads(struct cp_inventory *inv)
 	ok(n == 2 && !w[0].candidates && !cp_workloads_have(w, 1, "hmac(sha256)"),
 	   "the other names at the same point, without candidates");
 	cp_workloads_free(w, (size_t) n);
+}
+
+/*
+ * Whether apply calibrates @name under @policy_text, and at a point with
+ * candidates in *@candidates; every workload point in *@n_points.
+ */
+static bool calibrated_under(const struct cp_inventory *inv, const char *policy_text,
+			     const char *name, bool *candidates, int *n_points)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *p = policy_from(policy_text);
+	struct cp_workload *w = NULL;
+	bool found = false;
+	int n = cp_apply_workloads(inv, p, NULL, 0, &w);
+
+	*n_points = n;
+	for (int i = 0; i < n; i++)
+		if (cp_workloads_have(&w[i], 1, name)) {
+			found = true;
+			*candidates = w[i].candidates;
+		}
+	cp_workloads_free(w, n > 0 ? (size_t) n : 0);
+	return found;
+}
+
+/*
+ * A name only an AEAD engine serves: under Gears = offload cpu its engine
+ * goes above the CPU only once the calibration has verified it, so the
+ * name is calibrated (without measuring the candidate: the gears place
+ * it); not under the default gears, nor with Verify = no. An engine's
+ * hash (a type the calibration does not verify) is placed by its gear.
+ */
+static void test_verification_workloads(struct cp_inventory *inv)
+{
+	static const char authenc[] = "authenc(hmac(sha256),cbc(aes))";
+	static const struct {
+		const char *policy, *what;
+	} unverified[] = {
+	    {"[Policy]\n", "the default gears"},
+	    {"[Policy]\nGears = offload cpu\nVerify = no\n", "Verify = no"},
+	    {"[Policy]\nGears = offload cpu\n[Driver authenc-engine]\nPin = last\n", "Pin = last"},
+	};
+	const char *offload = "[Policy]\nGears = offload cpu\n";
+	bool candidates = true;
+	int n;
+
+	add_engine(inv, authenc, "authenc-engine", "aead");
+	ok(calibrated_under(inv, offload, authenc, &candidates, &n) && n == 1 && !candidates,
+	   "Gears = offload cpu: the AEAD engine's name is calibrated (verified), no candidate");
+	ok(!calibrated_under(inv, offload, "hmac(sha256)", &candidates, &n),
+	   "Gears = offload cpu: the hash engine's name is not");
+	/* the CPU's instance, created by an apply before: still verified */
+	add_alg(inv, authenc, "authenc(hmac(sha256-avx2),cbc-aes-aesni)", "aead", 3001);
+	ok(calibrated_under(inv, offload, authenc, &candidates, &n),
+	   "Gears = offload cpu, the CPU's instance created: the name still calibrated");
+	for (size_t i = 0; i < ARRAY_SIZE(unverified); i++)
+		ok(!calibrated_under(inv, unverified[i].policy, authenc, &candidates, &n) && n >= 0,
+		   "not calibrated under %s", unverified[i].what);
 }
 
 static void test_workloads(void)
@@ -116,6 +180,7 @@ static void test_workloads(void)
 	ok(cp_apply_name_selected(&inv, "sha256", NULL, 0), "no only_drivers: every name");
 
 	test_candidate_workloads(&inv);
+	test_verification_workloads(&inv);
 	cp_inventory_free(&inv);
 }
 

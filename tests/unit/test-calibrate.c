@@ -444,6 +444,28 @@ static void test_verification_not_run(void)
 }
 
 /*
+ * An engine whose name the budget left pending is verified with its
+ * measurement, after READY; one the gears would place above the CPU
+ * (verify_first) at once.
+ */
+static void test_verification_pending(void)
+{
+	struct cp_point point = {.size = 4096, .depth = 1, .verdict = CP_VERDICT_UNMEASURED};
+	struct cp_measured m = {.type = CRYPTOPRIO_TYPE_AEAD,
+				.class = CP_CLASS_OFFLOAD,
+				.points = &point,
+				.n_points = 1};
+
+	ok(cp_measured_wants_verification(&m), "an AEAD engine measured: verified");
+	m.pending = true;
+	ok(!cp_measured_wants_verification(&m), "its name pending: not yet");
+	m.verify_first = true;
+	ok(cp_measured_wants_verification(&m), "pending, but above the CPU once verified: now");
+	m.class = CP_CLASS_CPU;
+	ok(!cp_measured_wants_verification(&m), "the CPU's: never");
+}
+
+/*
  * A pass in the cache stands while the module that verified is the one
  * loaded (srcversion); an engine of a type the module verifies wants
  * verifying until then, the CPU's and one already faulty do not.
@@ -503,6 +525,7 @@ static void test_verification_cached(void)
 	}
 	cp_calibration_free(&cal);
 	test_verification_not_run();
+	test_verification_pending();
 	cp_cache_keys_assume(NULL, NULL, 0);
 	cp_cache_keys_forget();
 	cp_cache_free(&cache);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "composite.h"
 #include "macro.h"
 #include "planner.h"
@@ -16,6 +17,7 @@
 #include "proc-fixture.h"
 #include "policy-fixture.h"
 #include "tap.h"
+#include "types.h"
 
 #define MAX_NAMES 256
 
@@ -25,15 +27,17 @@
 
 /*
  * A record, unmeasured, of each engine of @inv that the module verified
- * (a type VERIFY takes: skcipher), into @ms (room for every alg): their
- * number. Without it, an engine of such a type is never above the CPU.
+ * (a type the calibration verifies: skcipher, aead), into @ms (room for
+ * every alg): their number. Without it, an engine of such a type is never
+ * above the CPU.
  */
 static size_t verified_engines(const struct cp_inventory *inv, struct cp_measurement *ms)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < inv->n_algs; i++) {
-		if (inv->algs[i].class != CP_CLASS_OFFLOAD || strcmp(inv->algs[i].type, "skcipher"))
+		if (inv->algs[i].class != CP_CLASS_OFFLOAD ||
+		    !cp_verification_covers(cp_mod_type_from_alg_type(inv->algs[i].type)))
 			continue;
 		ms[n] = (struct cp_measurement){.request_size = CP_DEFAULT_REQUEST_SIZE,
 						.in_flight = 1,
@@ -292,10 +296,9 @@ static void test_offload_first(const struct cp_inventory *inv)
 }
 
 /*
- * Offload first, the engines never verified: a skcipher engine is held
- * after the CPU, so the CPU's composite of a name only engines serve
- * comes first and is created; an AEAD engine (VERIFY does not take AEADs
- * yet) keeps its name.
+ * Offload first, the engines never verified: a skcipher or AEAD engine is
+ * held after the CPU, so the CPU's composite of a name only engines serve
+ * comes first and is created (the CAAM's authenc() too).
  */
 static void test_offload_first_unverified(const struct cp_inventory *inv)
 {
@@ -313,16 +316,20 @@ static void test_offload_first_unverified(const struct cp_inventory *inv)
 	ok(skciphers > 0, "Gears = offload cpu, engines not verified: CPU composites created (%zu)",
 	   skciphers);
 	ok(held > 0, "the engines' steps say why: not verified (%zu)", held);
-	ok(!create_step(plan, AUTHENC), AUTHENC ": an AEAD engine keeps the name");
+	ok(create_step(plan, AUTHENC), AUTHENC ": its AEAD engines held, the CPU's created");
 }
 
-/* @driver measured at the default workload point at @mbps (noise 1 MB/s). */
+/*
+ * @driver measured at the default workload point at @mbps (noise 1 MB/s),
+ * by a calibration that verified it.
+ */
 static struct cp_measurement measured_at(const char *driver, double mbps)
 {
 	struct cp_measurement m = {
 	    .request_size = CP_DEFAULT_REQUEST_SIZE,
 	    .in_flight = 1,
 	    .state = CP_MEASUREMENT_MEASURED,
+	    .verified = true,
 	    .throughput = {mbps, 1},
 	    .latency = {1e9 / mbps, 1},
 	    .cpu_cost = {1000 / mbps, 0.01},

@@ -399,6 +399,16 @@ d = json.load(open(sys.argv[1]))
 print(" ".join(p[sys.argv[3]] for a in d["algorithms"] if a["name"] == sys.argv[2] for p in a["places"]))' "$@"
 }
 
+# placed_behind FILE ALG DRIVER REASON: FILE (as places reads it) places
+# DRIVER among ALG's, not first, for REASON (unverified, faulty...).
+placed_behind() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = [p for a in d["algorithms"] if a["name"] == sys.argv[2] for p in a["places"]]
+i = [i for i, q in enumerate(p) if q["driver"] == sys.argv[3]]
+sys.exit(not (i and i[0] > 0 and p[i[0]]["reason"] == sys.argv[4]))' "$@"
+}
+
 # show FILE ALG: the places of ALG in FILE (as places reads it) for the
 # log, one per line, best first: "  DRIVER REASON: WHY". The driver is the
 # first word, so awk's $1 (rank-cpu-cost finds who is ahead of whom in it).
@@ -492,6 +502,10 @@ expect_fail() {
 # refcnt DRIVER: its users as /proc/crypto counts them; 0 if not registered.
 refcnt() { proc_crypto_field "$1" refcnt || echo 0; }
 
+# unheld DRIVER: no user holds DRIVER, but its registration (xfrm frees
+# states, and their transforms, from a work item: wait_until for it).
+unheld() { (($(refcnt "$1") <= 1)); }
+
 # name_refcnts NAME: "DRIVER REFCNT" for each implementation registered as
 # NAME (a larval aside), sorted: how many transforms hold each now. Each
 # crypto_alloc_*() of a kernel user takes one reference on the driver it
@@ -569,6 +583,20 @@ apply_puts_cpu_gcm_first() {
 	log "after apply, gcm(aes) handed out first: $first"
 	check "apply: the CPU's gcm(aes) is first ($first of $(proc_crypto_field "$first" module))" \
 		test "$(proc_crypto_field "$first" module)" = "$cpu_gcm_module"
+}
+
+# caam_gcm_held_unverified: under Gears = offload cpu and Calibrate = never
+# the plan ($CP_RESULTS/plan-offload.json) holds the never verified
+# gcm-aes-cp-caam ($eng) after the CPU's, and says why; then writes the same
+# policy with Verify = no, which puts it first (ktls, macsec)
+caam_gcm_held_unverified() {
+	policy_uncalibrated "Gears = offload cpu"
+	check "offload cpu, not verified: plan exits 0" \
+		sh -c "'$ctl' --json plan >'$CP_RESULTS/plan-offload.json'"
+	show "$CP_RESULTS/plan-offload.json" 'gcm(aes)'
+	check "offload cpu, not verified: the engine held after the CPU's" \
+		placed_behind "$CP_RESULTS/plan-offload.json" 'gcm(aes)' "$eng" unverified
+	policy_uncalibrated "$(printf 'Gears = offload cpu\nVerify = no')"
 }
 
 # add_sa SPI: an IPsec ESP SA with cbc(aes) and hmac(sha256), as IPsec's

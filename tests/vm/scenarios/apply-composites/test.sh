@@ -9,8 +9,9 @@
 #   - apply creates echainiv(authenc(...)) from the CPU's parts, above the
 #     engine, recorded in the state file; a new SA is built on it;
 #   - a second apply changes nothing;
-#   - Gears = offload cpu removes what cryptoprio created; new SAs go to
-#     the engine again;
+#   - Gears = offload cpu keeps them while the engine is not verified
+#     (the plan says so); with Verify = no it removes what cryptoprio
+#     created, and new SAs go to the engine again;
 #   - reset while an SA holds a created instance lowers it to 0 and keeps
 #     it in the state file; the next reset, once free, removes it.
 # Calibrate = never: the order is by gear alone, nothing is timed.
@@ -28,11 +29,6 @@ E='echainiv(authenc(hmac(sha256),cbc(aes)))'
 A='authenc(hmac(sha256),cbc(aes))'
 eng_e=echainiv-authenc-hmac-sha256-cbc-aes-cp-caam
 
-# unheld DRIVER: no SA holds DRIVER (xfrm frees states, and the kernel
-# instances, from a work item: wait for it). Named "released" before, as
-# module-faults' and module-genl-stall's count of the module's late
-# releases; its wait_until read the refcnt once, so it did not wait.
-unheld() { (($(refcnt "$1") <= 1)); }
 # mine: the drivers apply was planned to create, one per line
 mine() { printf '%s\n' "${creates[@]}" | cut -d'|' -f2; }
 # lowered_all: each of mine still registered has priority 0
@@ -140,10 +136,19 @@ check "part set: the state file lists the same instances" test "$(state_created 
 check "part set: a new SA is built on the CPU's instance" sa_on "$cpu_e" 0x204
 policy_uncalibrated ""
 
-# 4. Gears = offload cpu: the created instances are removed
+# 4. Gears = offload cpu, the engine never verified (Calibrate = never):
+# held after the CPU, whose instances stay; with Verify = no (the operator
+# vouches for the engine; verification: ipsec-crosstalk) they are removed
 ip xfrm state flush
 check "the SA let go of $cpu_e" wait_until 20 unheld "$cpu_e"
 policy_uncalibrated "Gears = offload cpu"
+check "offload cpu, not verified: plan exits 0" sh -c "'$ctl' --json plan >'$r/plan-offload.json'"
+show "$r/plan-offload.json" "$E"
+check "offload cpu, not verified: the engine's echainiv held after the CPU's" \
+	placed_behind "$r/plan-offload.json" "$E" $eng_e unverified
+check "offload cpu, not verified: the CPU's $E and $A kept" test \
+	"$(jget "$r/plan-offload.json" "[s['driver'] for s in d['steps'] if s['action'] == 'remove' and s['driver'] in ('$cpu_e', '$cpu_a')]")" = "[]"
+policy_uncalibrated "$(printf 'Gears = offload cpu\nVerify = no')"
 rc=0
 "$ctl" --json apply >"$r/apply-offload.json" || rc=$?
 jget "$r/apply-offload.json" "'\n'.join('%s %s %s %s' % (s['action'], s['driver'], s['result'], s['message']) for s in d['steps'])"

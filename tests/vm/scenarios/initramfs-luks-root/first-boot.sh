@@ -65,7 +65,10 @@ fi
 # 4. The policy (CPU first) and its figures, measured now into the cache:
 # with the modules the initramfs has (the hook's templates, the root's file
 # system) loaded, and twice, for the names that what the first measured
-# loaded makes compete. The cache is a superset of what the initramfs needs.
+# loaded makes compete; up to twice more while a plan leaves points
+# unmeasured (a busy machine: arm64's 6.12 beside another VM took 13 of
+# 19 points in its first 60 s, 6 in the second). The cache is a superset
+# of what the initramfs needs.
 for m in authenc authencesn echainiv seqiv gcm ccm ghash-generic hmac cbc ctr ecb xts \
 	cryptd crypto_simd ext4; do
 	modprobe -q "$m" || log "modprobe $m failed (built in?)"
@@ -73,9 +76,13 @@ done
 printf '[Policy]\nCalibrationBudget = 60s\n' >/etc/cryptoprio.conf
 mkdir -p /var/lib/cryptoprio
 check "plan measures what the order needs" sh -c "'$pctl' --json plan >'$r/plan.json'"
-check "plan again" sh -c "'$pctl' --json plan >'$r/plan-2.json'"
+for i in 2 3 4; do
+	last=$r/plan-$i.json
+	check "plan again ($i)" sh -c "'$pctl' --json plan >'$last'"
+	[[ $(jget "$last" "d['calibration']['points_unmeasured']") != 0 ]] || break
+done
 check "the cache is written" test -s $cache_file
-planned=$(jget "$r/plan-2.json" "[p['driver'] for a in d['algorithms'] if a['name'] == 'xts(aes)' for p in a['places']][0]")
+planned=$(jget "$last" "[p['driver'] for a in d['algorithms'] if a['name'] == 'xts(aes)' for p in a['places']][0]")
 check "the plan puts xts(aes) on the CPU ($planned)" \
 	test "$(proc_crypto_field "$planned" module)" = "$cpu_aes_module"
 # The hook's drop-in: the initramfs measures nothing.
