@@ -375,49 +375,53 @@ static bool first_runs(struct engine *e, size_t first, size_t end, size_t pi, ui
 	return true;
 }
 
-bool cp_calibration_order_known(size_t n, const unsigned *gear, const bool *measured,
-				const double *value, const double *noise, bool *again)
+bool cp_calibration_order_known(size_t n, const struct cp_rank_figure *f, bool *again, bool *noisy)
 {
 	bool known = true;
 
 	for (size_t i = 0; i < n; i++)
-		again[i] = false;
+		again[i] = noisy[i] = false;
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = i + 1; k < n; k++) {
-			if (!measured[i] || !measured[k] || gear[i] != gear[k] ||
-			    gear[i] == CP_GEAR_NONE)
+			bool too_noisy = f[i].too_noisy || f[k].too_noisy;
+
+			if (!f[i].measured || !f[k].measured || f[i].gear != f[k].gear ||
+			    f[i].gear == CP_GEAR_NONE)
 				continue;
-			if (fabs(value[i] - value[k]) > noise[i] + noise[k])
+			if (!too_noisy && fabs(f[i].value - f[k].value) > f[i].noise + f[k].noise)
 				continue;
 			again[i] = again[k] = true;
+			noisy[i] |= too_noisy;
+			noisy[k] |= too_noisy;
 			known = false;
 		}
 	return known;
 }
 
 /*
- * The rank metric of @p and its noise: Rank = ratio orders a compressor
- * by its compression ratio, the same in every run; a name that is no
- * compressor has none and is ranked by throughput (cryptoprio.conf(5)).
+ * The rank metric of @p: Rank = ratio orders a compressor by its
+ * compression ratio, the same in every run; a name that is no compressor
+ * has none and is ranked by throughput (cryptoprio.conf(5)).
  */
-static void rank_value(const struct cp_point *p, enum cp_rank rank, double *value, double *noise,
-		       bool *measured)
+static void rank_figure(const struct cp_point *p, enum cp_rank rank, struct cp_rank_figure *f)
 {
 	const struct cp_stat *stat = &p->mbps;
 
 	if (rank == CP_RANK_RATIO && p->compressed_size) {
-		*value = (double) p->size / p->compressed_size;
-		*noise = 0;
-		*measured = p->verdict == CP_VERDICT_MEASURED;
+		f->value = (double) p->size / p->compressed_size;
+		f->noise = 0;
+		f->too_noisy = false;
+		f->measured = p->verdict == CP_VERDICT_MEASURED;
 		return;
 	}
 	if (rank == CP_RANK_LATENCY)
 		stat = &p->ns_per_request;
 	else if (rank == CP_RANK_CPU_COST)
 		stat = &p->cpu_ns_per_byte;
-	*value = stat->median;
-	*noise = cp_stat_noise(stat);
-	*measured = p->verdict == CP_VERDICT_MEASURED && stat->n > 0;
+	f->value = stat->median;
+	f->noise = cp_stat_noise(stat);
+	f->too_noisy = cp_stat_too_noisy(stat, stat == &p->mbps);
+	f->measured = p->verdict == CP_VERDICT_MEASURED && stat->n > 0;
 }
 
 #define NAME_MAX_IMPLS 32 /* more implementations of one name are compared as they are */
@@ -425,15 +429,15 @@ static void rank_value(const struct cp_point *p, enum cp_rank rank, double *valu
 /*
  * Whether the order of the drivers [@first, @end) at point @pi is known,
  * by the policy's gears and Rank= for their name; those to run again,
- * runnable and short of CP_STAT_MAX_RUNS, in @again.
+ * runnable and short of CP_STAT_MAX_RUNS, in @again; those of a gear with
+ * a figure too noisy to decide in @noisy.
  */
 static bool order_known(const struct engine *e, size_t first, size_t end, size_t pi,
-			bool again[static NAME_MAX_IMPLS])
+			bool again[static NAME_MAX_IMPLS], bool noisy[static NAME_MAX_IMPLS])
 {
 	const struct cp_measured *all = e->cal->measured;
-	unsigned gear[NAME_MAX_IMPLS];
-	double value[NAME_MAX_IMPLS], noise[NAME_MAX_IMPLS];
-	bool measured[NAME_MAX_IMPLS], known;
+	struct cp_rank_figure f[NAME_MAX_IMPLS];
+	bool known;
 	struct cp_settings set = {.rank = CP_RANK_THROUGHPUT};
 	size_t n = end - first < NAME_MAX_IMPLS ? end - first : NAME_MAX_IMPLS;
 
@@ -442,18 +446,19 @@ static bool order_known(const struct engine *e, size_t first, size_t end, size_t
 	for (size_t i = 0; i < n; i++) {
 		const struct cp_measured *m = &all[first + i];
 
-		gear[i] = m->gear;
-		rank_value(&m->points[pi], set.rank, &value[i], &noise[i], &measured[i]);
+		f[i].gear = m->gear;
+		rank_figure(&m->points[pi], set.rank, &f[i]);
 	}
-	known = cp_calibration_order_known(n, gear, measured, value, noise, again);
+	known = cp_calibration_order_known(n, f, again, noisy);
 	for (size_t i = 0; i < n; i++)
 		again[i] = again[i] && runnable(&all[first + i], &all[first + i].points[pi]) &&
 			   samples_of(e, first + i, pi)->n < CP_STAT_MAX_RUNS;
 	return known;
 }
 
+/* Whether the point is decided, the name pending, each driver's figure too noisy (@noisy: none). */
 static void mark_name(struct engine *e, size_t first, size_t end, size_t pi, bool decided,
-		      bool pending)
+		      bool pending, const bool *noisy)
 {
 	for (size_t mi = first; mi < end; mi++) {
 		struct cp_measured *m = &e->cal->measured[mi];
@@ -462,13 +467,15 @@ static void mark_name(struct engine *e, size_t first, size_t end, size_t pi, boo
 			continue;
 		m->points[pi].decided = decided;
 		m->pending |= pending && runnable(m, &m->points[pi]);
+		m->noisy = noisy && mi - first < NAME_MAX_IMPLS && noisy[mi - first];
 	}
 }
 
 /*
  * The workload point @pi of one name, its drivers [@first, @end): the
  * first runs of each, then (@refine) more runs of those still within noise
- * of a competitor in their gear, until the order is known, they have run
+ * of a competitor in their gear, or too noisy to decide (marked noisy if
+ * they stay so), until the order is known, they have run
  * CP_STAT_MAX_RUNS times, or the name's share of the budget (what is left,
  * shared among the @names_left names still to measure) is spent. False
  * when the budget ran out before the first runs were done: the name and
@@ -478,13 +485,13 @@ static bool measure_name(struct engine *e, size_t first, size_t end, size_t pi, 
 			 bool refine)
 {
 	uint64_t until_ns = cp_now_ns() + budget_left(e) / (names_left ? names_left : 1);
-	bool again[NAME_MAX_IMPLS], known;
+	bool again[NAME_MAX_IMPLS], noisy[NAME_MAX_IMPLS], known;
 
 	if (!first_runs(e, first, end, pi, until_ns)) {
-		mark_name(e, first, end, pi, false, true);
+		mark_name(e, first, end, pi, false, true, NULL);
 		return false;
 	}
-	while (!(known = order_known(e, first, end, pi, again)) && refine) {
+	while (!(known = order_known(e, first, end, pi, again, noisy)) && refine) {
 		size_t n_again = 0, ran = 0;
 
 		for (size_t i = 0; i < NAME_MAX_IMPLS && first + i < end; i++)
@@ -505,7 +512,8 @@ static bool measure_name(struct engine *e, size_t first, size_t end, size_t pi, 
 			break;
 	}
 out:
-	mark_name(e, first, end, pi, known, false);
+	known = order_known(e, first, end, pi, again, noisy);
+	mark_name(e, first, end, pi, known, false, noisy);
 	return true;
 }
 
@@ -545,7 +553,7 @@ static bool measure_workload(struct engine *e, size_t pi, bool refine)
 		if (in_budget)
 			in_budget = measure_name(e, first, end, pi, names_left--, refine);
 		else
-			mark_name(e, first, end, pi, false, true);
+			mark_name(e, first, end, pi, false, true, NULL);
 	}
 	return in_budget;
 }
@@ -632,12 +640,13 @@ static bool measured_now(const struct cp_measured *m)
 
 /*
  * Whether a point measured now goes into the cache: not when the budget cut
- * its name short, nor with fewer runs than use_cache() takes from it.
+ * its name short or its figures stayed too noisy to decide, nor with fewer
+ * runs than use_cache() takes from it.
  */
 static bool cacheable(const struct cp_calibration *cal, const struct cp_measured *m,
 		      const struct cp_point *p)
 {
-	return !m->pending && p->mbps.n >= runs_needed(cal, m);
+	return !m->pending && !m->noisy && p->mbps.n >= runs_needed(cal, m);
 }
 
 /* A passed verification, for the cache; not verified otherwise (a failure is verified again). */
@@ -666,7 +675,7 @@ int cp_calibration_cache_put(const struct cp_calibration *cal, time_t now, struc
 		struct cp_cache_entry entry = {.backend = m->backend, .kat = m->kat};
 		const struct cp_cache_entry *old;
 
-		if (m->kat == CRYPTOPRIO_KAT_MISMATCH || m->pending ||
+		if (m->kat == CRYPTOPRIO_KAT_MISMATCH || m->pending || m->noisy ||
 		    (!measured_now(m) && !verified_now(m)) ||
 		    cp_measured_cache_key(m, &entry.key) < 0)
 			continue;
@@ -740,8 +749,11 @@ static void count_points(struct cp_calibration *cal)
 	for (size_t mi = 0; mi < cal->n_measured; mi++) {
 		const struct cp_measured *m = &cal->measured[mi];
 
-		cal->n_pending_names += m->pending && (mi == 0 || !cal->measured[mi - 1].pending ||
-						       strcmp(cal->measured[mi - 1].name, m->name));
+		bool first_of_name = mi == 0 || strcmp(cal->measured[mi - 1].name, m->name);
+
+		cal->n_pending_names +=
+		    m->pending && (first_of_name || !cal->measured[mi - 1].pending);
+		cal->n_noisy_names += m->noisy && (first_of_name || !cal->measured[mi - 1].noisy);
 		for (size_t pi = 0; pi < m->n_points; pi++) {
 			const struct cp_point *p = &cal->measured[mi].points[pi];
 
@@ -749,7 +761,7 @@ static void count_points(struct cp_calibration *cal)
 				cal->n_unmeasured++;
 			else if (!p->cached) {
 				cal->n_run++;
-				cal->n_cut_short += !cacheable(cal, m, p);
+				cal->n_cut_short += m->pending || p->mbps.n < runs_needed(cal, m);
 			}
 		}
 	}
