@@ -384,9 +384,9 @@ static void print_summary(const struct cp_calibration *cal, const struct calibra
 		       "shown, not cached.\n",
 		       cal->n_cut_short, CP_RUNS_FIRST);
 	if (cal->n_noisy_names)
-		printf("%zu %s too noisy to decide after the runs the budget allowed (the noise "
-		       "over half the median): shown, not cached; a plan keeps the kernel's order "
-		       "there.\n",
+		printf("%zu %s too noisy to decide after the runs the budget allowed (a best run "
+		       "over twice the median): cached as such, measured again by the next "
+		       "calibration; a plan keeps the kernel's order there.\n",
 		       cal->n_noisy_names, cal->n_noisy_names == 1 ? "name" : "names");
 	if (cal->cache_oldest)
 		printf("Cached figures measured since %s", ctime(&cal->cache_oldest));

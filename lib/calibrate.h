@@ -63,8 +63,9 @@ struct cp_measured {
 	/*
 	 * Its figure at the workload point, or a competitor's in its gear,
 	 * stayed too noisy to decide (cp_stat_too_noisy()) after the runs its
-	 * share of the budget allowed: used for this plan (which keeps the
-	 * kernel's order for it), not cached, measured again after READY.
+	 * share of the budget allowed (that point's too_noisy): used for this
+	 * plan, which keeps the kernel's order for it; measured again after
+	 * READY, and at the next start.
 	 */
 	bool noisy;
 	/*
@@ -96,7 +97,7 @@ struct cp_calibration {
 	size_t n_unmeasured;	 /* points the budget left out */
 	size_t n_pending_names;	 /* names whose measurement the budget cut short */
 	size_t n_cut_short;	 /* of n_run, points of those names: shown, not cached */
-	size_t n_noisy_names;	 /* names whose figures stayed too noisy to decide: not cached */
+	size_t n_noisy_names;	 /* names measured now whose figures stayed too noisy to decide */
 	char cache_warning[256]; /* why the cache file was ignored, or "" */
 	time_t cache_oldest;	 /* measurement time of the oldest cached point used */
 	bool cache_updated;	 /* points measured now went into the cache */

@@ -506,6 +506,21 @@ static void test_verification_cached(void)
 	   "the CPU's is not verified");
 	cp_calibration_free(&cal);
 
+	/* A figure too noisy to decide when cached: measured again, its pass kept. */
+	cache.entries[0].point.too_noisy = true;
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "calibrated from the cache only");
+	is_int(cal.n_from_cache, 1, "a too-noisy figure taken as it is where nothing is measured");
+	cp_calibration_free(&cal);
+	opts.cache_only = false;
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "calibrated, no budget to measure");
+	is_int(cal.n_from_cache, 0, "a too-noisy figure is not taken where it can be measured");
+	m = cp_calibration_find(&cal, "cbc-aes-engine");
+	ok(m && m->verified.state == CP_VERIFICATION_PASSED && m->verified.cached,
+	   "its engine's pass is");
+	cp_calibration_free(&cal);
+	opts.cache_only = true;
+	cache.entries[0].point.too_noisy = false;
+
 	snprintf(modules[1].srcversion, sizeof(modules[1].srcversion), "V2");
 	cp_cache_keys_forget();
 	is_int(cp_calibrate(&inv, &opts, &cal), 0, "calibrated again, another build loaded");
