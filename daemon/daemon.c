@@ -900,8 +900,8 @@ static int run_once_rest(struct cp_daemon *d, int first_run)
 {
 	if (d->n_pending) {
 		(void) sd_notify(false, "READY=1");
-		cp_log(LOG_INFO, "Measuring %zu %s the budget left", d->n_pending,
-		       cp_plural(d->n_pending, "name", "names"));
+		cp_log(LOG_INFO, "Measuring %zu %s the budget left or found too noisy",
+		       d->n_pending, cp_plural(d->n_pending, "name", "names"));
 	}
 	while (d->n_pending)
 		measure_pending_one(d);
