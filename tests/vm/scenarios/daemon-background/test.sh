@@ -92,8 +92,13 @@ print(sum(1 for m in d["machines"] for e in m["entries"] if e.get("too_noisy")))
 noisy=$(too_noisy_points)
 read -r ready_ms pid < <(start_daemon "$CP_RESULTS/daemon2.err")
 log "second start: READY=1 after $ready_ms ms; $noisy points were too noisy to decide"
-check "the second start measured nothing else" test "$(record last_measured)" = "$noisy"
-check "and left nothing" not grep -q ' to measure after READY' "$CP_RESULTS/daemon2.err"
+if ((noisy == 0)); then
+	check "the second start measured nothing" test "$(record last_measured)" = 0
+	check "and left nothing" not grep -q ' to measure after READY' "$CP_RESULTS/daemon2.err"
+else
+	# within the 300 ms budget or not: what it measured is those points at most
+	check "the second start measured those points at most" test "$(record last_measured)" -le "$noisy"
+fi
 kill "$pid"
 check "the second daemon exited" wait_until 30 gone "$pid"
 
@@ -114,8 +119,10 @@ noisy=$(too_noisy_points)
 "$daemon" --once -c $pol 2>"$CP_RESULTS/once2.err" || rc=$?
 cat "$CP_RESULTS/once2.err"
 check "a second --once exits 0" test "$rc" = 0
-check "a second --once: $noisy measured (those too noisy to decide)" \
-	grep -qE "calibration [a-z_-]+, [0-9]+ from cache, $noisy measured" "$CP_RESULTS/once2.err"
+measured=$(sed -n 's/.*calibration [a-z_-]*, [0-9]* from cache, \([0-9]*\) measured.*/\1/p' \
+	"$CP_RESULTS/once2.err" | head -n 1)
+check "a second --once: nothing measured but the $noisy points too noisy to decide" \
+	test "${measured:-x}" -le "$noisy"
 
 # A name's first runs go round by round: a budget that runs short leaves
 # no driver of the name unmeasured while another got a second run. The

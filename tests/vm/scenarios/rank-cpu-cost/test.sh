@@ -125,12 +125,19 @@ check "throughput: the CPU ahead of the DMA-like engine" \
 	ahead dma-speed "$cpu_cbc" $eng
 
 # 2. The CPU-burning engine: the same one, its worker busy instead of asleep.
+# A figure of the gear too noisy to decide (seen under --stress:
+# virtio-crypto's cost, its best run under half its median) keeps the
+# kernel's order for all three: measure again then, as above.
 echo 0 >$params/latency_us
 echo 3000 >$params/burn_us
-measure burn
-plan burn-cost cpu-cost
-log "burn-cost:"
-placed burn-cost
+for try in 1 2 3; do
+	measure burn
+	plan burn-cost cpu-cost
+	log "burn-cost:"
+	placed burn-cost
+	noisy burn-cost $eng "$cpu_cbc" || break
+	log "cpu-cost: $eng or $cpu_cbc within noise, or a figure too noisy (try $try)"
+done
 check "cpu-cost: the CPU-burning engine behind the CPU" \
 	ahead burn-cost "$cpu_cbc" $eng
 
