@@ -32,16 +32,24 @@ Verify = no
 RequestSize = 4K
 InFlight = 1
 CONF
+# The same from the cache only: plan and apply take the figures as cached.
+{
+	printf '[Policy]\nCalibrate = cached\n'
+	cat /etc/cryptoprio.conf
+} >/run/cp-cached.conf
 r=$CP_RESULTS
 
+# calibrate_to FILE: cbc(aes) at 4 KiB, one request at a time, into FILE
+calibrate_to() {
+	"$ctl" --json calibrate 'cbc(aes)' --size 4096 --depth 1 --budget 10s --force >"$1"
+}
 # impl FILE DRIVER EXPR: EXPR of DRIVER's implementation ("i") in calibrate's JSON FILE
 impl() {
 	jget "$1" "[$3 for a in d['algorithms'] for i in a['implementations'] if i['driver'] == '$2'][0]"
 }
 
 echo 5000 >$params/erratic_us
-check "calibrate cbc(aes) with the engine erratic" \
-	"$ctl" --json calibrate 'cbc(aes)' --size 4096 --depth 1 --budget 10s --force >"$r/erratic.json"
+check "calibrate cbc(aes) with the engine erratic" calibrate_to "$r/erratic.json"
 log "engine at 4 KiB: $(impl "$r/erratic.json" $eng "i['points'][0]['mb_per_s']")"
 check "calibrate: the engine too noisy to decide" test "$(impl "$r/erratic.json" $eng "i['too_noisy']")" = True
 check "calibrate: the name counted" test "$(jget "$r/erratic.json" "d['names_too_noisy']")" -ge 1
@@ -58,25 +66,27 @@ d = json.load(open(sys.argv[1]))
 assert [e for m in d["machines"] for e in m["entries"]
         if e["driver"] == sys.argv[2] and e.get("too_noisy")], d' "$cache" $eng
 
-"$ctl" plan --no-legend >"$r/plan.txt"
-"$ctl" --json plan >"$r/plan.json"
+"$ctl" -c /run/cp-cached.conf plan --no-legend >"$r/plan.txt"
+"$ctl" -c /run/cp-cached.conf --json plan >"$r/plan.json"
 show "$r/plan.json" 'cbc(aes)'
 check "plan: the kernel's order kept, $eng first" \
-	test "$(places "$r/plan.json" 'cbc(aes)' driver)" = "$eng $cpu_cbc"
-check "plan: too noisy, both" test "$(places "$r/plan.json" 'cbc(aes)' reason)" = "too-noisy too-noisy"
+	test "$(places "$r/plan.json" 'cbc(aes)' driver | cut -d' ' -f1)" = $eng
+check "plan: too noisy, every place (armhf has a third, cbc(aes-arm))" \
+	test "$(places "$r/plan.json" 'cbc(aes)' reason | tr ' ' '\n' | sort -u)" = too-noisy
 check "plan: the engine's why gives its spread" \
 	grep -qE "$eng too-noisy: .*throughput [0-9.]+ MB/s at 4 KiB, depth 1: too noisy to decide: (±|\+-)[0-9]+ %, kernel's order kept" \
 	<(show "$r/plan.json" 'cbc(aes)')
 check "plan: the CPU's why names the engine's figure" \
 	grep -q "$cpu_cbc too-noisy: .*$eng's figure too noisy to decide" <(show "$r/plan.json" 'cbc(aes)')
-check "plan: no step for cbc(aes)" not grep -q 'cbc(aes)' "$r/plan.txt"
+check "plan: no step for cbc(aes)" not grep -q '^cbc(aes) ' "$r/plan.txt"
 priority_snapshot >"$r/prio-before.txt"
-check "apply" "$ctl" apply
+check "apply, from the cache" "$ctl" -c /run/cp-cached.conf apply
 priority_snapshot >"$r/prio-after.txt"
 check "apply changed nothing of cbc(aes)" \
 	diff <(grep -F 'cbc(aes)' "$r/prio-before.txt") <(grep -F 'cbc(aes)' "$r/prio-after.txt")
 
-# The daemon: once, the name noted as too noisy and measured again before it exits.
+# The daemon, measuring: the name measured again at its start (too noisy
+# when cached), noted as too noisy, measured again before it exits.
 rc=0
 "$daemon" -v --once 2>"$r/once.err" || rc=$?
 cat "$r/once.err"
@@ -87,23 +97,29 @@ check "daemon: measured again after READY" \
 check "daemon: the engine still first" test "$(first_of 'cbc(aes)')" = $eng
 
 # Without erratic_us: the figures decide. A loaded host can still make the
-# CPU's runs too noisy (seen under --stress at 4 KiB): measure again then,
-# three times at most.
+# CPU's runs too noisy (seen under --stress: aesni at 4 KiB, its best run
+# over twice its median): measure again then, three times at most; the
+# engine's own runs are steady whatever the load.
 echo 0 >$params/erratic_us
 for try in 1 2 3; do
-	check "calibrate cbc(aes), the engine steady (try $try)" \
-		"$ctl" --json calibrate 'cbc(aes)' --size 4096 --depth 1 --budget 10s --force >"$r/steady.json"
+	check "calibrate cbc(aes), the engine steady (try $try)" calibrate_to "$r/steady.json"
 	[[ $(jget "$r/steady.json" "d['names_too_noisy']") != 0 ]] || break
+	log "try $try: $(impl "$r/steady.json" "$cpu_cbc" "i['points'][0]['mb_per_s']")"
 done
-check "calibrate: nothing too noisy" test "$(jget "$r/steady.json" "d['names_too_noisy']")" = 0
-check "the cache keeps nothing as too noisy" python3 -c '
+log "engine at 4 KiB: $(impl "$r/steady.json" $eng "i['points'][0]['mb_per_s']")"
+check "calibrate: nothing too noisy, or not the engine's own runs" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert not [e for m in d["machines"] for e in m["entries"] if e.get("too_noisy")], d' "$cache"
-"$ctl" --json plan >"$r/plan-steady.json"
+[p] = [i["points"][0]["mb_per_s"] for a in d["algorithms"] for i in a["implementations"]
+       if i["driver"] == sys.argv[2]]
+assert d["names_too_noisy"] == 0 or p["max"] <= 2 * p["median"], p' "$r/steady.json" $eng
+"$ctl" -c /run/cp-cached.conf --json plan >"$r/plan-steady.json"
 show "$r/plan-steady.json" 'cbc(aes)'
-check "plan: ranked by the figures, or within noise" python3 -c '
+check "plan: ranked by the figures, or within noise (or the CPU too noisy)" python3 -c '
 import json, sys
 [a] = [a for a in json.load(open(sys.argv[1]))["algorithms"] if a["name"] == "cbc(aes)"]
-assert {p["reason"] for p in a["places"]} <= {"ranked", "within-noise"}, a' "$r/plan-steady.json"
+reasons = {p["reason"] for p in a["places"]}
+assert reasons <= {"ranked", "within-noise"} or all(
+    p["reason"] == "too-noisy" and sys.argv[2] + "\x27s figure" in p["why"]
+    for p in a["places"] if p["driver"] != sys.argv[2]), a' "$r/plan-steady.json" "$cpu_cbc"
 "$ctl" reset >/dev/null
