@@ -94,20 +94,27 @@ noisy() {
 		END { exit !t }'
 }
 
+# cost_decided RUN PLAN: measure RUN and plan PLAN by cpu-cost, again
+# while the engine and the CPU are undecided (noisy above), three times
+# in all: a third tie is a finding.
+cost_decided() {
+	local try
+	for try in 1 2 3; do
+		measure "$1"
+		plan "$2" cpu-cost
+		log "$2:"
+		placed "$2"
+		noisy "$2" $eng "$cpu_cbc" || return 0
+		log "cpu-cost: $eng or $cpu_cbc within noise, or a figure too noisy (try $try)"
+	done
+}
+
 # 1. The DMA-like engine. Its figure carries whatever else the guest's
 # one CPU did during its long requests, less the idle load measured around
 # them; a burst the baseline missed (seen in one CI run on 6.1: 11.4 CPU
 # ns/byte against aesni's 12.4) puts the two within noise, and the plan
-# keeps the kernel's order, as it must. Measure again then, twice at most:
-# a third tie is a finding.
-for try in 1 2 3; do
-	measure dma
-	plan dma-cost cpu-cost
-	log "dma-cost:"
-	placed dma-cost
-	noisy dma-cost $eng "$cpu_cbc" || break
-	log "cpu-cost: $eng or $cpu_cbc within noise (try $try)"
-done
+# keeps the kernel's order, as it must: measured again then.
+cost_decided dma dma-cost
 check "cpu-cost: the DMA-like engine ahead of the CPU ($cpu_cbc)" \
 	ahead dma-cost $eng "$cpu_cbc"
 # By speed the same engine, its latency now three times the CPU's time
@@ -127,17 +134,10 @@ check "throughput: the CPU ahead of the DMA-like engine" \
 # 2. The CPU-burning engine: the same one, its worker busy instead of asleep.
 # A figure of the gear too noisy to decide (seen under --stress:
 # virtio-crypto's cost, its best run under half its median) keeps the
-# kernel's order for all three: measure again then, as above.
+# kernel's order for all three: measured again then, as above.
 echo 0 >$params/latency_us
 echo 3000 >$params/burn_us
-for try in 1 2 3; do
-	measure burn
-	plan burn-cost cpu-cost
-	log "burn-cost:"
-	placed burn-cost
-	noisy burn-cost $eng "$cpu_cbc" || break
-	log "cpu-cost: $eng or $cpu_cbc within noise, or a figure too noisy (try $try)"
-done
+cost_decided burn burn-cost
 check "cpu-cost: the CPU-burning engine behind the CPU" \
 	ahead burn-cost "$cpu_cbc" $eng
 
