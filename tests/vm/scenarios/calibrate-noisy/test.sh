@@ -41,7 +41,7 @@ r=$CP_RESULTS
 
 # calibrate_to FILE: cbc(aes) at 4 KiB, one request at a time, into FILE
 calibrate_to() {
-	"$ctl" --json calibrate 'cbc(aes)' --size 4096 --depth 1 --budget 10s --force >"$1"
+	"$ctl" --json calibrate 'cbc(aes)' --size 4096 --depth 1 --budget 30s --force >"$1"
 }
 # impl FILE DRIVER EXPR: EXPR of DRIVER's implementation ("i") in calibrate's JSON FILE
 impl() {
