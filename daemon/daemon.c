@@ -428,7 +428,7 @@ static int update_pending(struct cp_daemon *d, const struct cp_apply_result *res
 		const struct cp_measured *m = &cal->measured[i], *by = NULL;
 		struct pending *all;
 
-		if (!(m->pending || m->noisy) || pending_has_name(d, m->name))
+		if (!(m->pending || cp_measured_too_noisy(m)) || pending_has_name(d, m->name))
 			continue;
 		for (size_t k = 0; k < cal->n_measured && !by; k++)
 			if (strcmp(cal->measured[k].name, m->name) == 0 &&

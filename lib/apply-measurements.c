@@ -73,7 +73,6 @@ static int merge_points(struct cp_measured *into, struct cp_measured *from)
 	    into->verified.state != CP_VERIFICATION_FAILED)
 		into->verified = from->verified;
 	into->pending |= from->pending;
-	into->noisy |= from->noisy;
 	free(from->points);
 	from->points = NULL;
 	from->n_points = 0;

@@ -37,6 +37,14 @@ const struct cp_measured *cp_calibration_find(const struct cp_calibration *cal, 
 	return NULL;
 }
 
+bool cp_measured_too_noisy(const struct cp_measured *m)
+{
+	for (size_t i = 0; i < m->n_points; i++)
+		if (!m->points[i].cached && m->points[i].too_noisy)
+			return true;
+	return false;
+}
+
 const struct cp_point *cp_measured_point(const struct cp_measured *m, uint32_t size, uint32_t depth)
 {
 	for (size_t i = 0; i < m->n_points; i++)
@@ -449,7 +457,6 @@ static void mark_name(struct engine *e, size_t first, size_t end, size_t pi, boo
 		m->points[pi].decided = decided;
 		m->points[pi].too_noisy = noisy && mi - first < NAME_MAX_IMPLS && noisy[mi - first];
 		m->pending |= pending && runnable(m, &m->points[pi]);
-		m->noisy = m->points[pi].too_noisy;
 	}
 }
 
@@ -557,12 +564,13 @@ static void count_points(struct cp_calibration *cal)
 {
 	for (size_t mi = 0; mi < cal->n_measured; mi++) {
 		const struct cp_measured *m = &cal->measured[mi];
-
 		bool first_of_name = mi == 0 || strcmp(cal->measured[mi - 1].name, m->name);
 
 		cal->n_pending_names +=
 		    m->pending && (first_of_name || !cal->measured[mi - 1].pending);
-		cal->n_noisy_names += m->noisy && (first_of_name || !cal->measured[mi - 1].noisy);
+		cal->n_noisy_names +=
+		    cp_measured_too_noisy(m) &&
+		    (first_of_name || !cp_measured_too_noisy(&cal->measured[mi - 1]));
 		for (size_t pi = 0; pi < m->n_points; pi++) {
 			const struct cp_point *p = &cal->measured[mi].points[pi];
 

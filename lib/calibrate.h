@@ -61,14 +61,6 @@ struct cp_measured {
 	 */
 	bool pending;
 	/*
-	 * Its figure at the workload point, or a competitor's in its gear,
-	 * stayed too noisy to decide (cp_stat_too_noisy()) after the runs its
-	 * share of the budget allowed (that point's too_noisy): used for this
-	 * plan, which keeps the kernel's order for it; measured again after
-	 * READY, and at the next start.
-	 */
-	bool noisy;
-	/*
 	 * An engine the policy's gears would place above the CPU once verified
 	 * (cp_plan_wants_verification()): verified in this run even where the
 	 * budget left its name pending. Other engines are verified with their
@@ -77,6 +69,13 @@ struct cp_measured {
 	 */
 	bool verify_first;
 };
+
+/*
+ * Whether a point of @m measured in this run stayed too noisy to decide
+ * (its too_noisy): used for this plan, which keeps the kernel's order for
+ * it; measured again after READY, and at the next start.
+ */
+bool cp_measured_too_noisy(const struct cp_measured *m);
 
 /* An implementation that competes for a name but is not calibrated, and why. */
 struct cp_skipped {
