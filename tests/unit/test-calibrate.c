@@ -98,6 +98,7 @@ static void test_cache_round_trip(void)
 	is_int(cache.n_entries, 1, "still one entry");
 	a = entry("virtio_crypto_aes_cbc", "ABC123", 65536);
 	a.point.compressed_size = 29257; /* as a compressor's would be */
+	a.point.too_noisy = true;
 	a.verified =
 	    (struct cp_cache_verified){.seed = CP_VERIFY_SEED_MAX, .cases = 48, .by = "V1"};
 	is_int(cp_cache_put(&cache, &a), 0, "another point of the same driver");
@@ -123,6 +124,11 @@ static void test_cache_round_trip(void)
 	found = cp_cache_find(&loaded, &key_only.key, 65536, 1);
 	is_int(found ? found->point.compressed_size : 0, 29257,
 	       "a compressor's compressed size comes back");
+	ok(found && found->point.too_noisy, "a figure too noisy to decide comes back so");
+	found = cp_cache_find(&loaded, &key_only.key, 4096, 1);
+	ok(found && !found->point.too_noisy && count(text, "\"too_noisy\"") == 1,
+	   "the others do not, and say nothing of it");
+	found = cp_cache_find(&loaded, &key_only.key, 65536, 1);
 	ok(found && found->verified.seed == CP_VERIFY_SEED_MAX && found->verified.cases == 48 &&
 	       strcmp(found->verified.by, "V1") == 0,
 	   "a passed verification comes back: seed, cases, the module's build");
