@@ -410,7 +410,8 @@ static void drop_pending(struct cp_daemon *d, const char *name)
 }
 
 /*
- * What the run's calibration left pending, and what it finished: a run of
+ * What the run's calibration left pending (cut short by the budget, or
+ * too noisy to decide), and what it finished: a run of
  * everything (@full) says all that is pending; a run of some names takes
  * out those it measured to the end. By a registered driver of each name:
  * the CPU's candidate is not one.
@@ -427,7 +428,7 @@ static int update_pending(struct cp_daemon *d, const struct cp_apply_result *res
 		const struct cp_measured *m = &cal->measured[i], *by = NULL;
 		struct pending *all;
 
-		if (!m->pending || pending_has_name(d, m->name))
+		if (!(m->pending || cp_measured_too_noisy(m)) || pending_has_name(d, m->name))
 			continue;
 		for (size_t k = 0; k < cal->n_measured && !by; k++)
 			if (strcmp(cal->measured[k].name, m->name) == 0 &&
@@ -899,8 +900,8 @@ static int run_once_rest(struct cp_daemon *d, int first_run)
 {
 	if (d->n_pending) {
 		(void) sd_notify(false, "READY=1");
-		cp_log(LOG_INFO, "Measuring %zu %s the budget left", d->n_pending,
-		       cp_plural(d->n_pending, "name", "names"));
+		cp_log(LOG_INFO, "Measuring %zu %s the budget left or found too noisy",
+		       d->n_pending, cp_plural(d->n_pending, "name", "names"));
 	}
 	while (d->n_pending)
 		measure_pending_one(d);

@@ -142,6 +142,8 @@ static unsigned int cpt_queue_len;
 static bool cpt_backlog_on = true;
 static unsigned int cpt_latency_us;
 static unsigned int cpt_burn_us;
+static unsigned int cpt_erratic_us;
+static atomic_t cpt_erratic_tfms = ATOMIC_INIT(0);
 static atomic_t cpt_hang_after = ATOMIC_INIT(0);
 static atomic_t cpt_wrong_after = ATOMIC_INIT(0);
 
@@ -626,6 +628,35 @@ MODULE_PARM_DESC(latency_us, "sleep per request before it completes (us), as a D
 
 module_param_named(burn_us, cpt_burn_us, uint, 0644);
 MODULE_PARM_DESC(burn_us, "busy-wait on the CPU per request before it completes (us)");
+
+/* Setting erratic_us counts transforms from the start again. */
+static int cpt_erratic_set(const char *val, const struct kernel_param *kp)
+{
+	int r = param_set_uint(val, kp);
+
+	if (!r)
+		atomic_set(&cpt_erratic_tfms, 0);
+	return r;
+}
+
+static const struct kernel_param_ops cpt_erratic_ops = {
+	.set = cpt_erratic_set,
+	.get = param_get_uint,
+};
+module_param_cb(erratic_us, &cpt_erratic_ops, &cpt_erratic_us, 0644);
+MODULE_PARM_DESC(erratic_us, "N > 0: of each three cbc(aes) transforms allocated from now on, the first two wait N us more per request: a driver's runs (a transform each) that differ by factors, as on a loaded host");
+
+bool cpt_tfm_erratic(void)
+{
+	return READ_ONCE(cpt_erratic_us) &&
+	       atomic_inc_return(&cpt_erratic_tfms) % 3 != 0;
+}
+
+void cpt_erratic_wait(bool erratic, bool may_sleep)
+{
+	if (erratic)
+		cpt_wait_us(READ_ONCE(cpt_erratic_us), may_sleep);
+}
 
 module_param_named(backlog, cpt_backlog_on, bool, 0644);
 MODULE_PARM_DESC(backlog, "Y: a full queue backlogs MAY_BACKLOG requests (-EBUSY); N: it refuses every request with -ENOSPC");
