@@ -29,13 +29,15 @@
  *          the module's give-up codes
  *   sgmulti, len64, key192, big  correct, but a cipher (skcipher, and
  *          cp_test_engine's AEADs: their text's length) flips the
- *          last output byte of a request whose source or destination is
+ *          last output byte (cp_test_engine's hashes, digest and finup:
+ *          the digest's first) of a request whose source or destination is
  *          more than one scatterlist entry (sgmulti), whose length is not
  *          a multiple of 64 (len64), keyed with a 192-bit AES key (key192),
  *          or longer than 16 KiB (big): faults of one shape, which the
  *          known-answer check's one shape misses and VERIFY finds
  *   crosstalk  correct, but a cipher's request (skcipher, the AEADs of
- *          both modules) gets its last output byte flipped when it was in
+ *          both modules; cp_test_engine's hashes: the digest's first
+ *          byte) gets its last output byte flipped when it was in
  *          flight on the engine together with a request of another
  *          transform: one of them submitted while the other was neither
  *          computed nor refused, as an engine that confuses two
@@ -230,10 +232,10 @@ bool cpt_wrong_auth_key(unsigned int auth_key_len)
 	return READ_ONCE(cpt_mode) == CPT_AUTHKEY && auth_key_len > SHA256_BLOCK_SIZE;
 }
 
-/* @sg holds fewer than @len bytes in its first entry. */
+/* @sg holds fewer than @len bytes in its first entry (a hash of nothing may have none). */
 static bool cpt_sg_multi(struct scatterlist *sg, unsigned int len)
 {
-	return sg->length < len;
+	return sg && sg->length < len;
 }
 
 bool cpt_wrong_cipher(const struct cpt_req *r, struct scatterlist *src,
