@@ -297,17 +297,18 @@ impl_field() {
 
 # case_of_shape MODE FAILURE: verify's FAILURE is a case of seed 42 whose
 # output differs, of the shape the test engine's MODE is wrong on (an
-# AEAD's: the text's length, a layout over its AD and text).
+# AEAD's: the text's length, a layout over its AD and text; a hash's:
+# the data digested, an unkeyed one's without a key).
 case_of_shape() {
 	python3 - "$1" "$2" <<'PY'
 import re, sys
 mode, text = sys.argv[1], sys.argv[2]
-m = re.search(r"^case \d+ of seed 42: (encrypt|decrypt) (\d+) bytes, (\d+)-byte key, "
+m = re.search(r"^case \d+ of seed 42: (encrypt|decrypt|digest) (\d+) bytes, (?:(\d+)-byte key, )?"
               r"(?:\d+-byte authentication key, )?(?:AD (\d+), tag \d+, )?(?:bit \d+ flipped, )?"
-              r"(in place|out of place), src (.*): output differs", text)
+              r"(?:(?:in place|out of place), src |data in )(.*): output differs", text)
 if not m:
     sys.exit("not a case of seed 42 whose output differs: " + text)
-n, key, layout = int(m.group(2)), int(m.group(3)), m.group(6)
+n, key, layout = int(m.group(2)), int(m.group(3) or 0), m.group(5)
 ok = {"sgmulti": "entries" in layout, "len64": n % 64 != 0, "key192": key == 24,
       "big": n > 16384}[mode]
 sys.exit(0 if ok else "not of the shape of mode " + mode)
