@@ -39,9 +39,22 @@ CONF
 } >/run/cp-cached.conf
 r=$CP_RESULTS
 
-# calibrate_to FILE: cbc(aes) at 4 KiB, one request at a time, into FILE
+# calibrate_to FILE [BUDGET]: cbc(aes) at 4 KiB, one request at a time, into FILE
 calibrate_to() {
-	"$ctl" --json calibrate 'cbc(aes)' --size 4096 --depth 1 --budget 30s --force >"$1"
+	"$ctl" --json calibrate 'cbc(aes)' --size 4096 --depth 1 --budget "${2:-30s}" --force >"$1"
+}
+# calibrate_until FILE BUDGET EXPR: calibrate_to FILE BUDGET, again while
+# EXPR (of calibrate's JSON, "d") is false or a point was cut short (the
+# budget spent before its first runs were done: not cached), three tries
+# at most. A loaded host stretches every run: armhf under TCG beside
+# other VMs got three runs a driver from 30 s, and once cut short.
+calibrate_until() {
+	local try
+	for try in 1 2 3; do
+		calibrate_to "$1" "$2" || return
+		jget "$1" "($3) and d['points_cut_short'] == 0" | grep -qx True && return
+		log "try $try: $(jget "$1" "d['points_cut_short'], d['names_too_noisy'], d['elapsed_ns'] // 10**9") (cut short, too noisy, seconds)"
+	done
 }
 # impl FILE DRIVER EXPR: EXPR of DRIVER's implementation ("i") in calibrate's JSON FILE
 impl() {
@@ -49,12 +62,14 @@ impl() {
 }
 
 echo 5000 >$params/erratic_us
-check "calibrate cbc(aes) with the engine erratic" calibrate_to "$r/erratic.json"
+check "calibrate cbc(aes) with the engine erratic" \
+	calibrate_until "$r/erratic.json" 60s "d['names_too_noisy'] >= 1"
 log "engine at 4 KiB: $(impl "$r/erratic.json" $eng "i['points'][0]['mb_per_s']")"
 check "calibrate: the engine too noisy to decide" test "$(impl "$r/erratic.json" $eng "i['too_noisy']")" = True
 check "calibrate: the name counted" test "$(jget "$r/erratic.json" "d['names_too_noisy']")" -ge 1
-check "calibrate: run again beyond the first three runs" \
-	test "$(impl "$r/erratic.json" $eng "i['points'][0]['mb_per_s']['runs']")" -gt 3
+# The first runs share the budget; what they leave runs the noisy again.
+check "calibrate: run again beyond the first three runs, or the budget spent" \
+	test "$(jget "$r/erratic.json" "[i['points'][0]['mb_per_s']['runs'] > 3 or d['elapsed_ns'] >= d['budget_ns'] for a in d['algorithms'] for i in a['implementations'] if i['driver'] == '$eng'][0]")" = True
 check "calibrate: its best run more than twice its median" python3 -c '
 import json, sys
 [p] = [i["points"][0]["mb_per_s"] for a in json.load(open(sys.argv[1]))["algorithms"]
@@ -101,11 +116,8 @@ check "daemon: the engine still first" test "$(first_of 'cbc(aes)')" = $eng
 # over twice its median): measure again then, three times at most; the
 # engine's own runs are steady whatever the load.
 echo 0 >$params/erratic_us
-for try in 1 2 3; do
-	check "calibrate cbc(aes), the engine steady (try $try)" calibrate_to "$r/steady.json"
-	[[ $(jget "$r/steady.json" "d['names_too_noisy']") != 0 ]] || break
-	log "try $try: $(impl "$r/steady.json" "$cpu_cbc" "i['points'][0]['mb_per_s']")"
-done
+check "calibrate cbc(aes), the engine steady" \
+	calibrate_until "$r/steady.json" 30s "d['names_too_noisy'] == 0"
 log "engine at 4 KiB: $(impl "$r/steady.json" $eng "i['points'][0]['mb_per_s']")"
 check "calibrate: nothing too noisy, or not the engine's own runs" python3 -c '
 import json, sys
