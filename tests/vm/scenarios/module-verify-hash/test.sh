@@ -24,19 +24,19 @@ done
 
 # What the cases are: a replay of a seed's cases on a wrong engine names
 # them. Mode wrong flips every digest: case 0 of each seed fails, in
-# words; over the seeds, some digest nothing and hmac's keys cross its
-# 64-byte block.
+# words; seed 14's digests nothing (a seed names the same cases on
+# every kernel and arch).
 echo wrong >"$p/mode"
-for seed in $(seq 1 24); do
+for seed in 1 2 3 14; do
 	"$ctl" verify --json $sha $hmac --seed "$seed" --cases 1 >"$r/case0-$seed.json" || true
 done
 echo ok >"$p/mode"
 cases=$(for f in "$r"/case0-*.json; do jget "$f" "'\\n'.join(i['failure'] for i in d['implementations'])"; done)
 printf '%s\n' "$cases" | head -4
 check "mode wrong: case 0 of every seed fails, a digest in words" \
-	test "$(printf '%s\n' "$cases" | grep -c '^case 0 of seed [0-9]*: digest [0-9]* bytes, .*output differs')" = 48
+	test "$(printf '%s\n' "$cases" | grep -c '^case 0 of seed [0-9]*: digest [0-9]* bytes, .*output differs')" = 8
 check "sha256's cases have no key" not grep -q "^case 0 of seed [0-9]*: digest [0-9]* bytes, [0-9]*-byte key.*$sha" <(printf '%s\n' "$cases")
-check "some digest 0 bytes" grep -q ': digest 0 bytes, ' <(printf '%s\n' "$cases")
+check "seed 14's: 0 bytes" grep -q '^case 0 of seed 14: digest 0 bytes, ' <(printf '%s\n' "$cases")
 # hmac's key takes each length its reference takes in turn (1, 16, 20,
 # 24, 32, 48, 63, 64, 65...): case 8's is 65 bytes, past the block. The
 # engine wrong from its 9th request on (wrong_after) fails it there.
