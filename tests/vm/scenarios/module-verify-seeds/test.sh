@@ -1,0 +1,51 @@
+# No false positive: every correct engine passes the differential
+# verification under twenty seeds, drawn for the run (logged, so that a
+# failure is replayed with `cryptoprioctl verify --seed`). The engines:
+# the test engine's ciphers, AEADs and hashes, the CAAM-like engine's
+# (its own xts, authenc, gcm and hmac), QEMU's virtio-crypto. A verdict
+# of faulty on any of them would hold a good engine after the CPU.
+#
+# Slow (twenty verifications of each engine) and kernel-independent in
+# what it checks beyond module-verify*: by rotation.
+r=$CP_RESULTS
+load_test_engine cp_test_engine_cbc_aes cp_test_engine_gcm_aes cp_test_engine_sha256
+check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
+check "authenc-hmac-sha256-cbc-aes-cp-caam passed its self-test" \
+	wait_for_driver authenc-hmac-sha256-cbc-aes-cp-caam
+modprobe_q virtio_pci virtio_crypto
+check "virtio_crypto_aes_cbc passed its self-test" wait_for_driver virtio_crypto_aes_cbc 60
+wait_before_measuring cp_caam_engine virtio_crypto
+base=$(dmesg | wc -l)
+
+engines=('cp_test_engine_*' '*-cp-caam' virtio_crypto_aes_cbc)
+first=$(( (RANDOM << 15 | RANDOM) + 1 ))
+log "seeds $first to $((first + 19))"
+for seed in $(seq "$first" "$((first + 19))"); do
+	verify_json "$r/seed-$seed.json" "${engines[@]}" --seed "$seed"
+	jget "$r/seed-$seed.json" "'\\n'.join('seed %d: %s %s' % ($seed, i['driver'], i['failure']) for i in d['implementations'] if i['verdict'] != 'passed' and i['type'] in ('skcipher', 'aead', 'hash'))"
+done
+# verified: DRIVER VERDICT CASES, a line per verification of the twenty
+verified() {
+	python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    for i in json.load(open(f))["implementations"]:
+        if i["type"] in ("skcipher", "aead", "hash"):
+            print(i["driver"], i["verdict"], i["cases"])' "$r"/seed-*.json
+}
+verified >"$r/verified.txt"
+log "$(sort "$r/verified.txt" | uniq -c)"
+check "twenty seeds: each engine verified twenty times" \
+	test "$(cut -d' ' -f1 "$r/verified.txt" | sort | uniq -c | awk '$1 != 20' | wc -l)" = 0
+check "... at least ten engines" \
+	test "$(cut -d' ' -f1 "$r/verified.txt" | sort -u | wc -l)" -ge 10
+check "... every verification passed its 48 cases" \
+	test "$(grep -cv ' passed 48$' "$r/verified.txt")" = 0
+
+check "rmmod virtio_crypto" wait_until 20 rmmod virtio_crypto
+check "rmmod cp_caam_engine" wait_until 20 rmmod cp_caam_engine
+check "rmmod cryptoprio" rmmod cryptoprio
+check "rmmod cp_test_engine" rmmod cp_test_engine
+dmesg | tail -n +"$((base + 1))" >"$r/dmesg.txt"
+check "kernel log since the first verification: no oops, BUG or warning" \
+	kernel_log_clean "$r/dmesg.txt"
