@@ -813,6 +813,17 @@ ms_of() {
 # `date +%s.%N` prints them (decimals, which the shell's arithmetic lacks).
 before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
 
+# unload_verifier_clean BASE: cryptoprio.ko and cp_test_engine.ko
+# unloaded, the kernel log since dmesg's line BASE (kept in the results'
+# dmesg.txt) without an oops, BUG or warning.
+unload_verifier_clean() {
+	check "rmmod cryptoprio" rmmod cryptoprio
+	check "rmmod cp_test_engine" rmmod cp_test_engine
+	dmesg | tail -n +"$(($1 + 1))" >"$CP_RESULTS/dmesg.txt"
+	check "kernel log since the first verification: no oops, BUG or warning" \
+		kernel_log_clean "$CP_RESULTS/dmesg.txt"
+}
+
 # unload_test_engine: rmmod cp_test_engine, saying what holds it when
 # refused, then cryptoprio: a misbehaving engine's scenario ends with
 # nothing of the calibrations left holding either.

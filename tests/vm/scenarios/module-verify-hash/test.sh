@@ -91,8 +91,4 @@ check "hmac-sha256-cp-caam: passed 48 cases, exit 0" \
 	test "$rc $(impl_field "$r/caam.json" "i['verdict'], i['cases']" hmac-sha256-cp-caam)" = "0 ('passed', 48)"
 check "rmmod cp_caam_engine" wait_until 20 rmmod cp_caam_engine
 
-check "rmmod cryptoprio" rmmod cryptoprio
-check "rmmod cp_test_engine" rmmod cp_test_engine
-dmesg | tail -n +"$((base + 1))" >"$r/dmesg.txt"
-check "kernel log since the first verification: no oops, BUG or warning" \
-	kernel_log_clean "$r/dmesg.txt"
+unload_verifier_clean "$base"

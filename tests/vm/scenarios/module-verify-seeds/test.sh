@@ -44,8 +44,4 @@ check "... every verification passed its 48 cases" \
 
 check "rmmod virtio_crypto" wait_until 20 rmmod virtio_crypto
 check "rmmod cp_caam_engine" wait_until 20 rmmod cp_caam_engine
-check "rmmod cryptoprio" rmmod cryptoprio
-check "rmmod cp_test_engine" rmmod cp_test_engine
-dmesg | tail -n +"$((base + 1))" >"$r/dmesg.txt"
-check "kernel log since the first verification: no oops, BUG or warning" \
-	kernel_log_clean "$r/dmesg.txt"
+unload_verifier_clean "$base"
