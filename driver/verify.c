@@ -39,6 +39,12 @@
  * transform: their encryption is judged by the reference's decryption of
  * the candidate's ciphertext, which must give the text back.
  *
+ * A hash's case is a digest, into a buffer of its own: 0 bytes one time
+ * in sixteen, else a length drawn as above, its data in a source's
+ * layout; a keyed hash's key among cp_hash_key_tried in turn (those its
+ * reference takes), an unkeyed one's none. Its reference's digest size
+ * must be its own.
+ *
  * The last quarter of a verification's cases (16 at most) run together:
  * rounds of CP_TOGETHER cases, each on a transform of its own and key,
  * their requests sent before any is waited for, each answer judged
