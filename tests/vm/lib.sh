@@ -447,6 +447,42 @@ check_shapes() {
 	done
 }
 
+# traced OUT CMD...: CMD, under strace (its renames to OUT) where there is one.
+traced() {
+	local out=$1
+	shift
+	if command -v strace >/dev/null; then
+		# (arm64 has renameat and renameat2 only: every rename*.)
+		strace -f -qq --seccomp-bpf -e trace=/^rename -o "$out" "$@"
+	else
+		: >"$out"
+		"$@"
+	fi
+}
+# check_state_writes DESC OUT WANT: checks that the renames onto the state
+# file in OUT are WANT (said, not checked, without strace).
+check_state_writes() {
+	local n
+	if ! command -v strace >/dev/null; then
+		log "strace not found: not checked: $1"
+		return 0
+	fi
+	n=$(grep -c "^[0-9]* *rename[a-z0-9]*(.*, \"$state\"[,)]" "$2") || n=0
+	check "$1 (written $n times)" test "$n" = "$3"
+}
+# daemon_state_writes ERR: the writes of the state file due from the daemon
+# runs that ERR (a --once's stderr) reports: twice by a run that changes
+# something (before the first change, then after the last with the
+# daemon's record), once by one that has nothing to change, whatever its
+# figures (too noisy to decide included). What the start's budget left is
+# measured after READY, each name a run of its own.
+daemon_state_writes() {
+	local runs changed
+	runs=$(grep -cE '^cryptoprio-daemon: Policy (in force|applied) \(' "$1") || runs=0
+	changed=$(grep -cE '^cryptoprio-daemon: Policy applied \(' "$1") || changed=0
+	echo $((runs + changed))
+}
+
 # needs_strace: skips the scenario (77) where strace is missing.
 needs_strace() { command -v strace >/dev/null || skip "strace not found (the host's is used)"; }
 
