@@ -103,13 +103,29 @@ check "apply changed nothing of cbc(aes)" \
 # The daemon, measuring: the name measured again at its start (too noisy
 # when cached), noted as too noisy, measured again before it exits.
 rc=0
-"$daemon" -v --once 2>"$r/once.err" || rc=$?
+traced "$r/once.strace" "$daemon" -v --once 2>"$r/once.err" || rc=$?
 cat "$r/once.err"
 check "daemon --once exits 0" test "$rc" = 0
-check "daemon: the summary counts it" grep -qE '[1-9][0-9]* names? too noisy to decide' "$r/once.err"
+# A run after READY that finds the name too noisy again writes the state
+# once, as any other (seen: once more, to take the name out of the pending).
+check_state_writes "daemon: the state written once by each run that changed nothing, twice by one that changed" \
+	"$r/once.strace" "$(daemon_state_writes "$r/once.err")"
 check "daemon: measured again after READY" \
 	grep -qE 'Measuring [1-9][0-9]* names? the budget left or found too noisy' "$r/once.err"
-check "daemon: the engine still first" test "$(first_of 'cbc(aes)')" = $eng
+# Either the engine's runs were too noisy and it stays first, or a loaded
+# host drowned erratic_us (seen in CI on 7.2: the start's 2 s budget left
+# cbc(aes) for after READY, where, at idle CPU priority beside the load,
+# the engine's runs came out within a factor two of each other, 0.67 MB/s
+# their median) and the figures decided as on an idle machine: lowered
+# below the CPU, on a throughput.
+if [[ $(first_of 'cbc(aes)') == "$eng" ]]; then
+	check "daemon: the summary counts it" grep -qE '[1-9][0-9]* names? too noisy to decide' "$r/once.err"
+	check "daemon: the engine still first, with no step for it" \
+		not grep -q "^cryptoprio-daemon: $eng (cbc(aes)): priority" "$r/once.err"
+else
+	check "daemon: the engine lowered below $cpu_cbc on a throughput, not on noise" \
+		grep -qE "^cryptoprio-daemon: $eng \(cbc\(aes\)\): priority 3000 -> [0-9]+ \(lowered below $cpu_cbc, .*throughput [0-9.]+ MB/s at 4 KiB" "$r/once.err"
+fi
 
 # Without erratic_us: the figures decide. A loaded host can still make the
 # CPU's runs too noisy (seen under --stress: aesni at 4 KiB, its best run
