@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "glyph.h"
 #include "macro.h"
 #include "planner-internal.h"
 #include "units.h"
@@ -150,6 +149,12 @@ static void format_figure(char *buf, size_t len, const struct cand *c, const str
 		 s->in_flight);
 }
 
+/*
+ * Each measured candidate's reason and why. A why is read in the plan's
+ * table, its JSON, the state file and the daemon's journal, whatever the
+ * locale of the process that wrote it: ASCII ("+-", not cp_glyph()'s
+ * "\u00b1"), so that they all hold the same sentence.
+ */
 static void explain_measured(struct cand *c, size_t n, const struct cp_settings *s)
 {
 	char figure[160];
@@ -166,9 +171,9 @@ static void explain_measured(struct cand *c, size_t n, const struct cp_settings 
 			c[i].reason = CP_PLACE_TOO_NOISY;
 			cp_plan_set_why(
 			    c[i].why, sizeof(c[i].why),
-			    "%s: %s%stoo noisy to decide: %s%.0f %%, kernel's order kept", figure,
+			    "%s: %s%stoo noisy to decide: +-%.0f %%, kernel's order kept", figure,
 			    self ? "" : c[i].noisy_driver, self ? "" : "'s figure ",
-			    cp_glyph(CP_GLYPH_PLUS_MINUS), 100 * c[i].noisy_share);
+			    100 * c[i].noisy_share);
 			continue;
 		}
 		if (i > 0 && same_run(&c[i], &c[i - 1]) && !beyond_noise(&c[i - 1], &c[i]))

@@ -93,4 +93,15 @@ assert "throughput 5.24 MB/s at 4 KiB, depth 1: too noisy to decide: " in cbc["p
 assert "cbc-aes-neonbs\x27s figure too noisy" in cbc["places"][1]["why"], cbc
 assert not [s for s in doc["steps"] if s["algorithm"] == "cbc(aes)"], doc["steps"]
 ' "$tmp/any.json"
+# The why is the same sentence under every locale (the state and the
+# journal keep it): "+-", not the "±" of calibrate's UTF-8 cells.
+# whys ENV...: the plan's whys, one a line, under that environment
+whys() {
+	env "$@" "$ctl" -c "$tmp/any.conf" --json plan --from "$export_file" |
+		python3 -c 'import json, sys; [print(p["why"]) for a in json.load(sys.stdin)["algorithms"] for p in a["places"]]'
+}
+whys LC_ALL=C >"$tmp/whys-c.txt"
+whys LC_ALL=C.UTF-8 >"$tmp/whys-utf8.txt"
+ok "plan --from under LC_ALL=C.UTF-8 and C: the same whys, the spread's +- in both" \
+	bash -c 'cmp -s "$1" "$2" && grep -q "too noisy to decide: +-[0-9]* %" "$1"' _ "$tmp/whys-c.txt" "$tmp/whys-utf8.txt"
 done_testing
