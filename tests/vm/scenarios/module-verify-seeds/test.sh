@@ -38,6 +38,15 @@ for f in sys.argv[1:]:
 }
 verified >"$r/verified.txt"
 log "$(sort "$r/verified.txt" | uniq -c)"
+# What verifying each engine takes (48 cases), the slowest of its runs.
+log "$(python3 -c '
+import json, sys
+took = {}
+for f in sys.argv[1:]:
+    for i in json.load(open(f))["implementations"]:
+        took[i["driver"]] = max(took.get(i["driver"], 0), i["elapsed_ns"])
+for d in sorted(took):
+    print("%-52s %6d ms" % (d, took[d] // 10**6))' "$r"/seed-*.json)"
 check "$n_seeds seeds: each engine verified $n_seeds times" \
 	test "$(cut -d' ' -f1 "$r/verified.txt" | sort | uniq -c | awk -v n="$n_seeds" '$1 != n' | wc -l)" = 0
 check "... at least ten engines" \

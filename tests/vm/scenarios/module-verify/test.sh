@@ -8,7 +8,8 @@
 # virtio-crypto too; types not verified yet (acomp) are said so; xts has its
 # reference (xts(ecb(...))); twenty verifications leave free memory as it
 # was; an engine that hangs during verify, alone or in a round together,
-# pins the module until it completes, then nothing is left. AEADs:
+# pins the module until it completes, then nothing is left; each
+# verification's time said, and on a terminal a line as each ends. AEADs:
 # module-verify-aead; hashes: module-verify-hash; the calibration's
 # verification: calibrate-verify.
 #
@@ -52,8 +53,17 @@ check "cbc(aes) and deflate: exit 0, all passed against another driver, deflate 
 	"0 (True, True, True)"
 "$ctl" verify cp_test_engine_deflate "$drv" --cases 4 --seed 9 >"$r/table.txt" || true
 cat "$r/table.txt"
-check "the table: the engine passed with its seed, deflate not verified" \
-	sh -c "grep -Eq '^$drv +passed +4 +9 ' '$r/table.txt' && grep -q 'not-verified.*type acomp: not verified: skcipher, aead and hash only for now' '$r/table.txt'"
+check "the table: the engine passed with its seed and its time, deflate not verified" \
+	sh -c "grep -Eq '^$drv +passed +4 +9 +[0-9]+(ms|s) +as ' '$r/table.txt' && grep -q 'not-verified.*type acomp: not verified: skcipher, aead and hash only for now' '$r/table.txt'"
+check "JSON: each verification's time, not nothing" \
+	test "$(jget "$r/all.json" "all(i['elapsed_ns'] > 0 for i in d['implementations'])")" = True
+# On a terminal (script(1) gives one), a line on stderr as each ends;
+# not without one (verify_json's stderr above).
+script -qec "$ctl verify $drv cp_test_engine_deflate --cases 4 --seed 9" /dev/null >"$r/tty.txt" || true
+cat "$r/tty.txt"
+check "on a terminal: a line as each ends, with its cases and time" \
+	sh -c "grep -Eq 'verify [12]/2: $drv: passed, 4 cases, [0-9]+(ms|s)' '$r/tty.txt' && grep -Eq 'verify [12]/2: cp_test_engine_deflate: not-verified, [0-9]+(ms|s)' '$r/tty.txt'"
+check "not on a terminal: no such line" not grep -Eq 'verify [0-9]+/[0-9]+: |verifying [0-9]+/' "$r/all.json.err"
 rc=0
 "$ctl" verify "$drv" --cases 1025 2>"$r/bad-cases.err" || rc=$?
 check "--cases 1025 refused (exit 2), and why" \
