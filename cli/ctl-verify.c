@@ -194,8 +194,7 @@ static void show_ended(size_t i, size_t n, const struct outcome *o)
 
 	fprintf(stderr, "\r\033[Kverify %zu/%zu: %s: %s", i + 1, n, o->alg->driver, verdict_of(o));
 	if (o->r == 0)
-		fprintf(stderr, ", %" PRIu32 " %s", o->res.cases,
-			o->res.cases == 1 ? "case" : "cases");
+		fprintf(stderr, ", %" PRIu32 " case%s", o->res.cases, ctl_plural(o->res.cases));
 	fprintf(stderr, ", %s\n", elapsed_of(o, took, sizeof(took)));
 }
 

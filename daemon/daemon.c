@@ -41,7 +41,6 @@ struct cp_daemon {
 		char name[CP_NAME_MAX], driver[CP_NAME_MAX];
 	} * pending;
 	size_t n_pending;
-	const char *measuring; /* the name measured after READY now: not pending after its run */
 	sd_event_source *background;
 	bool steps_failed;   /* a run after the first had failed steps (--once's exit code) */
 	bool no_crypto_user; /* the kernel has no crypto_user: nothing to do on it */
@@ -414,13 +413,14 @@ static void drop_pending(struct cp_daemon *d, const char *name)
  * What the run's calibration left pending (cut short by the budget, or
  * too noisy to decide), and what it finished: a run of
  * everything (@full) says all that is pending; a run of some names takes
- * out those it measured to the end. The name measured after READY is not
- * pending again whatever its figures (too noisy still: measured again at
- * the next start, as its cache entry says), so that the run's one write
- * of the state has the record as it stays. By a registered driver of each
- * name: the CPU's candidate is not one.
+ * out those it measured to the end. A run after READY (@again false)
+ * leaves its name out whatever its figures (too noisy still: measured
+ * again at the next start, as its cache entry says), so that the run's
+ * one write of the state has the record as it stays. By a registered
+ * driver of each name: the CPU's candidate is not one.
  */
-static int update_pending(struct cp_daemon *d, const struct cp_apply_result *res, bool full)
+static int update_pending(struct cp_daemon *d, const struct cp_apply_result *res, bool full,
+			  bool again)
 {
 	const struct cp_calibration *cal = &res->calibration;
 
@@ -428,12 +428,13 @@ static int update_pending(struct cp_daemon *d, const struct cp_apply_result *res
 		d->n_pending = 0;
 	for (size_t i = 0; i < cal->n_measured; i++)
 		drop_pending(d, cal->measured[i].name); /* added again below if still pending */
+	if (!again)
+		return 0;
 	for (size_t i = 0; i < cal->n_measured; i++) {
 		const struct cp_measured *m = &cal->measured[i], *by = NULL;
 		struct pending *all;
 
-		if (!(m->pending || cp_measured_too_noisy(m)) || pending_has_name(d, m->name) ||
-		    (d->measuring && strcmp(m->name, d->measuring) == 0))
+		if (!(m->pending || cp_measured_too_noisy(m)) || pending_has_name(d, m->name))
 			continue;
 		for (size_t k = 0; k < cal->n_measured && !by; k++)
 			if (strcmp(cal->measured[k].name, m->name) == 0 &&
@@ -465,7 +466,7 @@ static void note_run(struct cp_daemon *d, const struct cp_apply_result *res, con
 		    cp_track_untested(&res->inventory, &d->waiting) < 0)
 			cp_log(LOG_WARNING, "Out of memory tracking drivers");
 	}
-	if (update_pending(d, res, !only) < 0)
+	if (update_pending(d, res, !only, strcmp(trigger, "background") != 0) < 0)
 		cp_log(LOG_WARNING, "Out of memory tracking what is left to measure");
 	keep_unsaved(d, res);
 	flush_unsaved(d);
@@ -645,10 +646,8 @@ static void measure_pending_one(struct cp_daemon *d)
 	idled = old_policy >= 0 && sched_setscheduler(0, SCHED_IDLE, &idle) == 0;
 	cp_log(LOG_DEBUG, "Measuring %s after READY (%zu %s left)", name, d->n_pending,
 	       cp_plural(d->n_pending, "name", "names"));
-	d->measuring = name;
 	if (run_pipeline(d, "background", &only) == -EIO)
 		d->steps_failed = true;
-	d->measuring = NULL;
 	if (idled && sched_setscheduler(0, old_policy, &old_param) < 0)
 		cp_log_errno(LOG_WARNING, -errno, "Failed to leave idle priority");
 	drop_pending(d, name); /* failed, if still there: not again until its module comes back */
