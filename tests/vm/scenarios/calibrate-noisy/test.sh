@@ -125,6 +125,9 @@ if [[ $(first_of 'cbc(aes)') == "$eng" ]]; then
 else
 	check "daemon: the engine lowered below $cpu_cbc on a throughput, not on noise" \
 		grep -qE "^cryptoprio-daemon: $eng \(cbc\(aes\)\): priority 3000 -> [0-9]+ \(lowered below $cpu_cbc, .*throughput [0-9.]+ MB/s at 4 KiB" "$r/once.err"
+	# ... by the run that measured cbc(aes), which found nothing too noisy
+	check "daemon: the run that lowered it found no figure too noisy" \
+		not grep -qE "^cryptoprio-daemon: Policy applied \((start|background)\): 1 changed.*$eng 3000->.*too noisy to decide" "$r/once.err"
 fi
 
 # Without erratic_us: the figures decide. A loaded host can still make the
