@@ -201,6 +201,7 @@ static json_object *measured_json(const struct cp_measured *m, const struct cp_i
 	json_object_object_add(o, "reference",
 			       m->reference[0] ? json_object_new_string(m->reference) : NULL);
 	json_object_object_add(o, "verification", verification_json(&m->verified));
+	json_object_object_add(o, "too_noisy", json_object_new_boolean(cp_measured_too_noisy(m)));
 	for (size_t i = 0; i < m->n_points; i++)
 		json_object_array_add(points, point_json(m, &m->points[i]));
 	json_object_object_add(o, "points", points);
@@ -225,6 +226,8 @@ static json_object *summary_json(const struct cp_calibration *cal, const struct 
 			       json_object_new_int64((int64_t) cal->n_unmeasured));
 	json_object_object_add(o, "points_cut_short",
 			       json_object_new_int64((int64_t) cal->n_cut_short));
+	json_object_object_add(o, "names_too_noisy",
+			       json_object_new_int64((int64_t) cal->n_noisy_names));
 	json_object_object_add(o, "cache_measured_at",
 			       cal->cache_oldest ? json_object_new_int64(cal->cache_oldest) : NULL);
 	json_object_object_add(o, "cache_warning",
@@ -380,6 +383,11 @@ static void print_summary(const struct cp_calibration *cal, const struct calibra
 		printf("%zu of the points measured cut short by the budget before their %d runs: "
 		       "shown, not cached.\n",
 		       cal->n_cut_short, CP_RUNS_FIRST);
+	if (cal->n_noisy_names)
+		printf("%zu name%s too noisy to decide after the runs the budget allowed (a best "
+		       "run over twice the median): cached as such, measured again by the next "
+		       "calibration; a plan keeps the kernel's order there.\n",
+		       cal->n_noisy_names, ctl_plural(cal->n_noisy_names));
 	if (cal->cache_oldest)
 		printf("Cached figures measured since %s", ctime(&cal->cache_oldest));
 	for (size_t i = 0; i < cal->n_measured; i++)

@@ -410,12 +410,17 @@ static void drop_pending(struct cp_daemon *d, const char *name)
 }
 
 /*
- * What the run's calibration left pending, and what it finished: a run of
+ * What the run's calibration left pending (cut short by the budget, or
+ * too noisy to decide), and what it finished: a run of
  * everything (@full) says all that is pending; a run of some names takes
- * out those it measured to the end. By a registered driver of each name:
- * the CPU's candidate is not one.
+ * out those it measured to the end. A run after READY (@again false)
+ * leaves its name out whatever its figures (too noisy still: measured
+ * again at the next start, as its cache entry says), so that the run's
+ * one write of the state has the record as it stays. By a registered
+ * driver of each name: the CPU's candidate is not one.
  */
-static int update_pending(struct cp_daemon *d, const struct cp_apply_result *res, bool full)
+static int update_pending(struct cp_daemon *d, const struct cp_apply_result *res, bool full,
+			  bool again)
 {
 	const struct cp_calibration *cal = &res->calibration;
 
@@ -423,11 +428,13 @@ static int update_pending(struct cp_daemon *d, const struct cp_apply_result *res
 		d->n_pending = 0;
 	for (size_t i = 0; i < cal->n_measured; i++)
 		drop_pending(d, cal->measured[i].name); /* added again below if still pending */
+	if (!again)
+		return 0;
 	for (size_t i = 0; i < cal->n_measured; i++) {
 		const struct cp_measured *m = &cal->measured[i], *by = NULL;
 		struct pending *all;
 
-		if (!m->pending || pending_has_name(d, m->name))
+		if (!(m->pending || cp_measured_too_noisy(m)) || pending_has_name(d, m->name))
 			continue;
 		for (size_t k = 0; k < cal->n_measured && !by; k++)
 			if (strcmp(cal->measured[k].name, m->name) == 0 &&
@@ -459,7 +466,7 @@ static void note_run(struct cp_daemon *d, const struct cp_apply_result *res, con
 		    cp_track_untested(&res->inventory, &d->waiting) < 0)
 			cp_log(LOG_WARNING, "Out of memory tracking drivers");
 	}
-	if (update_pending(d, res, !only) < 0)
+	if (update_pending(d, res, !only, strcmp(trigger, "background") != 0) < 0)
 		cp_log(LOG_WARNING, "Out of memory tracking what is left to measure");
 	keep_unsaved(d, res);
 	flush_unsaved(d);
@@ -643,8 +650,8 @@ static void measure_pending_one(struct cp_daemon *d)
 		d->steps_failed = true;
 	if (idled && sched_setscheduler(0, old_policy, &old_param) < 0)
 		cp_log_errno(LOG_WARNING, -errno, "Failed to leave idle priority");
-	drop_pending(d, name); /* measured, or failed: not again until its module comes back */
-	save_record(d);
+	drop_pending(d, name); /* failed, if still there: not again until its module comes back */
+	save_record(d);	       /* (unchanged after a run that noted itself: not written) */
 }
 
 static int on_background(sd_event_source *s, void *userdata)
@@ -899,8 +906,8 @@ static int run_once_rest(struct cp_daemon *d, int first_run)
 {
 	if (d->n_pending) {
 		(void) sd_notify(false, "READY=1");
-		cp_log(LOG_INFO, "Measuring %zu %s the budget left", d->n_pending,
-		       cp_plural(d->n_pending, "name", "names"));
+		cp_log(LOG_INFO, "Measuring %zu %s the budget left or found too noisy",
+		       d->n_pending, cp_plural(d->n_pending, "name", "names"));
 	}
 	while (d->n_pending)
 		measure_pending_one(d);

@@ -217,6 +217,9 @@ const char *cp_track_status_text(const struct cp_apply_result *r, const char *tr
 	if (c->n_pending_names)
 		APPEND(", %zu %s to measure after READY", c->n_pending_names,
 		       cp_plural(c->n_pending_names, "name", "names"));
+	if (c->n_noisy_names)
+		APPEND(", %zu %s too noisy to decide", c->n_noisy_names,
+		       cp_plural(c->n_noisy_names, "name", "names"));
 #undef APPEND
 	return buf;
 }

@@ -82,6 +82,34 @@ static int cp_hash_submit(struct cp_slot *slot, bool decrypt)
 	return crypto_ahash_digest(slot->req);
 }
 
+/* A keyed hash takes keys of any length the reference takes (hmac: any). */
+static void cp_hash_key_range(struct cp_tfm *t, unsigned int *min,
+			      unsigned int *max)
+{
+	bool keyed = crypto_ahash_get_flags(cp_ahash_of(t)) & CRYPTO_TFM_NEED_KEY;
+
+	*min = keyed ? 1 : 0;
+	*max = keyed ? CRYPTOPRIO_MAX_KEY_SIZE : 0;
+}
+
+/* A digest of @len bytes of @src into the slot's out; no dst, AD or IV. */
+static void cp_hash_req_set(struct cp_tfm *t, struct cp_slot *slot,
+			    struct scatterlist *src, struct scatterlist *dst,
+			    unsigned int assoclen, unsigned int len,
+			    crypto_completion_t cb, void *data)
+{
+	struct ahash_request *req = slot->req;
+
+	ahash_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG, cb, data);
+	ahash_request_set_crypt(req, src, slot->out, len);
+}
+
+static const struct cp_verify_ops cp_hash_verify_ops = {
+	.key_range = cp_hash_key_range,
+	.req_set = cp_hash_req_set,
+	.digest = true,
+};
+
 const struct cp_type_ops cp_hash_ops = {
 	.name = "hash",
 	.alloc = cp_hash_alloc,
@@ -95,6 +123,7 @@ const struct cp_type_ops cp_hash_ops = {
 	.req_prepare = cp_hash_req_prepare,
 	.submit = cp_hash_submit,
 	.kat = &cp_cipher_kat_ops,
+	.verify = &cp_hash_verify_ops,
 	.frontend_type = CRYPTO_ALG_TYPE_AHASH,
 	.frontend_mask = 0xe,	/* the ahash frontend takes shash too */
 	.decrypt_refused = "DECRYPT is for ciphers, not hashes",

@@ -260,7 +260,10 @@ struct cp_run *cp_run_alloc_linear(struct cp_tfm *t, const struct cp_geometry *g
 	run->bytes = 2 * (PAGE_SIZE << get_order(len));
 	s->req = run->ops->req_alloc(t);
 	s->iv = kzalloc(max(g->ivsize, 1U), GFP_KERNEL);
-	if (!s->req || !s->iv || cp_buf_alloc_linear(&s->src, len) ||
+	if (g->digestsize)
+		s->out = kzalloc(g->digestsize, GFP_KERNEL);
+	if (!s->req || !s->iv || (g->digestsize && !s->out) ||
+	    cp_buf_alloc_linear(&s->src, len) ||
 	    cp_buf_alloc_linear(&s->dst, len)) {
 		cp_run_free(run);
 		return NULL;

@@ -67,6 +67,12 @@ struct cp_verify_ops {
 	unsigned int (*max_tag)(struct cp_tfm *t);
 	int (*set_tag)(struct cp_tfm *t, unsigned int len);
 	/*
+	 * A hash: its answer is a digest into the slot's out, it has no
+	 * direction, and a keyed one advertises a range its cases try
+	 * some lengths of; an unkeyed one's range is 0..0.
+	 */
+	bool digest;
+	/*
 	 * Point @slot's request at @src and @dst (the same list: in place):
 	 * @assoclen bytes of associated data (AEAD), then @len bytes to
 	 * encrypt or decrypt, with slot->iv; @cb gets @data on completion.

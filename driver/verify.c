@@ -39,6 +39,12 @@
  * transform: their encryption is judged by the reference's decryption of
  * the candidate's ciphertext, which must give the text back.
  *
+ * A hash's case is a digest, into a buffer of its own: 0 bytes one time
+ * in sixteen, else a length drawn as above, its data in a source's
+ * layout; a keyed hash's key among cp_hash_key_tried in turn (those its
+ * reference takes), an unkeyed one's none. Its reference's digest size
+ * must be its own.
+ *
  * The last quarter of a verification's cases (16 at most) run together:
  * rounds of CP_TOGETHER cases, each on a transform of its own and key,
  * their requests sent before any is waited for, each answer judged
@@ -51,7 +57,7 @@
  * Every request goes through run.c: an engine that never answers leaves
  * its run a zombie there, as a calibration's would, and the verdict names
  * the case it hung on. The type's part is its struct cp_verify_ops
- * (types.h): skcipher and aead for now.
+ * (types.h): skcipher, aead and hash for now.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -106,6 +112,14 @@ struct cp_layout {
 static const unsigned int cp_ad_tried[] = { 0, 1, 8, 13, 16, 20, 31, 64, 255 };
 static const unsigned int cp_auth_key_tried[] = { 16, 20, 32, 48, 63, 64, 65,
 						  100, 128, 129, CP_MAX_AUTH_KEY_LEN };
+/*
+ * A keyed hash's key lengths tried on the reference: hmac takes any, and
+ * hashes one longer than its hash's block (64 or 128) first; cmac takes
+ * an AES key, ghash 16 bytes.
+ */
+static const unsigned int cp_hash_key_tried[] = { 1, 16, 20, 24, 32, 48, 63, 64,
+						  65, 100, 128, 129, 160,
+						  CRYPTOPRIO_MAX_KEY_SIZE };
 
 struct cp_vcase {
 	u32 index;
@@ -146,6 +160,7 @@ struct cp_verify {
 	unsigned int keys[CP_VERIFY_MAX_KEYS];
 	unsigned int nkeys;
 	bool partial;		/* the reference takes partial blocks */
+	bool digest;		/* a hash: its answer a digest, no direction */
 	/* AEAD */
 	bool aead;
 	bool geniv;		/* its IV drawn by the transform (echainiv, seqiv) */
@@ -182,7 +197,18 @@ static unsigned int cp_case_in(const struct cp_verify *v,
 static unsigned int cp_case_out(const struct cp_verify *v,
 				const struct cp_vcase *c)
 {
+	if (v->digest)
+		return v->cand->geo.digestsize;
 	return c->decrypt ? cp_case_in(v, c) - c->tag : cp_case_in(v, c) + c->tag;
+}
+
+/* The bytes of the source's list: a digest goes to a buffer of its own. */
+static unsigned int cp_case_src(const struct cp_verify *v,
+				const struct cp_vcase *c)
+{
+	if (v->digest || !c->in_place)
+		return cp_case_in(v, c);
+	return max(cp_case_in(v, c), cp_case_out(v, c));
 }
 
 /* Where the answer compared starts: after the AD, and a decryption's IV. */
@@ -235,6 +261,8 @@ static unsigned int cp_case_len(struct cp_verify *v, struct cp_vcase *c)
 	const unsigned int max_len = v->max_text;
 	bool whole = bs > 1 && !v->partial;
 
+	if (v->digest && !cp_rand(c, 16))
+		return 0;	/* a hash of nothing */
 	switch (cp_rand(c, 3)) {
 	case 0:		/* 1 to 4 blocks */
 		len = 1 + cp_rand(c, 4 * unit);
@@ -259,7 +287,7 @@ static void cp_case_layout(struct cp_vcase *c, struct cp_layout *l,
 {
 	l->kind = cp_rand(c, 3);
 	l->nents = l->kind == CP_LAYOUT_ONE ? 1 : 2 + cp_rand(c, 7);
-	l->nents = clamp(l->nents, 1U, len);
+	l->nents = len ? clamp(l->nents, 1U, len) : 1;
 	if (l->kind == CP_LAYOUT_PAGES)
 		l->offset = PAGE_SIZE - 1 - cp_rand(c, 64);
 	else if (cp_rand(c, 2))
@@ -296,14 +324,14 @@ static void cp_case_draw(struct cp_verify *v, u32 index, struct cp_vcase *c)
 	c->index = index;
 	c->rng = v->p->seed ^ cp_splitmix64(&i);
 	c->key_size = v->keys[index % v->nkeys];
-	c->decrypt = (index / v->nkeys) & 1;
+	c->decrypt = !v->digest && ((index / v->nkeys) & 1);
 	c->len = cp_case_len(v, c);
 	if (v->aead)
 		cp_case_aead(v, c);
 	in = cp_case_in(v, c);
 	out = cp_case_out(v, c);
-	c->in_place = cp_rand(c, 2) || !in || !out;
-	cp_case_layout(c, &c->src, c->in_place ? max(in, out) : in);
+	c->in_place = cp_rand(c, 2) || !in || !out || v->digest;
+	cp_case_layout(c, &c->src, cp_case_src(v, c));
 	if (!c->in_place)
 		cp_case_layout(c, &c->dst, out);
 	cp_rand_bytes(c, v->key, c->key_size + CP_HMAC_KEY_LEN);
@@ -378,9 +406,12 @@ static void cp_case_fail(struct cp_verify *v, const struct cp_vcase *c,
 
 	v->res->verdict = CRYPTOPRIO_VERIFY_FAILED;
 	v->res->failed_case = c->index;
-	w = scnprintf(s, n, "case %u of seed %llu: %s %u bytes, %u-byte key, ",
-		      c->index, v->p->seed, c->decrypt ? "decrypt" : "encrypt",
-		      c->len, c->key_size);
+	w = scnprintf(s, n, "case %u of seed %llu: %s %u bytes, ", c->index,
+		      v->p->seed,
+		      v->digest ? "digest" : c->decrypt ? "decrypt" : "encrypt",
+		      c->len);
+	if (c->key_size)
+		w += scnprintf(s + w, n - w, "%u-byte key, ", c->key_size);
 	if (c->auth_key)
 		w += scnprintf(s + w, n - w, "%u-byte authentication key, ",
 			       c->auth_key);
@@ -389,8 +420,11 @@ static void cp_case_fail(struct cp_verify *v, const struct cp_vcase *c,
 			       c->tag);
 	if (c->corrupt)
 		w += scnprintf(s + w, n - w, "bit %u flipped, ", c->flip);
-	w += scnprintf(s + w, n - w, "%s, src ",
-		       c->in_place ? "in place" : "out of place");
+	if (v->digest)
+		w += scnprintf(s + w, n - w, "data in ");
+	else
+		w += scnprintf(s + w, n - w, "%s, src ",
+			       c->in_place ? "in place" : "out of place");
 	w += cp_layout_words(s + w, n - w, &c->src);
 	if (!c->in_place) {
 		w += scnprintf(s + w, n - w, ", dst ");
@@ -414,11 +448,24 @@ static int cp_case_key(struct cp_verify *v, struct cp_run *run,
 	/* authenc's key length is the case's, read by setkey() from the shape */
 	if (run->geo.shape.authenc)
 		run->geo.shape.auth_key = c->auth_key;
+	/* an unkeyed hash: no setkey() */
+	if (!c->key_size && v->digest)
+		return 0;
 	r = run->ops->setkey(&run->tfm, &run->geo, v->key, c->key_size);
 	if (r || !v->aead)
 		return r;
 	*what = "setauthsize";
 	return run->ops->verify->set_tag(&run->tfm, c->tag);
+}
+
+/* @s's answer, @len bytes in @out's list or, a hash's, its digest, into @to. */
+static void cp_answer_copy(const struct cp_verify *v, struct cp_slot *s,
+			   struct scatterlist *out, u8 *to, unsigned int len)
+{
+	if (v->digest)
+		memcpy(to, s->out, len);
+	else
+		sg_copy_to_buffer(out, sg_nents(out), to, len);
 }
 
 /*
@@ -437,6 +484,9 @@ static int cp_ref_once(struct cp_verify *v, const struct cp_vcase *c,
 	unsigned int out_len = decrypt ? in_len - c->tag : in_len + c->tag;
 	int r;
 
+	if (v->digest)
+		out_len = ref->geo.digestsize;
+
 	sg_copy_from_buffer(s->src.sgt.sgl, 1, in, in_len);
 	memcpy(s->iv, v->iv, ref->geo.ivsize);
 	cp_run_point(ref, s->src.sgt.sgl, s->src.sgt.sgl, c->assoclen, crypt,
@@ -448,7 +498,7 @@ static int cp_ref_once(struct cp_verify *v, const struct cp_vcase *c,
 	}
 	*err = s->err;
 	if (!s->err) {
-		sg_copy_to_buffer(s->src.sgt.sgl, 1, out, out_len);
+		cp_answer_copy(v, s, s->src.sgt.sgl, out, out_len);
 		memcpy(v->iv_want, s->iv, ref->geo.ivsize);
 	}
 	return 0;
@@ -561,8 +611,8 @@ static int cp_case_ready(struct cp_verify *v, struct cp_run *run,
 	struct cp_slot *s = &run->slots[0];
 	unsigned int in_len = cp_case_in(v, c), out_len = cp_case_out(v, c);
 
-	if (cp_layout_build(c, &c->src, c->in_place ? max(in_len, out_len) : in_len,
-			    &s->src, &s->layout[0]) ||
+	if (cp_layout_build(c, &c->src, cp_case_src(v, c), &s->src,
+			    &s->layout[0]) ||
 	    (!c->in_place &&
 	     cp_layout_build(c, &c->dst, out_len, &s->dst, &s->layout[1])))
 		return -ENOMEM;
@@ -611,7 +661,7 @@ static int cp_case_judge(struct cp_verify *v, struct cp_vcase *c,
 	}
 	if (cp_case_error(v, c, s->err))
 		return 0;
-	sg_copy_to_buffer(out, sg_nents(out), v->got, out_len);
+	cp_answer_copy(v, s, out, v->got, out_len);
 	at = from + cp_first_diff(v->got + from, v->want + from, out_len - from);
 	if (at < out_len) {
 		snprintf(what, sizeof(what),
@@ -755,18 +805,36 @@ static int cp_together_round(struct cp_verify *v, u32 first,
 	return r;
 }
 
-/* The key sizes in the candidate's range that the reference accepts. */
-static int cp_verify_keys(struct cp_verify *v, struct netlink_ext_ack *extack)
+/* Whether the reference takes a @k-byte key: if so, @k is a case's. */
+static void cp_verify_key_try(struct cp_verify *v, unsigned int k)
 {
 	struct cp_run *ref = v->ref;
+
+	if (v->nkeys < CP_VERIFY_MAX_KEYS &&
+	    !ref->ops->setkey(&ref->tfm, &ref->geo, v->key, k))
+		v->keys[v->nkeys++] = k;
+}
+
+/*
+ * The key sizes in the candidate's range that the reference accepts; a
+ * keyed hash's among cp_hash_key_tried, an unkeyed one's none (0).
+ */
+static int cp_verify_keys(struct cp_verify *v, struct netlink_ext_ack *extack)
+{
 	unsigned int min, max, k;
 
 	v->cand->ops->verify->key_range(&v->cand->tfm, &min, &max);
 	max = min(max, CRYPTOPRIO_MAX_KEY_SIZE);
+	if (v->digest && !max) {
+		v->keys[v->nkeys++] = 0;
+		return 0;
+	}
 	get_random_bytes(v->key, sizeof(v->key));
-	for (k = min; k <= max && v->nkeys < CP_VERIFY_MAX_KEYS; k++)
-		if (!ref->ops->setkey(&ref->tfm, &ref->geo, v->key, k))
-			v->keys[v->nkeys++] = k;
+	for (k = 0; v->digest && k < ARRAY_SIZE(cp_hash_key_tried); k++)
+		if (cp_hash_key_tried[k] >= min && cp_hash_key_tried[k] <= max)
+			cp_verify_key_try(v, cp_hash_key_tried[k]);
+	for (k = min; !v->digest && k <= max; k++)
+		cp_verify_key_try(v, k);
 	if (!v->nkeys) {
 		NL_SET_ERR_MSG(extack, "the reference takes none of the key sizes the driver advertises");
 		return -EINVAL;
@@ -876,9 +944,10 @@ static int cp_verify_reference(struct cp_verify *v,
 	strscpy(name, ops->driver_name(&rt), sizeof(v->res->reference));
 	ops->geometry(&rt, &rg);
 	if (rg.ivsize != v->cand->geo.ivsize ||
-	    rg.blocksize != v->cand->geo.blocksize) {
+	    rg.blocksize != v->cand->geo.blocksize ||
+	    rg.digestsize != v->cand->geo.digestsize) {
 		ops->free(&rt);
-		NL_SET_ERR_MSG(extack, "IV or block size differs from the reference's: faulty");
+		NL_SET_ERR_MSG(extack, "IV, block or digest size differs from the reference's: faulty");
 		return -EPROTO;
 	}
 	v->ref = cp_run_alloc_linear(&rt, &rg, CP_VERIFY_BUF_LEN);
@@ -963,7 +1032,7 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 	int r;
 
 	if (!ops || !ops->verify) {
-		NL_SET_ERR_MSG(extack, "not verified: skcipher and aead only for now");
+		NL_SET_ERR_MSG(extack, "not verified: skcipher, aead and hash only for now");
 		return -EOPNOTSUPP;
 	}
 	r = cp_alloc_candidate(v->p->driver, v->p->type, &t, extack);
@@ -990,6 +1059,7 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 	if (r)
 		return r;
 	v->aead = ops->verify->set_tag;
+	v->digest = ops->verify->digest;
 	v->geniv = v->aead && g.shape.geniv;
 	v->ivd = g.iv_in_data;
 	v->in = kvzalloc(CP_VERIFY_MAX_LEN, GFP_KERNEL);

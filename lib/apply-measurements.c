@@ -133,6 +133,7 @@ static void merge_summary(struct cp_calibration *into, const struct cp_calibrati
 	into->n_run += from->n_run;
 	into->n_unmeasured += from->n_unmeasured;
 	into->n_pending_names += from->n_pending_names;
+	into->n_noisy_names += from->n_noisy_names;
 	into->cache_updated |= from->cache_updated;
 	if (from->cache_warning[0])
 		memcpy(into->cache_warning, from->cache_warning, sizeof(into->cache_warning));
@@ -153,10 +154,13 @@ int cp_calibration_merge(struct cp_calibration *into, struct cp_calibration *fro
 	return r;
 }
 
-/* A measurement for the planner: the median and its noise (cp_stat_noise()). */
-static struct cp_metric metric_of(const struct cp_stat *s)
+/* A measurement for the planner: the median, its noise (cp_stat_noise()), whether it decides. */
+static struct cp_metric metric_of(const struct cp_stat *s, bool higher_better)
 {
-	return (struct cp_metric){.value = s->median, .noise = cp_stat_noise(s)};
+	return (struct cp_metric){.value = s->median,
+				  .noise = cp_stat_noise(s),
+				  .spread = (s->max - s->min) / 2,
+				  .too_noisy = cp_stat_too_noisy(s, higher_better)};
 }
 
 static enum cp_measurement_state state_of(enum cp_verdict verdict)
@@ -205,9 +209,9 @@ int cp_apply_measurements(const struct cp_calibration *cal, struct cp_measuremen
 					   m->verified.text);
 			if (ms[n].state != CP_MEASUREMENT_MEASURED)
 				continue;
-			ms[n].throughput = metric_of(&p->mbps);
-			ms[n].latency = metric_of(&p->ns_per_request);
-			ms[n].cpu_cost = metric_of(&p->cpu_ns_per_byte);
+			ms[n].throughput = metric_of(&p->mbps, true);
+			ms[n].latency = metric_of(&p->ns_per_request, false);
+			ms[n].cpu_cost = metric_of(&p->cpu_ns_per_byte, false);
 			if (p->compressed_size)
 				ms[n].ratio = (struct cp_metric){.value = (double) p->size /
 									  p->compressed_size};

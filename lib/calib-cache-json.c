@@ -13,7 +13,8 @@
  *                 "cpu_ns_per_byte":[...],"decided",
  *                 "compressed_size" (a compressor's only),
  *                 "verified_seed","verified_cases","verified_by" (a
- *                 passed verification's only)}],
+ *                 passed verification's only),
+ *                 "too_noisy" (true only: measured again, see use_cache())}],
  *     "defaults":[{"driver","module","srcversion","priority","seen_at"}]}],
  *   "modules":{"kernel":K,"index":[SIZE,MTIME_NS],"looked_up":[M...],"offload":[M...]}}
  *
@@ -195,8 +196,9 @@ static const char *const entry_keys[] = {"driver",
 					 "compressed_size",
 					 "verified_seed",
 					 "verified_cases",
-					 "verified_by"};
-#define ENTRY_KEYS_REQUIRED 13 /* all but compressed_size and the verification */
+					 "verified_by",
+					 "too_noisy"};
+#define ENTRY_KEYS_REQUIRED 13 /* all but compressed_size, the verification and too_noisy */
 
 static int entry_field(struct cp_jscan *s, int index, void *userdata)
 {
@@ -235,6 +237,8 @@ static int entry_field(struct cp_jscan *s, int index, void *userdata)
 			       !e->verified.by[0]
 			   ? -EBADMSG
 			   : 0;
+	case 17:
+		return cp_jscan_bool(s, &p->too_noisy);
 	default:
 		return scan_driver_key(s, index, &e->key);
 	}
@@ -568,6 +572,8 @@ static json_object *format_entry(const struct cp_cache_entry *e)
 	json_object_object_add(obj, "ns_per_request", format_stat(&e->point.ns_per_request));
 	json_object_object_add(obj, "cpu_ns_per_byte", format_stat(&e->point.cpu_ns_per_byte));
 	json_object_object_add(obj, "decided", json_object_new_boolean(e->point.decided));
+	if (e->point.too_noisy)
+		json_object_object_add(obj, "too_noisy", json_object_new_boolean(true));
 	if (e->point.compressed_size)
 		json_object_object_add(obj, "compressed_size",
 				       json_object_new_int64(e->point.compressed_size));

@@ -38,6 +38,12 @@ struct cp_point {
 	 * recorded).
 	 */
 	bool decided;
+	/*
+	 * Its figure, or a competitor's in its gear, stayed too noisy to decide
+	 * (cp_stat_too_noisy()): cached so, measured again by the next
+	 * calibration that measures, taken as it is by one from the cache only.
+	 */
+	bool too_noisy;
 	uint32_t max_in_flight;
 	/*
 	 * A compressor's: the bytes one request of @size compressed to, the

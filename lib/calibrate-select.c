@@ -432,3 +432,22 @@ int cp_calibration_select(const struct cp_inventory *inv, const struct cp_calibr
 		}
 	return 0;
 }
+
+/*
+ * The runs @m needs before its figure is compared: CP_RUNS_FIRST where
+ * another implementation of its name is ranked in its gear; one where
+ * its gear alone places it (the known answer checked, a figure shown),
+ * since more runs would decide nothing.
+ */
+unsigned cp_calibration_runs_needed(const struct cp_calibration *cal, const struct cp_measured *m)
+{
+	if (m->gear == CP_GEAR_NONE)
+		return 1;
+	for (size_t i = 0; i < cal->n_measured; i++) {
+		const struct cp_measured *o = &cal->measured[i];
+
+		if (o != m && o->gear == m->gear && streq(o->name, m->name))
+			return CP_RUNS_FIRST;
+	}
+	return 1;
+}

@@ -37,6 +37,14 @@ const struct cp_measured *cp_calibration_find(const struct cp_calibration *cal, 
 	return NULL;
 }
 
+bool cp_measured_too_noisy(const struct cp_measured *m)
+{
+	for (size_t i = 0; i < m->n_points; i++)
+		if (!m->points[i].cached && m->points[i].too_noisy)
+			return true;
+	return false;
+}
+
 const struct cp_point *cp_measured_point(const struct cp_measured *m, uint32_t size, uint32_t depth)
 {
 	for (size_t i = 0; i < m->n_points; i++)
@@ -291,25 +299,6 @@ static struct samples *samples_of(const struct engine *e, size_t mi, size_t pi)
 	return &e->samples[mi * e->opts->n_sizes + pi];
 }
 
-/*
- * The runs @m needs before its figure is compared: CP_RUNS_FIRST where
- * another implementation of its name is ranked in its gear; one where
- * its gear alone places it (the known answer checked, a figure shown),
- * since more runs would decide nothing.
- */
-static unsigned runs_needed(const struct cp_calibration *cal, const struct cp_measured *m)
-{
-	if (m->gear == CP_GEAR_NONE)
-		return 1;
-	for (size_t i = 0; i < cal->n_measured; i++) {
-		const struct cp_measured *o = &cal->measured[i];
-
-		if (o != m && o->gear == m->gear && streq(o->name, m->name))
-			return CP_RUNS_FIRST;
-	}
-	return 1;
-}
-
 /* The first runs still planned at point @pi for the drivers [@first, @end). */
 static size_t first_runs_left(const struct engine *e, size_t first, size_t end, size_t pi)
 {
@@ -317,7 +306,7 @@ static size_t first_runs_left(const struct engine *e, size_t first, size_t end, 
 
 	for (size_t mi = first; mi < end; mi++) {
 		const struct samples *s = samples_of(e, mi, pi);
-		unsigned need = runs_needed(e->cal, &e->cal->measured[mi]);
+		unsigned need = cp_calibration_runs_needed(e->cal, &e->cal->measured[mi]);
 
 		if (runnable(&e->cal->measured[mi], &e->cal->measured[mi].points[pi]) &&
 		    s->n < need)
@@ -337,13 +326,13 @@ static size_t all_first_runs_left(const struct engine *e)
 }
 
 /*
- * The first short runs (runs_needed()) of point @pi of the drivers [@first, @end), the
- * time until @until_ns (their share) shared among them, the shortest runs
- * once it is spent. Round by round: every driver's first run before any
- * second, so that a budget that runs short (a run costs more than its
- * slice under emulation) leaves no driver of the name unmeasured while
- * another had runs to spare. False when the budget is spent first (with
- * opts->finish, never).
+ * The first short runs (cp_calibration_runs_needed()) of point @pi of the
+ * drivers [@first, @end), the time until @until_ns (their share) shared
+ * among them, the shortest runs once it is spent. Round by round: every
+ * driver's first run before any second, so that a budget that runs short
+ * (a run costs more than its slice under emulation) leaves no driver of
+ * the name unmeasured while another had runs to spare. False when the
+ * budget is spent first (with opts->finish, never).
  */
 static bool first_runs(struct engine *e, size_t first, size_t end, size_t pi, uint64_t until_ns)
 {
@@ -355,7 +344,7 @@ static bool first_runs(struct engine *e, size_t first, size_t end, size_t pi, ui
 			uint64_t slice;
 
 			if (!runnable(m, &m->points[pi]) || s->n >= round ||
-			    s->n >= runs_needed(e->cal, m))
+			    s->n >= cp_calibration_runs_needed(e->cal, m))
 				continue;
 			if (round == 1) {
 				report_progress(e, m, m->points[pi].size);
@@ -375,49 +364,53 @@ static bool first_runs(struct engine *e, size_t first, size_t end, size_t pi, ui
 	return true;
 }
 
-bool cp_calibration_order_known(size_t n, const unsigned *gear, const bool *measured,
-				const double *value, const double *noise, bool *again)
+bool cp_calibration_order_known(size_t n, const struct cp_rank_figure *f, bool *again, bool *noisy)
 {
 	bool known = true;
 
 	for (size_t i = 0; i < n; i++)
-		again[i] = false;
+		again[i] = noisy[i] = false;
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = i + 1; k < n; k++) {
-			if (!measured[i] || !measured[k] || gear[i] != gear[k] ||
-			    gear[i] == CP_GEAR_NONE)
+			bool too_noisy = f[i].too_noisy || f[k].too_noisy;
+
+			if (!f[i].measured || !f[k].measured || f[i].gear != f[k].gear ||
+			    f[i].gear == CP_GEAR_NONE)
 				continue;
-			if (fabs(value[i] - value[k]) > noise[i] + noise[k])
+			if (!too_noisy && fabs(f[i].value - f[k].value) > f[i].noise + f[k].noise)
 				continue;
 			again[i] = again[k] = true;
+			noisy[i] |= too_noisy;
+			noisy[k] |= too_noisy;
 			known = false;
 		}
 	return known;
 }
 
 /*
- * The rank metric of @p and its noise: Rank = ratio orders a compressor
- * by its compression ratio, the same in every run; a name that is no
- * compressor has none and is ranked by throughput (cryptoprio.conf(5)).
+ * The rank metric of @p: Rank = ratio orders a compressor by its
+ * compression ratio, the same in every run; a name that is no compressor
+ * has none and is ranked by throughput (cryptoprio.conf(5)).
  */
-static void rank_value(const struct cp_point *p, enum cp_rank rank, double *value, double *noise,
-		       bool *measured)
+static void rank_figure(const struct cp_point *p, enum cp_rank rank, struct cp_rank_figure *f)
 {
 	const struct cp_stat *stat = &p->mbps;
 
 	if (rank == CP_RANK_RATIO && p->compressed_size) {
-		*value = (double) p->size / p->compressed_size;
-		*noise = 0;
-		*measured = p->verdict == CP_VERDICT_MEASURED;
+		f->value = (double) p->size / p->compressed_size;
+		f->noise = 0;
+		f->too_noisy = false;
+		f->measured = p->verdict == CP_VERDICT_MEASURED;
 		return;
 	}
 	if (rank == CP_RANK_LATENCY)
 		stat = &p->ns_per_request;
 	else if (rank == CP_RANK_CPU_COST)
 		stat = &p->cpu_ns_per_byte;
-	*value = stat->median;
-	*noise = cp_stat_noise(stat);
-	*measured = p->verdict == CP_VERDICT_MEASURED && stat->n > 0;
+	f->value = stat->median;
+	f->noise = cp_stat_noise(stat);
+	f->too_noisy = cp_stat_too_noisy(stat, stat == &p->mbps);
+	f->measured = p->verdict == CP_VERDICT_MEASURED && stat->n > 0;
 }
 
 #define NAME_MAX_IMPLS 32 /* more implementations of one name are compared as they are */
@@ -425,15 +418,15 @@ static void rank_value(const struct cp_point *p, enum cp_rank rank, double *valu
 /*
  * Whether the order of the drivers [@first, @end) at point @pi is known,
  * by the policy's gears and Rank= for their name; those to run again,
- * runnable and short of CP_STAT_MAX_RUNS, in @again.
+ * runnable and short of CP_STAT_MAX_RUNS, in @again; those of a gear with
+ * a figure too noisy to decide in @noisy.
  */
 static bool order_known(const struct engine *e, size_t first, size_t end, size_t pi,
-			bool again[static NAME_MAX_IMPLS])
+			bool again[static NAME_MAX_IMPLS], bool noisy[static NAME_MAX_IMPLS])
 {
 	const struct cp_measured *all = e->cal->measured;
-	unsigned gear[NAME_MAX_IMPLS];
-	double value[NAME_MAX_IMPLS], noise[NAME_MAX_IMPLS];
-	bool measured[NAME_MAX_IMPLS], known;
+	struct cp_rank_figure f[NAME_MAX_IMPLS];
+	bool known;
 	struct cp_settings set = {.rank = CP_RANK_THROUGHPUT};
 	size_t n = end - first < NAME_MAX_IMPLS ? end - first : NAME_MAX_IMPLS;
 
@@ -442,18 +435,19 @@ static bool order_known(const struct engine *e, size_t first, size_t end, size_t
 	for (size_t i = 0; i < n; i++) {
 		const struct cp_measured *m = &all[first + i];
 
-		gear[i] = m->gear;
-		rank_value(&m->points[pi], set.rank, &value[i], &noise[i], &measured[i]);
+		f[i].gear = m->gear;
+		rank_figure(&m->points[pi], set.rank, &f[i]);
 	}
-	known = cp_calibration_order_known(n, gear, measured, value, noise, again);
+	known = cp_calibration_order_known(n, f, again, noisy);
 	for (size_t i = 0; i < n; i++)
 		again[i] = again[i] && runnable(&all[first + i], &all[first + i].points[pi]) &&
 			   samples_of(e, first + i, pi)->n < CP_STAT_MAX_RUNS;
 	return known;
 }
 
+/* Whether the point is decided, the name pending, each driver's figure too noisy (@noisy: none). */
 static void mark_name(struct engine *e, size_t first, size_t end, size_t pi, bool decided,
-		      bool pending)
+		      bool pending, const bool *noisy)
 {
 	for (size_t mi = first; mi < end; mi++) {
 		struct cp_measured *m = &e->cal->measured[mi];
@@ -461,6 +455,7 @@ static void mark_name(struct engine *e, size_t first, size_t end, size_t pi, boo
 		if (m->points[pi].cached)
 			continue;
 		m->points[pi].decided = decided;
+		m->points[pi].too_noisy = noisy && mi - first < NAME_MAX_IMPLS && noisy[mi - first];
 		m->pending |= pending && runnable(m, &m->points[pi]);
 	}
 }
@@ -468,7 +463,8 @@ static void mark_name(struct engine *e, size_t first, size_t end, size_t pi, boo
 /*
  * The workload point @pi of one name, its drivers [@first, @end): the
  * first runs of each, then (@refine) more runs of those still within noise
- * of a competitor in their gear, until the order is known, they have run
+ * of a competitor in their gear, or too noisy to decide (marked noisy if
+ * they stay so), until the order is known, they have run
  * CP_STAT_MAX_RUNS times, or the name's share of the budget (what is left,
  * shared among the @names_left names still to measure) is spent. False
  * when the budget ran out before the first runs were done: the name and
@@ -478,13 +474,13 @@ static bool measure_name(struct engine *e, size_t first, size_t end, size_t pi, 
 			 bool refine)
 {
 	uint64_t until_ns = cp_now_ns() + budget_left(e) / (names_left ? names_left : 1);
-	bool again[NAME_MAX_IMPLS], known;
+	bool again[NAME_MAX_IMPLS], noisy[NAME_MAX_IMPLS], known;
 
 	if (!first_runs(e, first, end, pi, until_ns)) {
-		mark_name(e, first, end, pi, false, true);
+		mark_name(e, first, end, pi, false, true, NULL);
 		return false;
 	}
-	while (!(known = order_known(e, first, end, pi, again)) && refine) {
+	while (!(known = order_known(e, first, end, pi, again, noisy)) && refine) {
 		size_t n_again = 0, ran = 0;
 
 		for (size_t i = 0; i < NAME_MAX_IMPLS && first + i < end; i++)
@@ -505,7 +501,8 @@ static bool measure_name(struct engine *e, size_t first, size_t end, size_t pi, 
 			break;
 	}
 out:
-	mark_name(e, first, end, pi, known, false);
+	known = order_known(e, first, end, pi, again, noisy);
+	mark_name(e, first, end, pi, known, false, noisy);
 	return true;
 }
 
@@ -545,7 +542,7 @@ static bool measure_workload(struct engine *e, size_t pi, bool refine)
 		if (in_budget)
 			in_budget = measure_name(e, first, end, pi, names_left--, refine);
 		else
-			mark_name(e, first, end, pi, false, true);
+			mark_name(e, first, end, pi, false, true, NULL);
 	}
 	return in_budget;
 }
@@ -563,185 +560,17 @@ static bool pass_over_point(struct engine *e, size_t pi)
 	return true;
 }
 
-/*
- * A template instance is keyed by its driver name alone: its parts are in
- * the name, and the candidate and the instance created from it share it.
- */
-int cp_measured_cache_key(const struct cp_measured *m, struct cp_cache_key *key)
-{
-	struct cp_alg alg = {};
-	int r;
-
-	memcpy(alg.driver, m->driver, sizeof(alg.driver));
-	memcpy(alg.module, m->module, sizeof(alg.module));
-	r = cp_cache_key_for(&alg, key);
-	if (r >= 0 && strchr(m->driver, '(')) {
-		memset(key->module, 0, sizeof(key->module));
-		memset(key->srcversion, 0, sizeof(key->srcversion));
-	}
-	return r;
-}
-
-/* @entry's verification, if @by (the loaded module) made it. */
-static void use_cached_verification(struct cp_measured *m, const struct cp_cache_entry *entry,
-				    const char *by)
-{
-	if (!by[0] || !streq(entry->verified.by, by) || !entry->verified.cases)
-		return;
-	m->verified = (struct cp_verified){.state = CP_VERIFICATION_PASSED,
-					   .cached = true,
-					   .seed = entry->verified.seed,
-					   .cases = entry->verified.cases};
-	cp_strscpy(m->verified.by, sizeof(m->verified.by), by);
-}
-
-static void use_cache(struct cp_calibration *cal, const struct cp_cache *cache, const char *by)
-{
-	for (size_t mi = 0; mi < cal->n_measured; mi++) {
-		struct cp_measured *m = &cal->measured[mi];
-		struct cp_cache_key key;
-
-		if (cp_measured_cache_key(m, &key) < 0)
-			continue;
-		for (size_t pi = 0; pi < m->n_points; pi++) {
-			const struct cp_cache_entry *entry =
-			    cp_cache_find(cache, &key, m->points[pi].size, m->points[pi].depth);
-
-			/* Fewer runs than its gear now needs (Gears= changed): measured again. */
-			if (!entry || entry->point.mbps.n < runs_needed(cal, m))
-				continue;
-			m->points[pi] = entry->point;
-			m->backend = entry->backend;
-			m->kat = entry->kat;
-			use_cached_verification(m, entry, by);
-			cal->n_from_cache++;
-			if (!cal->cache_oldest || entry->measured_at < cal->cache_oldest)
-				cal->cache_oldest = entry->measured_at;
-		}
-	}
-}
-
-/* Whether a point of @m was measured in this run (not from the cache). */
-static bool measured_now(const struct cp_measured *m)
-{
-	for (size_t pi = 0; pi < m->n_points; pi++)
-		if (!m->points[pi].cached && m->points[pi].verdict == CP_VERDICT_MEASURED)
-			return true;
-	return false;
-}
-
-/*
- * Whether a point measured now goes into the cache: not when the budget cut
- * its name short, nor with fewer runs than use_cache() takes from it.
- */
-static bool cacheable(const struct cp_calibration *cal, const struct cp_measured *m,
-		      const struct cp_point *p)
-{
-	return !m->pending && p->mbps.n >= runs_needed(cal, m);
-}
-
-/* A passed verification, for the cache; not verified otherwise (a failure is verified again). */
-void cp_measured_cache_verified(const struct cp_measured *m, struct cp_cache_verified *v)
-{
-	memset(v, 0, sizeof(*v));
-	if (m->verified.state != CP_VERIFICATION_PASSED)
-		return;
-	v->seed = m->verified.seed;
-	v->cases = m->verified.cases;
-	cp_strscpy(v->by, sizeof(v->by), m->verified.by);
-}
-
-/* Whether @m was verified in this run: its cached points then carry the verdict anew. */
-static bool verified_now(const struct cp_measured *m)
-{
-	return m->verified.state == CP_VERIFICATION_PASSED && !m->verified.cached;
-}
-
-int cp_calibration_cache_put(const struct cp_calibration *cal, time_t now, struct cp_cache *cache)
-{
-	int added = 0, r;
-
-	for (size_t mi = 0; mi < cal->n_measured; mi++) {
-		const struct cp_measured *m = &cal->measured[mi];
-		struct cp_cache_entry entry = {.backend = m->backend, .kat = m->kat};
-		const struct cp_cache_entry *old;
-
-		if (m->kat == CRYPTOPRIO_KAT_MISMATCH || m->pending ||
-		    (!measured_now(m) && !verified_now(m)) ||
-		    cp_measured_cache_key(m, &entry.key) < 0)
-			continue;
-		cp_measured_cache_verified(m, &entry.verified);
-		for (size_t pi = 0; pi < m->n_points; pi++) {
-			if (m->points[pi].verdict != CP_VERDICT_MEASURED ||
-			    (m->points[pi].cached && !verified_now(m)) ||
-			    (!m->points[pi].cached && !cacheable(cal, m, &m->points[pi])))
-				continue;
-			old = cp_cache_find(cache, &entry.key, m->points[pi].size,
-					    m->points[pi].depth);
-			entry.measured_at = m->points[pi].cached && old ? old->measured_at : now;
-			entry.point = m->points[pi];
-			entry.point.cached = false;
-			r = cp_cache_put(cache, &entry);
-			if (r < 0)
-				return r;
-			added++;
-		}
-	}
-	return added;
-}
-
-static void warn_cache_ignored(struct cp_calibration *cal, const char *path, int error)
-{
-	snprintf(cal->cache_warning, sizeof(cal->cache_warning), "ignoring %s: %s", path,
-		 error == -EBADMSG ? "corrupt or from another version" : strerror(-error));
-}
-
-void cp_calibration_cache_unsaved(struct cp_calibration *cal, const char *path, int error)
-{
-	snprintf(cal->cache_warning, sizeof(cal->cache_warning), "cannot save %s: %s", path,
-		 strerror(-error));
-}
-
-/* The cache to read and update: the caller's, or the file's loaded into @own. */
-static struct cp_cache *open_cache(const struct cp_calibrate_options *opts,
-				   struct cp_calibration *cal, struct cp_cache *own)
-{
-	int r;
-
-	if (opts->cache) {
-		if (opts->cache_error < 0)
-			warn_cache_ignored(cal, opts->cache_path, opts->cache_error);
-		return opts->cache;
-	}
-	r = cp_cache_load(opts->cache_path, own);
-	if (r < 0)
-		warn_cache_ignored(cal, opts->cache_path, r);
-	return own;
-}
-
-/* Keep what was measured now: saved here unless the caller owns the cache. */
-static void store_cache(const struct cp_calibrate_options *opts, struct cp_calibration *cal,
-			struct cp_cache *cache)
-{
-	int r;
-
-	if (cp_calibration_cache_put(cal, time(NULL), cache) <= 0)
-		return;
-	cal->cache_updated = true;
-	if (opts->cache)
-		return;
-	r = cp_cache_save(opts->cache_path, cache);
-	if (r < 0)
-		cp_calibration_cache_unsaved(cal, opts->cache_path, r);
-}
-
 static void count_points(struct cp_calibration *cal)
 {
 	for (size_t mi = 0; mi < cal->n_measured; mi++) {
 		const struct cp_measured *m = &cal->measured[mi];
+		bool first_of_name = mi == 0 || strcmp(cal->measured[mi - 1].name, m->name);
 
-		cal->n_pending_names += m->pending && (mi == 0 || !cal->measured[mi - 1].pending ||
-						       strcmp(cal->measured[mi - 1].name, m->name));
+		cal->n_pending_names +=
+		    m->pending && (first_of_name || !cal->measured[mi - 1].pending);
+		cal->n_noisy_names +=
+		    cp_measured_too_noisy(m) &&
+		    (first_of_name || !cp_measured_too_noisy(&cal->measured[mi - 1]));
 		for (size_t pi = 0; pi < m->n_points; pi++) {
 			const struct cp_point *p = &cal->measured[mi].points[pi];
 
@@ -749,7 +578,8 @@ static void count_points(struct cp_calibration *cal)
 				cal->n_unmeasured++;
 			else if (!p->cached) {
 				cal->n_run++;
-				cal->n_cut_short += !cacheable(cal, m, p);
+				cal->n_cut_short +=
+				    m->pending || p->mbps.n < cp_calibration_runs_needed(cal, m);
 			}
 		}
 	}
@@ -867,9 +697,9 @@ int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_optio
 	r = cp_calibration_select(inv, opts, cal);
 	cp_verifier_srcversion(by);
 	if (r >= 0 && opts->cache_path) {
-		cache = open_cache(opts, cal, &own);
+		cache = cp_calibration_open_cache(opts, cal, &own);
 		if (!opts->force)
-			use_cache(cal, cache, by);
+			cp_calibration_use_cache(cal, cache, by, opts->cache_only);
 	}
 	if (r >= 0 && !opts->cache_only)
 		r = measure(&e);
@@ -881,7 +711,7 @@ int cp_calibrate(const struct cp_inventory *inv, const struct cp_calibrate_optio
 	free(e.samples);
 	count_points(cal);
 	if (r >= 0 && cache)
-		store_cache(opts, cal, cache);
+		cp_calibration_store_cache(opts, cal, cache);
 	cp_cache_free(&own);
 	cal->elapsed_ns = cp_now_ns() - e.start_ns;
 	return r;

@@ -70,6 +70,13 @@ struct cp_measured {
 	bool verify_first;
 };
 
+/*
+ * Whether a point of @m measured in this run stayed too noisy to decide
+ * (its too_noisy): used for this plan, which keeps the kernel's order for
+ * it; measured again after READY, and at the next start.
+ */
+bool cp_measured_too_noisy(const struct cp_measured *m);
+
 /* An implementation that competes for a name but is not calibrated, and why. */
 struct cp_skipped {
 	char name[CP_NAME_MAX], driver[CP_NAME_MAX];
@@ -89,6 +96,7 @@ struct cp_calibration {
 	size_t n_unmeasured;	 /* points the budget left out */
 	size_t n_pending_names;	 /* names whose measurement the budget cut short */
 	size_t n_cut_short;	 /* of n_run, points of those names: shown, not cached */
+	size_t n_noisy_names;	 /* names measured now whose figures stayed too noisy to decide */
 	char cache_warning[256]; /* why the cache file was ignored, or "" */
 	time_t cache_oldest;	 /* measurement time of the oldest cached point used */
 	bool cache_updated;	 /* points measured now went into the cache */
@@ -173,16 +181,23 @@ int cp_calibration_cache_put(const struct cp_calibration *cal, time_t now, struc
 struct cp_cache_verified;
 void cp_measured_cache_verified(const struct cp_measured *m, struct cp_cache_verified *v);
 
+/* One implementation's figure at a point, as its name's order is decided. */
+struct cp_rank_figure {
+	unsigned gear; /* CP_GEAR_NONE: not ranked (Pin=, Priority=, Exclude=) */
+	bool measured; /* false: placed by its verdict, not by figures */
+	double value;  /* the rank metric (larger or smaller better: it does not matter here) */
+	double noise;
+	bool too_noisy; /* cp_stat_too_noisy() */
+};
+
 /*
  * Whether the order of @n implementations of one name is known: each pair
- * in the same gear (@gear[i], CP_GEAR_NONE: not ranked) apart beyond their
- * noise. @value and @noise are the rank metric (larger or smaller better,
- * it does not matter here); @measured[i] false: not ranked by figures.
- * Those still within noise of another are marked in @again. Pure
- * (unit-tested).
+ * of @f in the same gear apart beyond their noise, and neither too noisy
+ * to decide (those of a gear with such a figure are marked in @noisy).
+ * Those still within noise of another, or noisy, are marked in @again.
+ * Pure (unit-tested).
  */
-bool cp_calibration_order_known(size_t n, const unsigned *gear, const bool *measured,
-				const double *value, const double *noise, bool *again);
+bool cp_calibration_order_known(size_t n, const struct cp_rank_figure *f, bool *again, bool *noisy);
 
 /* Whether the module verifies implementations of @type (VERIFY): its row says (types.c). */
 bool cp_verification_covers(enum cryptoprio_type type);

@@ -41,6 +41,8 @@ const char *cp_place_reason_to_string(enum cp_place_reason reason)
 		return "ranked";
 	case CP_PLACE_WITHIN_NOISE:
 		return "within-noise";
+	case CP_PLACE_TOO_NOISY:
+		return "too-noisy";
 	case CP_PLACE_NOT_MEASURED:
 		return "not-measured";
 	case CP_PLACE_CLASS_ONLY:

@@ -33,6 +33,14 @@ struct cand {
 	bool measured; /* a usable metric at the workload point */
 	double score;  /* the metric, larger is better */
 	double noise;
+	bool too_noisy;	     /* its figure decides nothing (cp_metric.too_noisy) */
+	double spread_share; /* half its runs' range over its figure, for people */
+	/*
+	 * The noisiest figure of its run (measured, same bucket) where one is
+	 * too noisy to decide: that run keeps the kernel's order. NULL: none.
+	 */
+	const char *noisy_driver;
+	double noisy_share;   /* that figure's spread_share */
 	double metric;	      /* as measured, for messages */
 	enum cp_rank rank_by; /* Rank= as it applies to its type */
 	enum cp_place_reason reason;

@@ -83,21 +83,51 @@ static bool beyond_noise(const struct cand *better, const struct cand *worse)
 	return better->score - worse->score > better->noise + worse->noise;
 }
 
+static bool same_run(const struct cand *a, const struct cand *b)
+{
+	return a->measured && b->measured && bucket_cmp(a, b) == 0;
+}
+
+/*
+ * Each run of measured candidates of one bucket (contiguous once sorted)
+ * with a figure too noisy to decide is marked with its noisiest: such a
+ * figure says more about the host's load than about the implementation,
+ * so the run keeps the kernel's order. A run of one decides nothing.
+ */
+static void mark_noisy_runs(struct cand *c, size_t n)
+{
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		const struct cand *noisiest = NULL;
+
+		for (hi = lo + 1; hi < n && same_run(&c[hi], &c[lo]); hi++)
+			;
+		for (size_t k = lo; k < hi && hi - lo > 1; k++)
+			if (c[k].too_noisy &&
+			    (!noisiest || c[k].spread_share > noisiest->spread_share))
+				noisiest = &c[k];
+		for (size_t k = lo; noisiest && k < hi; k++) {
+			c[k].noisy_driver = noisiest->alg->driver;
+			c[k].noisy_share = noisiest->spread_share;
+		}
+	}
+}
+
 /*
  * Within a bucket of measured candidates, swap neighbours only when the
  * later one is better beyond noise, until no such pair is left. Each swap
  * puts a strictly better score first, so this ends; and an order that is
  * already the result has no such pair, so planning again changes nothing.
+ * A run marked noisy is left as it is.
  */
 static void rank_measured(struct cand *c, size_t n)
 {
 	bool swapped = true;
 
+	mark_noisy_runs(c, n);
 	while (swapped) {
 		swapped = false;
 		for (size_t i = 1; i < n; i++) {
-			if (!c[i].measured || !c[i - 1].measured ||
-			    bucket_cmp(&c[i], &c[i - 1]) != 0)
+			if (!same_run(&c[i], &c[i - 1]) || c[i].noisy_driver)
 				continue;
 			if (beyond_noise(&c[i], &c[i - 1])) {
 				swap_cand(&c[i], &c[i - 1]);
@@ -107,30 +137,51 @@ static void rank_measured(struct cand *c, size_t n)
 	}
 }
 
-static bool same_run(const struct cand *a, const struct cand *b)
-{
-	return a->measured && b->measured && bucket_cmp(a, b) == 0;
-}
-
-static void explain_measured(struct cand *c, size_t n, const struct cp_settings *s)
+/* "(cpu), throughput 12.00 MB/s at 4 KiB, depth 1" after the gear, into @buf. */
+static void format_figure(char *buf, size_t len, const struct cand *c, const struct cp_settings *s)
 {
 	char size[32], metric[64];
 
 	cp_format_size(size, sizeof(size), s->request_size);
+	format_metric(metric, sizeof(metric), c->rank_by, c->metric);
+	snprintf(buf, len, "%s (%s), %s %s at %s, depth %u", gear_str(s, c),
+		 cp_class_to_string(c->class), cp_rank_to_string(c->rank_by), metric, size,
+		 s->in_flight);
+}
+
+/*
+ * Each measured candidate's reason and why. A why is read in the plan's
+ * table, its JSON, the state file and the daemon's journal, whatever the
+ * locale of the process that wrote it: ASCII ("+-", not cp_glyph()'s
+ * "\u00b1"), so that they all hold the same sentence.
+ */
+static void explain_measured(struct cand *c, size_t n, const struct cp_settings *s)
+{
+	char figure[160];
+
 	for (size_t i = 0; i < n; i++) {
 		const struct cand *tie = NULL;
 
 		if (!c[i].measured || c[i].tier != TIER_GEARS || c[i].held)
 			continue;
+		format_figure(figure, sizeof(figure), &c[i], s);
+		if (c[i].noisy_driver) {
+			bool self = streq(c[i].noisy_driver, c[i].alg->driver);
+
+			c[i].reason = CP_PLACE_TOO_NOISY;
+			cp_plan_set_why(
+			    c[i].why, sizeof(c[i].why),
+			    "%s: %s%stoo noisy to decide: +-%.0f %%, kernel's order kept", figure,
+			    self ? "" : c[i].noisy_driver, self ? "" : "'s figure ",
+			    100 * c[i].noisy_share);
+			continue;
+		}
 		if (i > 0 && same_run(&c[i], &c[i - 1]) && !beyond_noise(&c[i - 1], &c[i]))
 			tie = &c[i - 1];
 		else if (i + 1 < n && same_run(&c[i], &c[i + 1]) && !beyond_noise(&c[i], &c[i + 1]))
 			tie = &c[i + 1];
-		format_metric(metric, sizeof(metric), c[i].rank_by, c[i].metric);
 		c[i].reason = tie ? CP_PLACE_WITHIN_NOISE : CP_PLACE_RANKED;
-		cp_plan_set_why(c[i].why, sizeof(c[i].why), "%s (%s), %s %s at %s, depth %u%s%s%s",
-				gear_str(s, &c[i]), cp_class_to_string(c[i].class),
-				cp_rank_to_string(c[i].rank_by), metric, size, s->in_flight,
+		cp_plan_set_why(c[i].why, sizeof(c[i].why), "%s%s%s%s", figure,
 				tie ? ", within noise of " : "", tie ? tie->alg->driver : "",
 				tie ? ": kernel's order kept" : "");
 	}

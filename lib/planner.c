@@ -161,6 +161,9 @@ static void set_metric(const struct builder *b, struct cand *c, const struct cp_
 				       ? metric->value
 				       : -metric->value;
 			c->noise = fabs(metric->noise);
+			c->too_noisy = metric->too_noisy;
+			c->spread_share =
+			    metric->value ? fabs(metric->spread / metric->value) : INFINITY;
 			return;
 		}
 	}

@@ -26,7 +26,9 @@ enum cp_measurement_state {
 /* A value and its noise: two values are within noise when |a - b| <= a.noise + b.noise. */
 struct cp_metric {
 	double value;
-	double noise; /* absolute, same unit as value (e.g. the spread of the runs) */
+	double noise;	/* absolute, same unit as value (e.g. the spread of the runs) */
+	double spread;	/* half the range of the runs, for people */
+	bool too_noisy; /* cp_stat_too_noisy(): it decides no order (CP_PLACE_TOO_NOISY) */
 };
 
 /* One driver measured at one workload point (request size, depth). */
@@ -58,6 +60,8 @@ enum cp_place_reason {
 	CP_PLACE_PINNED_FIRST,
 	CP_PLACE_RANKED,       /* by the rank metric, beyond noise */
 	CP_PLACE_WITHIN_NOISE, /* measured, within noise of a neighbour: the kernel's order kept */
+	CP_PLACE_TOO_NOISY,    /* measured, but a figure of its gear too noisy to decide
+				  (cp_metric.too_noisy): the kernel's order kept in the gear */
 	CP_PLACE_NOT_MEASURED, /* in its gear, after the measured ones, kernel's order */
 	CP_PLACE_CLASS_ONLY, /* single-block cipher, or no measurements: by gear, kernel's order */
 	CP_PLACE_FIXED,	     /* Priority= in the policy: placed by that value */

@@ -34,7 +34,8 @@ static const struct cp_type_info types[] = {
     [CRYPTOPRIO_TYPE_HASH] = {.name = "hash",
 			      .alg_types = {"shash", "ahash"},
 			      .one_way = true,
-			      .afalg = CP_AFALG_HASH},
+			      .afalg = CP_AFALG_HASH,
+			      .verified = true},
     /* the kernel wraps every synchronous compressor as an acomp */
     [CRYPTOPRIO_TYPE_ACOMP] = {.name = "acomp",
 			       .alg_types = {"acomp", "scomp"},

@@ -53,3 +53,10 @@ double cp_stat_noise(const struct cp_stat *s)
 {
 	return fmax(3 * s->mad, fabs(s->median) * CP_STAT_NOISE_FLOOR / 2);
 }
+
+bool cp_stat_too_noisy(const struct cp_stat *s, bool higher_better)
+{
+	if (s->n < 2)
+		return false;
+	return higher_better ? s->max > 2 * s->median : s->min < s->median / 2;
+}

@@ -33,3 +33,16 @@ bool cp_stat_within_noise(const struct cp_stat *a, const struct cp_stat *b);
  * their noises.
  */
 double cp_stat_noise(const struct cp_stat *s);
+
+/*
+ * Whether a summary is too noisy to decide an order (@higher_better: of
+ * a throughput, else of a time or a cost): its best run more than twice
+ * as good as its median. A host's load only ever slows a run, so a
+ * median at less than half of what a run showed is a figure of the host,
+ * not of the implementation (virtio-crypto at 64 KiB under load: 6.52
+ * MB/s, with a run at 163; 357 idle). A quiet machine, or one beside
+ * another VM, spreads its runs by tens of percent at most; a slow first
+ * run (an engine's queue filling under TCG) pulls the worst run, not the
+ * best, and is no reason to distrust the median.
+ */
+bool cp_stat_too_noisy(const struct cp_stat *s, bool higher_better);

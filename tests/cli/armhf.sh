@@ -77,18 +77,31 @@ order = [(p["driver"], p["reason"]) for p in cbc["places"]]
 assert order == [("cbc-aes-neonbs", "ranked"), ("virtio_crypto_aes_cbc", "unverified")], order
 assert "no verification on record" in cbc["places"][1]["why"], cbc["places"][1]
 ' "$tmp/held.json"
+# With Verify = no, in one gear, at 4 KiB: cbc-aes-neonbs's runs there
+# spread from 0.46 to 11.98 MB/s (median 5.24, measured beside other VMs):
+# too noisy to decide, the kernel's order kept, although virtio-crypto's
+# 64.6 would put it first.
 printf '[Policy]\nGears = any\nVerify = no\n' >"$tmp/any.conf"
-"$ctl" -c "$tmp/any.conf" plan --from "$export_file" --no-legend >"$tmp/any.txt"
-sed 's/^/# /' "$tmp/any.txt"
-ok "plan --from, Gears = any, Verify = no: cbc-aes-neonbs lowered below virtio-crypto, by its figures" \
-	grep -qE '^cbc\(aes\) +cbc-aes-neonbs +cpu +250 -> 149 +set +lowered below virtio_crypto_aes_cbc.*throughput [0-9.]+ MB/s at 4 KiB' "$tmp/any.txt"
 "$ctl" -c "$tmp/any.conf" --json plan --from "$export_file" >"$tmp/any.json"
-ok "plan --from --json, Gears = any, Verify = no: virtio-crypto then cbc-aes-neonbs, by throughput" python3 -c '
+ok "plan --from, Gears = any, Verify = no, 4 KiB: too noisy to decide, the kernel's order kept" python3 -c '
 import json, sys
 doc = json.load(open(sys.argv[1]))
 [cbc] = [a for a in doc["algorithms"] if a["name"] == "cbc(aes)"]
 order = [(p["driver"], p["reason"]) for p in cbc["places"]]
-assert [d for d, _ in order] == ["virtio_crypto_aes_cbc", "cbc-aes-neonbs"], order
-assert cbc["request_size"] == 4096 and cbc["rank"] == "throughput", cbc
+assert order == [("cbc-aes-neonbs", "too-noisy"), ("virtio_crypto_aes_cbc", "too-noisy")], order
+assert "throughput 5.24 MB/s at 4 KiB, depth 1: too noisy to decide: " in cbc["places"][0]["why"], cbc
+assert "cbc-aes-neonbs\x27s figure too noisy" in cbc["places"][1]["why"], cbc
+assert not [s for s in doc["steps"] if s["algorithm"] == "cbc(aes)"], doc["steps"]
 ' "$tmp/any.json"
+# The why is the same sentence under every locale (the state and the
+# journal keep it): "+-", not the "±" of calibrate's UTF-8 cells.
+# whys ENV...: the plan's whys, one a line, under that environment
+whys() {
+	env "$@" "$ctl" -c "$tmp/any.conf" --json plan --from "$export_file" |
+		python3 -c 'import json, sys; [print(p["why"]) for a in json.load(sys.stdin)["algorithms"] for p in a["places"]]'
+}
+whys LC_ALL=C >"$tmp/whys-c.txt"
+whys LC_ALL=C.UTF-8 >"$tmp/whys-utf8.txt"
+ok "plan --from under LC_ALL=C.UTF-8 and C: the same whys, the spread's +- in both" \
+	bash -c 'cmp -s "$1" "$2" && grep -q "too noisy to decide: +-[0-9]* %" "$1"' _ "$tmp/whys-c.txt" "$tmp/whys-utf8.txt"
 done_testing

@@ -29,13 +29,15 @@
  *          the module's give-up codes
  *   sgmulti, len64, key192, big  correct, but a cipher (skcipher, and
  *          cp_test_engine's AEADs: their text's length) flips the
- *          last output byte of a request whose source or destination is
+ *          last output byte (cp_test_engine's hashes, digest and finup:
+ *          the digest's first) of a request whose source or destination is
  *          more than one scatterlist entry (sgmulti), whose length is not
  *          a multiple of 64 (len64), keyed with a 192-bit AES key (key192),
  *          or longer than 16 KiB (big): faults of one shape, which the
  *          known-answer check's one shape misses and VERIFY finds
  *   crosstalk  correct, but a cipher's request (skcipher, the AEADs of
- *          both modules) gets its last output byte flipped when it was in
+ *          both modules; cp_test_engine's hashes: the digest's first
+ *          byte) gets its last output byte flipped when it was in
  *          flight on the engine together with a request of another
  *          transform: one of them submitted while the other was neither
  *          computed nor refused, as an engine that confuses two
@@ -142,6 +144,8 @@ static unsigned int cpt_queue_len;
 static bool cpt_backlog_on = true;
 static unsigned int cpt_latency_us;
 static unsigned int cpt_burn_us;
+static unsigned int cpt_erratic_us;
+static atomic_t cpt_erratic_tfms = ATOMIC_INIT(0);
 static atomic_t cpt_hang_after = ATOMIC_INIT(0);
 static atomic_t cpt_wrong_after = ATOMIC_INIT(0);
 
@@ -228,10 +232,10 @@ bool cpt_wrong_auth_key(unsigned int auth_key_len)
 	return READ_ONCE(cpt_mode) == CPT_AUTHKEY && auth_key_len > SHA256_BLOCK_SIZE;
 }
 
-/* @sg holds fewer than @len bytes in its first entry. */
+/* @sg holds fewer than @len bytes in its first entry (a hash of nothing may have none). */
 static bool cpt_sg_multi(struct scatterlist *sg, unsigned int len)
 {
-	return sg->length < len;
+	return sg && sg->length < len;
 }
 
 bool cpt_wrong_cipher(const struct cpt_req *r, struct scatterlist *src,
@@ -626,6 +630,35 @@ MODULE_PARM_DESC(latency_us, "sleep per request before it completes (us), as a D
 
 module_param_named(burn_us, cpt_burn_us, uint, 0644);
 MODULE_PARM_DESC(burn_us, "busy-wait on the CPU per request before it completes (us)");
+
+/* Setting erratic_us counts transforms from the start again. */
+static int cpt_erratic_set(const char *val, const struct kernel_param *kp)
+{
+	int r = param_set_uint(val, kp);
+
+	if (!r)
+		atomic_set(&cpt_erratic_tfms, 0);
+	return r;
+}
+
+static const struct kernel_param_ops cpt_erratic_ops = {
+	.set = cpt_erratic_set,
+	.get = param_get_uint,
+};
+module_param_cb(erratic_us, &cpt_erratic_ops, &cpt_erratic_us, 0644);
+MODULE_PARM_DESC(erratic_us, "N > 0: of each three cbc(aes) transforms allocated from now on, the first two wait N us more per request: a driver's runs (a transform each) that differ by factors, as on a loaded host");
+
+bool cpt_tfm_erratic(void)
+{
+	return READ_ONCE(cpt_erratic_us) &&
+	       atomic_inc_return(&cpt_erratic_tfms) % 3 != 0;
+}
+
+void cpt_erratic_wait(bool erratic, bool may_sleep)
+{
+	if (erratic)
+		cpt_wait_us(READ_ONCE(cpt_erratic_us), may_sleep);
+}
 
 module_param_named(backlog, cpt_backlog_on, bool, 0644);
 MODULE_PARM_DESC(backlog, "Y: a full queue backlogs MAY_BACKLOG requests (-EBUSY); N: it refuses every request with -ENOSPC");

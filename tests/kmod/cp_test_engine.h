@@ -98,6 +98,13 @@ bool cpt_wrong_cipher(const struct cpt_req *r, struct scatterlist *src,
 /* Whether authenc's request under an @auth_key_len-byte key is answered wrong. */
 bool cpt_wrong_auth_key(unsigned int auth_key_len);
 void cpt_flip(struct scatterlist *sg, unsigned int off);
+/*
+ * erratic_us: whether a transform allocated now is one of the two in three
+ * that wait erratic_us more per request (from its init), and that wait
+ * (from computing a request; @may_sleep: in the worker).
+ */
+bool cpt_tfm_erratic(void);
+void cpt_erratic_wait(bool erratic, bool may_sleep);
 
 /* cp_test_engine_skcipher.c */
 int cpt_skcipher_register(void);

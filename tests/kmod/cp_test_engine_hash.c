@@ -3,7 +3,9 @@
  * cp_test_engine: sha256 ("cp_test_engine_sha256") and hmac(sha256)
  * ("cp_test_engine_hmac_sha256") as ahash, computed by a synchronous
  * fallback of the same name. init/export/import (and setkey) are done at
- * once; update/final/finup/digest go through the engine.
+ * once; update/final/finup/digest go through the engine. Of the fault
+ * modes, digest and finup take wrong, sgmulti, len64, big and crosstalk
+ * (final: wrong), flipping the digest's first byte.
  *
  * geometry=small (cp_test_engine_main.c): once its self-test has passed,
  * sha256 claims a 16-byte digest, and writes only that much (the first
@@ -44,6 +46,21 @@ static struct ahash_request *cpt_sub(struct ahash_request *req)
 
 enum cpt_hash_op { CPT_UPDATE, CPT_FINAL, CPT_FINUP, CPT_DIGEST };
 
+/*
+ * Whether @op's digest is flipped: mode wrong, or a fault of the shape
+ * of the data digest and finup read (sgmulti, len64, big; crosstalk: in
+ * flight with another transform's request). No key192: a hash's key is
+ * any length.
+ */
+static bool cpt_hash_wrong(const struct cpt_req *r, enum cpt_hash_op op,
+			   struct ahash_request *req)
+{
+	if (op == CPT_FINAL)
+		return cpt_wrong();
+	return cpt_wrong_cipher(r, req->src, req->src, req->nbytes,
+				req->nbytes, 0);
+}
+
 static int cpt_hash_run(struct cpt_req *r, enum cpt_hash_op op)
 {
 	struct ahash_request *req =
@@ -72,7 +89,7 @@ static int cpt_hash_run(struct cpt_req *r, enum cpt_hash_op op)
 	}
 	if (!err && shrunk)
 		memcpy(req->result, cpt_hash_digest_buf(sub), ds);
-	if (!err && cpt_wrong())
+	if (!err && cpt_hash_wrong(r, op, req))
 		req->result[0] ^= 0x01;
 	return err;
 }

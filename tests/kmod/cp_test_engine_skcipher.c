@@ -20,6 +20,7 @@ struct cpt_sk_ctx {
 	struct crypto_skcipher *fallback;
 	struct crypto_skcipher *offload;	/* offload_to, or NULL */
 	unsigned int key_size;
+	bool erratic;	/* erratic_us: this transform waits */
 };
 
 /* offload_to's driver; never one of ours (they need a fallback) */
@@ -40,6 +41,7 @@ static int cpt_sk_init(struct crypto_skcipher *tfm)
 		return PTR_ERR(ctx->fallback);
 	subsize = crypto_skcipher_reqsize(ctx->fallback);
 	ctx->offload = NULL;
+	ctx->erratic = cpt_tfm_erratic();
 	if (cpt_offload_to) {
 		ctx->offload = cpt_sk_alloc_offload();
 		if (IS_ERR(ctx->offload)) {
@@ -84,6 +86,7 @@ static int cpt_sk_run(struct cpt_req *r, bool decrypt)
 	DECLARE_CRYPTO_WAIT(wait);
 	int err;
 
+	cpt_erratic_wait(ctx->erratic, r->in_worker);
 	skcipher_request_set_tfm(sub, offload ? ctx->offload : ctx->fallback);
 	if (offload)
 		skcipher_request_set_callback(sub, CRYPTO_TFM_REQ_MAY_SLEEP |

@@ -116,8 +116,9 @@ static bool calibrated_under(const struct cp_inventory *inv, const char *policy_
  * A name only an AEAD engine serves: under Gears = offload cpu its engine
  * goes above the CPU only once the calibration has verified it, so the
  * name is calibrated (without measuring the candidate: the gears place
- * it); not under the default gears, nor with Verify = no. An engine's
- * hash (a type the calibration does not verify) is placed by its gear.
+ * it); not under the default gears, nor with Verify = no. A hash engine's
+ * too; a compressor's (a type the calibration does not verify) is placed
+ * by its gear.
  */
 static void test_verification_workloads(struct cp_inventory *inv)
 {
@@ -136,8 +137,11 @@ static void test_verification_workloads(struct cp_inventory *inv)
 	add_engine(inv, authenc, "authenc-engine", "aead");
 	ok(calibrated_under(inv, offload, authenc, &candidates, &n) && n == 1 && !candidates,
 	   "Gears = offload cpu: the AEAD engine's name is calibrated (verified), no candidate");
-	ok(!calibrated_under(inv, offload, "hmac(sha256)", &candidates, &n),
-	   "Gears = offload cpu: the hash engine's name is not");
+	ok(calibrated_under(inv, offload, "hmac(sha256)", &candidates, &n) && !candidates,
+	   "Gears = offload cpu: the hash engine's name is calibrated (verified), no candidate");
+	add_engine(inv, "deflate", "deflate-engine", "acomp");
+	ok(!calibrated_under(inv, offload, "deflate", &candidates, &n),
+	   "Gears = offload cpu: the compressor engine's name is not");
 	/* the CPU's instance, created by an apply before: still verified */
 	add_alg(inv, authenc, "authenc(hmac(sha256-avx2),cbc-aes-aesni)", "aead", 3001);
 	ok(calibrated_under(inv, offload, authenc, &candidates, &n),

@@ -98,6 +98,7 @@ static void test_cache_round_trip(void)
 	is_int(cache.n_entries, 1, "still one entry");
 	a = entry("virtio_crypto_aes_cbc", "ABC123", 65536);
 	a.point.compressed_size = 29257; /* as a compressor's would be */
+	a.point.too_noisy = true;
 	a.verified =
 	    (struct cp_cache_verified){.seed = CP_VERIFY_SEED_MAX, .cases = 48, .by = "V1"};
 	is_int(cp_cache_put(&cache, &a), 0, "another point of the same driver");
@@ -123,6 +124,11 @@ static void test_cache_round_trip(void)
 	found = cp_cache_find(&loaded, &key_only.key, 65536, 1);
 	is_int(found ? found->point.compressed_size : 0, 29257,
 	       "a compressor's compressed size comes back");
+	ok(found && found->point.too_noisy, "a figure too noisy to decide comes back so");
+	found = cp_cache_find(&loaded, &key_only.key, 4096, 1);
+	ok(found && !found->point.too_noisy && count(text, "\"too_noisy\"") == 1,
+	   "the others do not, and say nothing of it");
+	found = cp_cache_find(&loaded, &key_only.key, 65536, 1);
 	ok(found && found->verified.seed == CP_VERIFY_SEED_MAX && found->verified.cases == 48 &&
 	       strcmp(found->verified.by, "V1") == 0,
 	   "a passed verification comes back: seed, cases, the module's build");
@@ -506,6 +512,21 @@ static void test_verification_cached(void)
 	   "the CPU's is not verified");
 	cp_calibration_free(&cal);
 
+	/* A figure too noisy to decide when cached: measured again, its pass kept. */
+	cache.entries[0].point.too_noisy = true;
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "calibrated from the cache only");
+	is_int(cal.n_from_cache, 1, "a too-noisy figure taken as it is where nothing is measured");
+	cp_calibration_free(&cal);
+	opts.cache_only = false;
+	is_int(cp_calibrate(&inv, &opts, &cal), 0, "calibrated, no budget to measure");
+	is_int(cal.n_from_cache, 0, "a too-noisy figure is not taken where it can be measured");
+	m = cp_calibration_find(&cal, "cbc-aes-engine");
+	ok(m && m->verified.state == CP_VERIFICATION_PASSED && m->verified.cached,
+	   "its engine's pass is");
+	cp_calibration_free(&cal);
+	opts.cache_only = true;
+	cache.entries[0].point.too_noisy = false;
+
 	snprintf(modules[1].srcversion, sizeof(modules[1].srcversion), "V2");
 	cp_cache_keys_forget();
 	is_int(cp_calibrate(&inv, &opts, &cal), 0, "calibrated again, another build loaded");
@@ -519,7 +540,7 @@ static void test_verification_cached(void)
 		cached.point.verdict = CP_VERDICT_FAULTY;
 		ok(!cp_measured_wants_verification(&copy),
 		   "one its known answer found faulty is not");
-		copy.type = CRYPTOPRIO_TYPE_HASH;
+		copy.type = CRYPTOPRIO_TYPE_ACOMP;
 		cached.point.verdict = CP_VERDICT_MEASURED;
 		ok(!cp_measured_wants_verification(&copy), "nor a type the module does not verify");
 	}
@@ -666,37 +687,80 @@ static void test_candidates_selected(void)
 }
 
 /* The pure test that ends a name's runs: gears, noise, what is not ranked by figures. */
+static bool order_known(const unsigned *gear, const bool *measured, const double *value,
+			const double *noise, const bool *too_noisy, size_t n, bool *again,
+			bool *noisy)
+{
+	struct cp_rank_figure f[3];
+
+	for (size_t i = 0; i < n; i++)
+		f[i] = (struct cp_rank_figure){gear[i], measured[i], value[i], noise[i],
+					       too_noisy ? too_noisy[i] : false};
+	return cp_calibration_order_known(n, f, again, noisy);
+}
+
 static void test_order_known(void)
 {
 	const unsigned one[] = {0, 0}, two[] = {0, 1}, none[] = {0, CP_GEAR_NONE};
 	const bool both[] = {true, true}, first_only[] = {true, false};
 	const double apart[] = {100, 80}, close[] = {100, 97}, noise[] = {2, 2};
-	bool again[3];
+	bool again[3], noisy[3];
 
-	ok(cp_calibration_order_known(2, one, both, apart, noise, again) && !again[0] && !again[1],
+	ok(order_known(one, both, apart, noise, NULL, 2, again, noisy) && !again[0] && !again[1],
 	   "one gear, apart beyond the sum of the noises: known");
-	ok(!cp_calibration_order_known(2, one, both, close, noise, again) && again[0] && again[1],
+	ok(!order_known(one, both, close, noise, NULL, 2, again, noisy) && again[0] && again[1] &&
+	       !noisy[0],
 	   "one gear, within noise: both run again");
-	ok(cp_calibration_order_known(2, two, both, close, noise, again) && !again[0],
+	ok(order_known(two, both, close, noise, NULL, 2, again, noisy) && !again[0],
 	   "two gears: the gears decide, whatever the figures");
-	ok(cp_calibration_order_known(2, none, both, close, noise, again),
+	ok(order_known(none, both, close, noise, NULL, 2, again, noisy),
 	   "a place fixed by the policy (Pin=, Priority=, Exclude=) does not wait for figures");
-	ok(cp_calibration_order_known(2, one, first_only, close, noise, again),
+	ok(order_known(one, first_only, close, noise, NULL, 2, again, noisy),
 	   "a faulty, hung or unreachable one is placed by its verdict");
 
 	const unsigned three[] = {0, 1, 0};
 	const bool all3[] = {true, true, true};
 	const double v3[] = {100, 99, 98}, n3[] = {1, 1, 1};
 
-	ok(!cp_calibration_order_known(3, three, all3, v3, n3, again) && again[0] && !again[1] &&
+	ok(!order_known(three, all3, v3, n3, NULL, 3, again, noisy) && again[0] && !again[1] &&
 	       again[2],
 	   "only the pair within noise in one gear runs again");
+
+	/* 357 against 6.52 (a run at 163): apart beyond noise, but the second says nothing. */
+	const double host[] = {357, 6.52}, host_noise[] = {10, 3};
+	const bool second_noisy[] = {false, true};
+
+	ok(!order_known(one, both, host, host_noise, second_noisy, 2, again, noisy) && again[0] &&
+	       again[1] && noisy[0] && noisy[1],
+	   "a figure too noisy to decide: not known, both run again, both marked noisy");
+	ok(order_known(two, both, host, host_noise, second_noisy, 2, again, noisy) && !noisy[1],
+	   "in a gear of its own a noisy figure decides nothing: not marked");
 
 	struct cp_stat tight = {.n = 3, .median = 100, .mad = 0.1},
 		       loose = {.n = 3, .median = 100, .mad = 4};
 
 	ok(cp_stat_noise(&tight) == 100 * CP_STAT_NOISE_FLOOR / 2, "noise: at least the floor");
 	ok(cp_stat_noise(&loose) == 12, "noise: three median absolute deviations");
+}
+
+/* When a figure is too noisy to decide anything. */
+static void test_too_noisy(void)
+{
+	struct cp_stat s = {.n = 3, .median = 6.52, .min = 6.1, .max = 163, .mad = 0.4};
+
+	ok(cp_stat_too_noisy(&s, true), "6.52 MB/s with a run at 163: too noisy");
+	ok(!cp_stat_too_noisy(&s, false), "as a time, the same runs: the best is near the median");
+	s = (struct cp_stat){.n = 3, .median = 65, .min = 46.7, .max = 83.5, .mad = 18.3};
+	ok(!cp_stat_too_noisy(&s, true), "65 MB/s, runs 47 to 84 (a loaded host): it decides");
+	s = (struct cp_stat){.n = 3, .median = 5.24, .min = 0.46, .max = 11.98, .mad = 4.78};
+	ok(cp_stat_too_noisy(&s, true), "5.24 MB/s, runs 0.46 to 11.98: too noisy");
+	s = (struct cp_stat){.n = 3, .median = 300, .min = 5, .max = 310, .mad = 10};
+	ok(!cp_stat_too_noisy(&s, true), "one slow first run: it decides");
+	s = (struct cp_stat){.n = 3, .median = 1000, .min = 400, .max = 1100, .mad = 100};
+	ok(cp_stat_too_noisy(&s, false),
+	   "a time whose best run is under half the median: too noisy");
+	s = (struct cp_stat){.n = 1, .median = 6.52, .min = 6.52, .max = 6.52};
+	ok(!cp_stat_too_noisy(&s, true), "a single run: never");
 }
 
 static bool group_has(const struct cp_inventory *inv, const char *name, enum cp_class class)
@@ -793,6 +857,7 @@ int main(void)
 	test_verification_cached();
 	test_candidates_selected();
 	test_order_known();
+	test_too_noisy();
 	test_names_by_tier();
 	return done_testing();
 }

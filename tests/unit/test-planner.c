@@ -486,6 +486,86 @@ static void test_noise(void)
 	cp_inventory_free(&inv);
 }
 
+/* @m's throughput too noisy to decide, its runs spread by +-@spread. */
+static struct cp_measurement too_noisy(struct cp_measurement m, double spread)
+{
+	m.throughput.spread = spread;
+	m.throughput.too_noisy = true;
+	return m;
+}
+
+static const char *why_at(const struct cp_plan *plan, const char *name, size_t i)
+{
+	const struct cp_plan_algorithm *a = cp_plan_find_algorithm(plan, name);
+
+	return a && i < a->n_places ? a->places[i].why : "(none)";
+}
+
+/*
+ * A figure too noisy to decide (the host's load, not the implementation)
+ * reorders nothing in its gear, whichever side it favours; in a gear of
+ * its own it decides nothing anyway.
+ */
+static void test_too_noisy(void)
+{
+	static const struct row rows[] = {
+	    {"cbc(aes)", "cbc-aes-aesni", "skcipher", 400, CPU, TESTED},
+	    {"cbc(aes)", "virtio_crypto_aes_cbc", "skcipher", 150, OFF, TESTED},
+	};
+	const struct cp_measurement noisy_engine[] = {
+	    tput("cbc-aes-aesni", 65536, 8, 400, 20),
+	    too_noisy(tput("virtio_crypto_aes_cbc", 65536, 8, 6.52, 3), 78.55),
+	};
+	const struct cp_measurement noisy_cpu[] = {
+	    too_noisy(tput("cbc-aes-aesni", 65536, 8, 10, 6), 6),
+	    tput("virtio_crypto_aes_cbc", 65536, 8, 357, 10),
+	};
+	const struct cp_measurement quiet[] = {
+	    tput("cbc-aes-aesni", 65536, 8, 70, 2),
+	    tput("virtio_crypto_aes_cbc", 65536, 8, 357, 10),
+	};
+	_cleanup_(cp_policy_freep) struct cp_policy *any =
+	    policy_from("[Algorithm cbc(aes)]\nGears = any\nRequestSize = 64K\nInFlight = 8\n");
+	_cleanup_(cp_policy_freep) struct cp_policy *offload_first =
+	    policy_from("[Algorithm cbc(aes)]\nGears = offload cpu\nVerify = no\n"
+			"RequestSize = 64K\nInFlight = 8\n");
+	struct cp_inventory inv;
+	struct cp_plan *plan;
+
+	inventory_from(&inv, rows, ARRAY_SIZE(rows));
+	plan = plan_of(&inv, noisy_engine, ARRAY_SIZE(noisy_engine), any);
+	is_int(plan->n_steps, 0, "an engine's figure 6.52+-78.55, too noisy: nothing moves");
+	is_str(place(plan, "cbc(aes)", 1), "virtio_crypto_aes_cbc", "the kernel's order kept");
+	is_int(reason(plan, "cbc(aes)", 1), CP_PLACE_TOO_NOISY, "reason: too noisy");
+	ok(strstr(why_at(plan, "cbc(aes)", 1), ": too noisy to decide: +-1205 %, kernel's order"),
+	   "its why: %s", why_at(plan, "cbc(aes)", 1));
+	is_int(reason(plan, "cbc(aes)", 0), CP_PLACE_TOO_NOISY, "its neighbours too");
+	ok(strstr(why_at(plan, "cbc(aes)", 0), "virtio_crypto_aes_cbc's figure too noisy"),
+	   "their why names it: %s", why_at(plan, "cbc(aes)", 0));
+	cp_plan_free(plan);
+
+	plan = plan_of(&inv, noisy_cpu, ARRAY_SIZE(noisy_cpu), any);
+	is_int(plan->n_steps, 0, "the CPU's figure noisy, the engine's clear: nothing moves");
+	is_str(place(plan, "cbc(aes)", 0), "cbc-aes-aesni", "the CPU kept first");
+	ok(strstr(why_at(plan, "cbc(aes)", 0), "+-60 %"), "the CPU's own share: %s",
+	   why_at(plan, "cbc(aes)", 0));
+	cp_plan_free(plan);
+
+	plan = plan_of(&inv, quiet, ARRAY_SIZE(quiet), any);
+	is_str(place(plan, "cbc(aes)", 0), "virtio_crypto_aes_cbc", "quiet figures rank");
+	is_int(reason(plan, "cbc(aes)", 0), CP_PLACE_RANKED, "reason: ranked");
+	cp_plan_free(plan);
+
+	plan = plan_of(&inv, noisy_engine, ARRAY_SIZE(noisy_engine), offload_first);
+	is_str(place(plan, "cbc(aes)", 0), "virtio_crypto_aes_cbc",
+	       "the engine alone in its gear: the gear places it, noisy or not");
+	is_int(reason(plan, "cbc(aes)", 0), CP_PLACE_RANKED, "not a noise reason there");
+	is_str(place(plan, "cbc(aes)", 1), "cbc-aes-aesni", "the CPU's gear ranked as before");
+	is_int(reason(plan, "cbc(aes)", 1), CP_PLACE_RANKED, "its figures are quiet");
+	cp_plan_free(plan);
+	cp_inventory_free(&inv);
+}
+
 /* A failed verification: faulty as a mismatch is, its first failing case in the why. */
 static void test_faulty_by_verification(const struct cp_inventory *inv)
 {
@@ -522,15 +602,15 @@ static void test_unverified(void)
 	static const struct row rows[] = {
 	    {"cbc(aes)", "virtio_crypto_aes_cbc", "skcipher", 150, OFF, TESTED | CP_ALG_ASYNC},
 	    {"cbc(aes)", "cbc-aes-aesni", "skcipher", 400, CPU, TESTED},
-	    {"sha256", "sha256-engine", "ahash", 300, OFF, TESTED | CP_ALG_ASYNC},
-	    {"sha256", "sha256-avx2", "shash", 170, CPU, TESTED},
+	    {"deflate", "deflate-engine", "acomp", 300, OFF, TESTED | CP_ALG_ASYNC},
+	    {"deflate", "deflate-generic", "scomp", 100, CPU, TESTED},
 	};
 	const char *why = "the cryptoprio module is not loaded (No such file or directory)";
 	const struct cp_measurement not_run[] = {
 	    unverified(tput("virtio_crypto_aes_cbc", 4096, 1, 900, 10), why),
 	    tput("cbc-aes-aesni", 4096, 1, 300, 5),
-	    unverified(tput("sha256-engine", 4096, 1, 900, 10), ""),
-	    tput("sha256-avx2", 4096, 1, 300, 5),
+	    unverified(tput("deflate-engine", 4096, 1, 900, 10), ""),
+	    tput("deflate-generic", 4096, 1, 300, 5),
 	};
 	const struct cp_measurement passed[] = {
 	    tput("virtio_crypto_aes_cbc", 4096, 1, 900, 10),
@@ -581,8 +661,8 @@ static void test_unverified(void)
 		   "unverified, case %zu: its why says '%s': %s", i, cases[i].engine_why,
 		   engine ? engine->why : "(none)");
 		if (!cases[i].passed && strstr(cases[i].policy, "offload cpu"))
-			is_str(place(plan, "sha256", 0), "sha256-engine",
-			       "unverified, case %zu: a hash engine (a type VERIFY does not take) "
+			is_str(place(plan, "deflate", 0), "deflate-engine",
+			       "unverified, case %zu: a compressor engine (a type not verified) "
 			       "first as the gears say",
 			       i);
 	}
@@ -881,6 +961,7 @@ int main(void)
 	test_allwinner();
 	test_policy_rules();
 	test_noise();
+	test_too_noisy();
 	test_faulty();
 	test_unverified();
 	test_touch();

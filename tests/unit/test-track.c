@@ -327,6 +327,12 @@ static void test_cache_entries(void)
 	ok(kept.n_entries == 1 && strcmp(kept.entries[0].key.driver, "xts-aes-x") == 0,
 	   "the finished name's, not the pending one's");
 	cp_cache_free(&kept);
+	points[1].too_noisy = true;
+	is_int(cp_calibration_cache_put(&r.calibration, 1000, &kept), 1,
+	       "a figure too noisy to decide is kept");
+	ok(kept.n_entries == 1 && kept.entries[0].point.too_noisy, "as such");
+	cp_cache_free(&kept);
+	points[1].too_noisy = false;
 
 	/* A figure from the cache, its engine verified now: put again with the pass. */
 	points[1].cached = true;

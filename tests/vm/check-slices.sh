@@ -68,7 +68,22 @@ same() { diff -u "$1" "$2" | sed 's/^/# /'; [[ ${PIPESTATUS[0]} -eq 0 ]]; }
 nonempty() { [[ -s $1 ]]; }
 # shellcheck disable=SC2317
 listed_once() { nonempty "$1" && no_repeats "$1"; }
+# every_scenario_in_matrix: each scenario has its line in the matrix (one
+# missing runs on every target of every arch, in every CI run: it must be
+# asked for).
+# shellcheck disable=SC2317
+every_scenario_in_matrix() {
+	local dir f s missing=()
+	dir=$(dirname "$run")/scenarios
+	for f in "$dir"/*/test.sh; do
+		s=${f%/test.sh} s=${s##*/}
+		awk -v s="$s" '{ sub(/#.*/, "") } $1 == s { found = 1 } END { exit !found }' \
+			"$dir/matrix" || missing+=("$s")
+	done
+	[[ ${#missing[@]} -eq 0 ]] || { printf '# not in the matrix: %s\n' "${missing[@]}"; return 1; }
+}
 
+ok "every scenario has its line in the matrix" every_scenario_in_matrix
 ok "the full run lists pairs, each once" listed_once "$tmp/full.pairs"
 ok "the matrix lists pairs, each once" listed_once "$tmp/matrix.pairs"
 for ((i = 1; i <= n_slices; i++)); do

@@ -297,17 +297,18 @@ impl_field() {
 
 # case_of_shape MODE FAILURE: verify's FAILURE is a case of seed 42 whose
 # output differs, of the shape the test engine's MODE is wrong on (an
-# AEAD's: the text's length, a layout over its AD and text).
+# AEAD's: the text's length, a layout over its AD and text; a hash's:
+# the data digested, an unkeyed one's without a key).
 case_of_shape() {
 	python3 - "$1" "$2" <<'PY'
 import re, sys
 mode, text = sys.argv[1], sys.argv[2]
-m = re.search(r"^case \d+ of seed 42: (encrypt|decrypt) (\d+) bytes, (\d+)-byte key, "
+m = re.search(r"^case \d+ of seed 42: (encrypt|decrypt|digest) (\d+) bytes, (?:(\d+)-byte key, )?"
               r"(?:\d+-byte authentication key, )?(?:AD (\d+), tag \d+, )?(?:bit \d+ flipped, )?"
-              r"(in place|out of place), src (.*): output differs", text)
+              r"(?:(?:in place|out of place), src |data in )(.*): output differs", text)
 if not m:
     sys.exit("not a case of seed 42 whose output differs: " + text)
-n, key, layout = int(m.group(2)), int(m.group(3)), m.group(6)
+n, key, layout = int(m.group(2)), int(m.group(3) or 0), m.group(5)
 ok = {"sgmulti": "entries" in layout, "len64": n % 64 != 0, "key192": key == 24,
       "big": n > 16384}[mode]
 sys.exit(0 if ok else "not of the shape of mode " + mode)
@@ -444,6 +445,42 @@ check_shapes() {
 		fi
 		printf '%s %s\n' "$drv" "$(proc_crypto_field "$drv" selftest)" >>"$CP_RESULTS/selftest.txt"
 	done
+}
+
+# traced OUT CMD...: CMD, under strace (its renames to OUT) where there is one.
+traced() {
+	local out=$1
+	shift
+	if command -v strace >/dev/null; then
+		# (arm64 has renameat and renameat2 only: every rename*.)
+		strace -f -qq --seccomp-bpf -e trace=/^rename -o "$out" "$@"
+	else
+		: >"$out"
+		"$@"
+	fi
+}
+# check_state_writes DESC OUT WANT: checks that the renames onto the state
+# file in OUT are WANT (said, not checked, without strace).
+check_state_writes() {
+	local n
+	if ! command -v strace >/dev/null; then
+		log "strace not found: not checked: $1"
+		return 0
+	fi
+	n=$(grep -c "^[0-9]* *rename[a-z0-9]*(.*, \"$state\"[,)]" "$2") || n=0
+	check "$1 (written $n times)" test "$n" = "$3"
+}
+# daemon_state_writes ERR: the writes of the state file due from the daemon
+# runs that ERR (a --once's stderr) reports: twice by a run that changes
+# something (before the first change, then after the last with the
+# daemon's record), once by one that has nothing to change, whatever its
+# figures (too noisy to decide included). What the start's budget left is
+# measured after READY, each name a run of its own.
+daemon_state_writes() {
+	local runs changed
+	runs=$(grep -cE '^cryptoprio-daemon: Policy (in force|applied) \(' "$1") || runs=0
+	changed=$(grep -cE '^cryptoprio-daemon: Policy applied \(' "$1") || changed=0
+	echo $((runs + changed))
 }
 
 # needs_strace: skips the scenario (77) where strace is missing.
@@ -811,6 +848,17 @@ ms_of() {
 # before A B: true if the time A is before B, both in seconds as
 # `date +%s.%N` prints them (decimals, which the shell's arithmetic lacks).
 before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'; }
+
+# unload_verifier_clean BASE: cryptoprio.ko and cp_test_engine.ko
+# unloaded, the kernel log since dmesg's line BASE (kept in the results'
+# dmesg.txt) without an oops, BUG or warning.
+unload_verifier_clean() {
+	check "rmmod cryptoprio" rmmod cryptoprio
+	check "rmmod cp_test_engine" rmmod cp_test_engine
+	dmesg | tail -n +"$(($1 + 1))" >"$CP_RESULTS/dmesg.txt"
+	check "kernel log since the first verification: no oops, BUG or warning" \
+		kernel_log_clean "$CP_RESULTS/dmesg.txt"
+}
 
 # unload_test_engine: rmmod cp_test_engine, saying what holds it when
 # refused, then cryptoprio: a misbehaving engine's scenario ends with

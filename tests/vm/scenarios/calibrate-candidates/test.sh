@@ -6,7 +6,8 @@
 #     removes it, and whatever came with it, before it answers, so the
 #     kernel's list is as it was; an echainiv is measured as the authenc it
 #     wraps (creating one sets up the kernel's default RNG, drbg and its
-#     hashes, for good);
+#     hashes, for good: an SA of another name does it before the list is
+#     taken);
 #   - Gears = any ranks the candidate by those figures: by latency, against
 #     the engine slowed to 5 ms a request, it comes first (by throughput a
 #     composite's runs under TCG can spread beyond the gap), apply creates
@@ -48,6 +49,18 @@ check "the engine's echainiv passed its self-test" wait_for_driver $eng_e 120
 wait_for_selftests cp_caam_engine 120 || true
 check "the engine's echainiv is the only one" test "$(first_of "$E")" = $eng_e
 echo 5000 >/sys/module/cp_caam_engine/parameters/latency_us
+
+# The kernel's default RNG is set up, for good, by the first instance of
+# the echainiv or seqiv template the kernel allocates (drbg, ansi_cprng,
+# jitterentropy and their hashes: modules on 6.1, which the calibration's
+# candidate loaded after the list was taken; the engine's own echainiv is
+# no template's). An SA with hmac(sha1), which the engine does not serve,
+# makes the CPU's echainiv instance first.
+check "an SA on the CPU's echainiv of hmac(sha1) (the default RNG set up)" \
+	ip xfrm state add src 127.0.0.1 dst 127.0.0.2 proto esp spi 0x1ff \
+	enc 'cbc(aes)' 0x000102030405060708090a0b0c0d0e0f \
+	auth 'hmac(sha1)' 0x000102030405060708090a0b0c0d0e0f10111213
+ip xfrm state flush
 
 # 1. calibrate through the module: both measured, nothing left behind
 drivers_now >"$r/before"

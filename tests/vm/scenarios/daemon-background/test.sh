@@ -4,8 +4,9 @@
 # within the budget (plus its start) with names still to measure, which
 # status lists; it then measures them one at a time, caches them, applies
 # what they change and says "Nothing left to measure"; the next start
-# measures nothing. --once does the same before it exits: READY=1 first
-# (where a notify socket is given), then the rest. A name's first runs go
+# measures nothing but what stayed too noisy to decide (a loaded host).
+# --once does the same before it exits: READY=1 first (where a notify
+# socket is given), then the rest. A name's first runs go
 # round by round: a short budget leaves no driver unmeasured while another ran twice.
 #
 # Depends only on cryptoprio (the background calibration): not in CI's
@@ -77,11 +78,27 @@ check "the engine's cbc(aes) is measured and cached" \
 kill "$pid"
 check "the daemon exited" wait_until 30 gone "$pid"
 
-# The next start measures nothing: READY with every figure from the cache.
+# too_noisy_points: the cache's points too noisy to decide when measured (a
+# best run over twice the median: a loaded host), which the next
+# calibration that measures measures again
+too_noisy_points() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(1 for m in d["machines"] for e in m["entries"] if e.get("too_noisy")))' "$cache"
+}
+
+# The next start measures nothing, but what was too noisy to decide: READY
+# with every other figure from the cache.
+noisy=$(too_noisy_points)
 read -r ready_ms pid < <(start_daemon "$CP_RESULTS/daemon2.err")
-log "second start: READY=1 after $ready_ms ms"
-check "the second start measured nothing" test "$(record last_measured)" = 0
-check "and left nothing" not grep -q ' to measure after READY' "$CP_RESULTS/daemon2.err"
+log "second start: READY=1 after $ready_ms ms; $noisy points were too noisy to decide"
+if ((noisy == 0)); then
+	check "the second start measured nothing" test "$(record last_measured)" = 0
+	check "and left nothing" not grep -q ' to measure after READY' "$CP_RESULTS/daemon2.err"
+else
+	# within the 300 ms budget or not: what it measured is those points at most
+	check "the second start measured those points at most" test "$(record last_measured)" -le "$noisy"
+fi
 kill "$pid"
 check "the second daemon exited" wait_until 30 gone "$pid"
 
@@ -98,10 +115,14 @@ log "--once: READY=1 after $ready_ms ms, exited after about $total_ms ms"
 check "--once: READY=1 well before it exits" test $((ready_ms + 300)) -lt "$total_ms"
 check "--once: the rest measured before the exit" grep -qE 'Measuring [1-9][0-9]* names? the budget left' "$CP_RESULTS/once.err"
 rc=0
+noisy=$(too_noisy_points)
 "$daemon" --once -c $pol 2>"$CP_RESULTS/once2.err" || rc=$?
 cat "$CP_RESULTS/once2.err"
 check "a second --once exits 0" test "$rc" = 0
-check "a second --once: 0 measured" grep -qE 'calibration [a-z_-]+, [0-9]+ from cache, 0 measured' "$CP_RESULTS/once2.err"
+measured=$(sed -n 's/.*calibration [a-z_-]*, [0-9]* from cache, \([0-9]*\) measured.*/\1/p' \
+	"$CP_RESULTS/once2.err" | head -n 1)
+check "a second --once: nothing measured but the $noisy points too noisy to decide" \
+	test "${measured:-x}" -le "$noisy"
 
 # A name's first runs go round by round: a budget that runs short leaves
 # no driver of the name unmeasured while another got a second run. The

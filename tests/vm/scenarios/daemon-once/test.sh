@@ -19,29 +19,6 @@ elif [[ $CP_KVER_ALIAS == 7.2 ]]; then
 fi
 rm -f /etc/cryptoprio.conf
 
-# traced OUT CMD...: CMD, under strace (its renames to OUT) where there is one.
-traced() {
-	local out=$1
-	shift
-	if command -v strace >/dev/null; then
-		# (arm64 has renameat and renameat2 only: every rename*.)
-		strace -f -qq --seccomp-bpf -e trace=/^rename -o "$out" "$@"
-	else
-		: >"$out"
-		"$@"
-	fi
-}
-# check_state_writes DESC OUT WANT: checks that the renames onto the state
-# file in OUT are WANT (said, not checked, without strace).
-check_state_writes() {
-	local n
-	if ! command -v strace >/dev/null; then
-		log "strace not found: not checked: $1"
-		return 0
-	fi
-	n=$(grep -c "^[0-9]* *rename[a-z0-9]*(.*, \"$state\"[,)]" "$2") || n=0
-	check "$1 (written $n times)" test "$n" = "$3"
-}
 "$ctl" set virtio_crypto_aes_cbc 3000
 check "the engine is at 3000" test "$(proc_crypto_prio virtio_crypto_aes_cbc)" = 3000
 check "the engine is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = virtio_crypto_aes_cbc
@@ -59,12 +36,8 @@ rc=0
 traced "$CP_RESULTS/once.strace" "$daemon" --once 2>"$CP_RESULTS/once.err" || rc=$?
 cat "$CP_RESULTS/once.err"
 check "--once exits 0" test "$rc" = 0
-# What the budget left is measured after the first run, each name a run of
-# its own with its own writes: once when it changes nothing, else twice.
-later=$(grep -c 'Policy in force (background)' "$CP_RESULTS/once.err") || later=0
-changed=$(grep -c 'Policy applied (background)' "$CP_RESULTS/once.err") || changed=0
-check_state_writes "the state written twice: ahead, then with the record (and $later+2*$changed by the later runs)" \
-	"$CP_RESULTS/once.strace" $((2 + later + 2 * changed))
+check_state_writes "the state written twice: ahead, then with the record (and once or twice by each later run)" \
+	"$CP_RESULTS/once.strace" "$(daemon_state_writes "$CP_RESULTS/once.err")"
 check "$cpu_cbc is the cbc(aes) winner" test "$(first_of 'cbc(aes)')" = "$cpu_cbc"
 check "stderr: the engine's change with its reason" \
 	grep -qE '^cryptoprio-daemon: virtio_crypto_aes_cbc \(cbc\(aes\)\): priority 3000 -> [0-9]+ \(' \

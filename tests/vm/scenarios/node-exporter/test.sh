@@ -8,6 +8,8 @@
 # a cache shared by a fleet.
 #
 # Depends only on cryptoprio (its metrics): not in CI's matrix, by rotation.
+[[ $(uname -m) == x86_64 ]] ||
+	skip "tests/vm/fetch-packages unpacks the host's node_exporter (x86_64) only"
 ne=$CP_PACKAGES/prometheus-node-exporter/usr/bin/prometheus-node-exporter
 dir=/var/lib/prometheus/node-exporter
 [[ -x $ne ]] || fail "no node_exporter at $ne (tests/vm/fetch-packages)"

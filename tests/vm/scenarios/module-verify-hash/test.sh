@@ -1,0 +1,94 @@
+# Differential verification of hashes (cryptoprioctl verify, the module's
+# VERIFY): the test engine's sha256 and hmac(sha256) pass against their
+# references under several seeds, digests of 0 bytes and hmac's keys past
+# its block included; their faults of one shape (mode sgmulti, len64,
+# big) keep the self-test and calibrate's known answer ok and are found,
+# with a case its seed reproduces; crosstalk (two transforms' requests in
+# the engine at once) only by the cases together; the CAAM-like engine's
+# hmac, which hashes a long key itself, passes too. Skciphers:
+# module-verify; AEADs: module-verify-aead.
+p=/sys/module/cp_test_engine/parameters
+r=$CP_RESULTS
+sha=cp_test_engine_sha256
+hmac=cp_test_engine_hmac_sha256
+load_test_engine $sha $hmac
+base=$(dmesg | wc -l)
+
+for seed in 1 2 3; do
+	verify_json "$r/ok-$seed.json" $sha $hmac --seed "$seed"
+	jget "$r/ok-$seed.json" "'\\n'.join('%s %s %s %s' % (i['driver'], i['verdict'], i['reference'], i.get('failure', '')) for i in d['implementations'])"
+	check "mode ok, seed $seed: both passed 48 cases against a reference, exit 0" \
+		test "$rc $(jget "$r/ok-$seed.json" "len(d['implementations']), set((i['verdict'], i['cases'], i['reference'] not in (None, i['driver'])) for i in d['implementations'])")" = \
+		"0 (2, {('passed', 48, True)})"
+done
+
+# What the cases are: a replay of a seed's cases on a wrong engine names
+# them. Mode wrong flips every digest: case 0 of each seed fails, in
+# words; seed 14's digests nothing (a seed names the same cases on
+# every kernel and arch).
+echo wrong >"$p/mode"
+for seed in 1 2 3 14; do
+	"$ctl" verify --json $sha $hmac --seed "$seed" --cases 1 >"$r/case0-$seed.json" || true
+done
+echo ok >"$p/mode"
+cases=$(for f in "$r"/case0-*.json; do jget "$f" "'\\n'.join(i['failure'] for i in d['implementations'])"; done)
+printf '%s\n' "$cases" | head -4
+check "mode wrong: case 0 of every seed fails, a digest in words" \
+	test "$(printf '%s\n' "$cases" | grep -c '^case 0 of seed [0-9]*: digest [0-9]* bytes, .*output differs')" = 8
+check "sha256's cases have no key" not grep -q "^case 0 of seed [0-9]*: digest [0-9]* bytes, [0-9]*-byte key.*$sha" <(printf '%s\n' "$cases")
+check "seed 14's: 0 bytes" grep -q '^case 0 of seed 14: digest 0 bytes, ' <(printf '%s\n' "$cases")
+# hmac's key takes each length its reference takes in turn (1, 16, 20,
+# 24, 32, 48, 63, 64, 65...): case 8's is 65 bytes, past the block. The
+# engine wrong from its 9th request on (wrong_after) fails it there.
+echo 9 >"$p/wrong_after"
+verify_json "$r/hmac-key.json" $hmac --seed 42
+log "wrong_after 9: $(impl_field "$r/hmac-key.json" "i.get('failure')" $hmac)"
+check "hmac, case 8: a 65-byte key (exit 4)" \
+	test "$rc $(impl_field "$r/hmac-key.json" "i['failed_case'], ', 65-byte key, ' in i['failure']" $hmac)" = "4 (8, True)"
+echo 0 >"$p/wrong_after"
+
+for mode in sgmulti len64 big; do
+	echo "$mode" >"$p/mode"
+	check "mode $mode: the self-test passed (/proc/crypto)" \
+		test "$(proc_crypto_field $sha selftest)" = passed
+	check "mode $mode: calibrate's known answer ok (4 KiB)" \
+		test "$(kat $sha "$r/kat-$mode.json" --size 4096)" = ok
+	verify_json "$r/$mode.json" $sha --seed 42 --cases 256
+	failure=$(impl_field "$r/$mode.json" "i['failure']" $sha) || failure=
+	log "mode $mode: $failure"
+	check "mode $mode: verify finds sha256 faulty (exit 4)" \
+		test "$rc $(impl_field "$r/$mode.json" "i['verdict']" $sha)" = "4 failed"
+	check "mode $mode: the failing case is of the mode's shape, with its seed" \
+		case_of_shape "$mode" "$failure"
+	verify_json "$r/$mode-again.json" $sha --seed 42 --cases 256
+	check "mode $mode: the same seed reproduces the same case" \
+		test "$(impl_field "$r/$mode-again.json" "i['failed_case'], i['failure']" $sha)" = \
+		"$(impl_field "$r/$mode.json" "i['failed_case'], i['failure']" $sha)"
+done
+echo ok >"$p/mode"
+
+# crosstalk on hmac(sha256): its 12 cases alone pass, the default 48's
+# last 12, in rounds of four transforms with 2 ms requests, find it.
+echo crosstalk >"$p/mode"
+echo 2000 >"$p/latency_us"
+verify_json "$r/crosstalk-alone.json" $hmac --seed 42 --cases 12
+check "mode crosstalk: 12 cases alone pass (exit 0)" \
+	test "$rc $(impl_field "$r/crosstalk-alone.json" "i['verdict'], i['cases']" $hmac)" = "0 ('passed', 12)"
+verify_json "$r/crosstalk.json" $hmac --seed 42
+log "mode crosstalk: $(impl_field "$r/crosstalk.json" "i.get('failure')" $hmac)"
+check "mode crosstalk: 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
+	test "$rc $(impl_field "$r/crosstalk.json" "i['verdict'], 36 <= i['failed_case'] <= 47, \"sent with 3 other transforms' requests: output differs\" in i['failure']" $hmac)" = \
+	"4 ('failed', True, True)"
+echo ok >"$p/mode"
+echo 0 >"$p/latency_us"
+
+# The CAAM-like engine's hmac(sha256): its own key schedule (a key past
+# the block hashed first), against hmac(sha256-generic).
+check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
+check "hmac-sha256-cp-caam passed its self-test" wait_for_driver hmac-sha256-cp-caam
+verify_json "$r/caam.json" hmac-sha256-cp-caam --seed 7
+check "hmac-sha256-cp-caam: passed 48 cases, exit 0" \
+	test "$rc $(impl_field "$r/caam.json" "i['verdict'], i['cases']" hmac-sha256-cp-caam)" = "0 ('passed', 48)"
+check "rmmod cp_caam_engine" wait_until 20 rmmod cp_caam_engine
+
+unload_verifier_clean "$base"
