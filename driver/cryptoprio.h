@@ -101,6 +101,7 @@ struct cp_slot {
 	struct work_struct work;
 	atomic_t in_submit;		/* inside the driver's encrypt/digest */
 	int err;			/* the last request's result */
+	bool pointed;			/* by verify.c at a case (cp_run_point) */
 	/* verify.c: a case's lists over src's and dst's pages, freed with the run */
 	struct sg_table layout[2];
 };
