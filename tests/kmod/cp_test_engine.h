@@ -95,6 +95,8 @@ bool cpt_wrong_req(const struct cpt_req *r);
 bool cpt_wrong_cipher(const struct cpt_req *r, struct scatterlist *src,
 		      struct scatterlist *dst, unsigned int sg_len,
 		      unsigned int len, unsigned int key_size);
+/* Mode overrun: an output space found too short is written past. */
+bool cpt_overrun(void);
 /* Whether authenc's request under an @auth_key_len-byte key is answered wrong. */
 bool cpt_wrong_auth_key(unsigned int auth_key_len);
 void cpt_flip(struct scatterlist *sg, unsigned int off);
