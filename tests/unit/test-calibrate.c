@@ -540,7 +540,7 @@ static void test_verification_cached(void)
 		cached.point.verdict = CP_VERDICT_FAULTY;
 		ok(!cp_measured_wants_verification(&copy),
 		   "one its known answer found faulty is not");
-		copy.type = CRYPTOPRIO_TYPE_ACOMP;
+		copy.type = CRYPTOPRIO_TYPE_AKCIPHER;
 		cached.point.verdict = CP_VERDICT_MEASURED;
 		ok(!cp_measured_wants_verification(&copy), "nor a type the module does not verify");
 	}
