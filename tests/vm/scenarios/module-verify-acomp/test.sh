@@ -1,0 +1,94 @@
+# Differential verification of compressors (cryptoprioctl verify, the
+# module's VERIFY): the test engine's deflate round-trips with the
+# kernel's under several seeds, both ways, texts of every kind, output
+# spaces tight and not; so does its stored-block compressor (a ratio of
+# 1:1 is no fault). Faults of one shape (mode len64, big) keep
+# calibrate's known answer ok and are found, a case its seed reproduces;
+# an engine that writes past a space too short (mode overrun) only by a
+# tight case's canary; crosstalk only by the cases together. Ciphers:
+# module-verify; hashes: module-verify-hash.
+p=/sys/module/cp_test_engine/parameters
+r=$CP_RESULTS
+drv=cp_test_engine_deflate
+load_test_engine $drv
+base=$(dmesg | wc -l)
+
+for seed in 1 2 3; do
+	verify_json "$r/ok-$seed.json" $drv --seed "$seed"
+	log "seed $seed: $(impl_field "$r/ok-$seed.json" "i['verdict'], i['reference'], i.get('failure')" $drv)"
+	check "mode ok, seed $seed: passed 48 cases against the kernel's deflate, exit 0" \
+		test "$rc $(impl_field "$r/ok-$seed.json" "i['verdict'], i['cases'], i['reference'] not in (None, '$drv')" $drv)" = \
+		"0 ('passed', 48, True)"
+done
+
+# What the cases are: mode wrong fails case 0 of seeds 1, 2 and 4, a
+# compression with room (seed 3's is tight: failing there is allowed), in
+# words; from its second request on (wrong_after 2), seed 5's case 1, a
+# decompression with room for the text, whose output is not the text. A
+# seed names the same cases on every kernel and arch.
+echo wrong >"$p/mode"
+for seed in 1 2 4; do
+	"$ctl" verify --json $drv --seed "$seed" --cases 1 >"$r/case0-$seed.json" || true
+done
+echo ok >"$p/mode"
+cases=$(for f in "$r"/case0-*.json; do impl_field "$f" "i['failure']" $drv; done)
+printf '%s\n' "$cases"
+check "mode wrong: case 0 of each seed fails, a compression in words" \
+	test "$(printf '%s\n' "$cases" | grep -Ec '^case 0 of seed [0-9]+: compress [0-9]+ bytes, (noise|sparse data|a repeated period|mixed data), space [0-9]+, src one entry at offset [0-9]+, dst one entry at offset [0-9]+: the reference')" = 3
+echo 2 >"$p/wrong_after"
+verify_json "$r/decompress.json" $drv --seed 5
+echo 0 >"$p/wrong_after"
+echo ok >"$p/mode"
+failure=$(impl_field "$r/decompress.json" "i.get('failure')" $drv)
+log "wrong_after 2: $failure"
+check "wrong_after 2: case 1 of seed 5, a decompression, gives other text (exit 4)" \
+	sh -c "test $rc = 4 && printf '%s\n' '$failure' | grep -Eq '^case 1 of seed 5: decompress [0-9]+ bytes, .*, [0-9]+ compressed, space [0-9]+, .*: its output differs from the text from byte 0$'"
+
+# A compressor with another ratio is no fault: stored blocks (a 64 KiB
+# text takes more than the kernel's deflate, so tight spaces fail).
+echo Y >"$p/deflate_store"
+verify_json "$r/store.json" $drv --seed 6
+echo N >"$p/deflate_store"
+log "deflate_store: $(impl_field "$r/store.json" "i['verdict'], i.get('failure')" $drv)"
+check "deflate_store: stored blocks pass 48 cases, exit 0" \
+	test "$rc $(impl_field "$r/store.json" "i['verdict'], i['cases']" $drv)" = "0 ('passed', 48)"
+
+for mode in len64 big overrun; do
+	echo "$mode" >"$p/mode"
+	check "mode $mode: calibrate's known answer ok (4 KiB)" \
+		test "$(kat $drv "$r/kat-$mode.json" --size 4096)" = ok
+	verify_json "$r/$mode.json" $drv --seed 42 --cases 256
+	failure=$(impl_field "$r/$mode.json" "i['failure']" $drv) || failure=
+	log "mode $mode: $failure"
+	check "mode $mode: verify finds the engine faulty (exit 4)" \
+		test "$rc $(impl_field "$r/$mode.json" "i['verdict']" $drv)" = "4 failed"
+	if [[ $mode == overrun ]]; then
+		check "mode overrun: a tight case, its canary overwritten" \
+			sh -c "printf '%s\n' '$failure' | grep -Eq '^case [0-9]+ of seed 42: (de)?compress [0-9]+ bytes, .*tight space ([0-9]+), .*: wrote past its output space \\(\\2 bytes\\)$'"
+	else
+		check "mode $mode: the failing case is of the mode's shape, with its seed" \
+			case_of_shape "$mode" "$failure"
+	fi
+	verify_json "$r/$mode-again.json" $drv --seed 42 --cases 256
+	check "mode $mode: the same seed reproduces the same case" \
+		test "$(impl_field "$r/$mode-again.json" "i['failed_case'], i['failure']" $drv)" = \
+		"$(impl_field "$r/$mode.json" "i['failed_case'], i['failure']" $drv)"
+done
+echo ok >"$p/mode"
+
+# crosstalk: 12 cases alone pass, the default 48's last 12, in rounds of
+# four transforms with 2 ms requests, find it.
+echo crosstalk >"$p/mode"
+echo 2000 >"$p/latency_us"
+verify_json "$r/crosstalk-alone.json" $drv --seed 42 --cases 12
+check "mode crosstalk: 12 cases alone pass (exit 0)" \
+	test "$rc $(impl_field "$r/crosstalk-alone.json" "i['verdict'], i['cases']" $drv)" = "0 ('passed', 12)"
+verify_json "$r/crosstalk.json" $drv --seed 42
+log "mode crosstalk: $(impl_field "$r/crosstalk.json" "i.get('failure')" $drv)"
+check "mode crosstalk: 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
+	test "$rc $(impl_field "$r/crosstalk.json" "i['verdict'], 36 <= i['failed_case'] <= 47, \"sent with 3 other transforms' requests: \" in i['failure']" $drv)" = \
+	"4 ('failed', True, True)"
+echo ok >"$p/mode"
+echo 0 >"$p/latency_us"
+
+unload_verifier_clean "$base"
