@@ -80,6 +80,13 @@ struct cp_verify_ops {
 	bool round_trip;
 	unsigned int (*answer_len)(struct cp_slot *slot);
 	/*
+	 * A hash's state: its size, and export from @slot's request into
+	 * @state, import from it (synchronous calls).
+	 */
+	unsigned int (*state_size)(struct cp_tfm *t);
+	int (*export)(struct cp_slot *slot, void *state);
+	int (*import)(struct cp_slot *slot, const void *state);
+	/*
 	 * Point @slot's request at @src and @dst (the same list: in place):
 	 * @assoclen bytes of associated data (AEAD), then @len bytes to
 	 * encrypt or decrypt (compress or decompress), with slot->iv; @cb

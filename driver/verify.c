@@ -43,7 +43,12 @@
  * in sixteen, else a length drawn as above, its data in a source's
  * layout; a keyed hash's key among cp_hash_key_tried in turn (those its
  * reference takes), an unkeyed one's none. Its reference's digest size
- * must be its own.
+ * must be its own. Every other round of its key sizes, a case alone is
+ * not one digest() but init(), the data in 1 to 8 updates of uneven
+ * lengths (0 included) and final(); or the last piece by finup(); or
+ * the state exported after the updates, imported into another transform
+ * with the same key, which calls final(): the digest must be the
+ * reference's digest() of the whole.
  *
  * A compressor's output is not compared (implementations differ in
  * levels and block strategies): its case is a round trip with the
@@ -129,6 +134,16 @@ static_assert(CP_TOGETHER_MAX_LEN >= CP_TOGETHER_CIPHER_LEN);
 
 enum cp_layout_kind { CP_LAYOUT_ONE, CP_LAYOUT_UNEVEN, CP_LAYOUT_PAGES };
 
+/*
+ * A hash's case alone, every other round of its key sizes: init(), the
+ * data in up to CP_MAX_PIECES updates of uneven lengths (0 included),
+ * then final(); the last piece by finup(); or final() on another
+ * transform with the same key that imported the state exported after the
+ * updates.
+ */
+enum cp_hash_way { CP_WAY_DIGEST, CP_WAY_FINAL, CP_WAY_FINUP, CP_WAY_EXPORT };
+#define CP_MAX_PIECES		8
+
 /* What a compressor's text is made of. */
 enum cp_rt_kind { CP_RT_NOISE, CP_RT_SPARSE, CP_RT_PERIOD, CP_RT_MIXED };
 
@@ -178,6 +193,10 @@ struct cp_vcase {
 	bool in_place;
 	struct cp_layout src, dst;
 	bool together;		/* sent beside CP_TOGETHER - 1 others */
+	/* a hash's */
+	enum cp_hash_way way;
+	unsigned int pieces;	/* of its data, but a digest's */
+	unsigned int cut[CP_MAX_PIECES];	/* where each ends, ascending */
 	/* a compressor's */
 	enum cp_rt_kind kind;	/* of its text */
 	bool tight;		/* its output space short: it may fail */
@@ -203,6 +222,8 @@ struct cp_verify {
 	struct cp_verify_result *res;
 	struct cp_run *cand;	/* NULL once a zombie */
 	struct cp_run *ref;
+	struct cp_run *twin;	/* a hash's: imports the candidate's state */
+	u8 *state;		/* exported */
 	struct cp_together *tog;	/* CP_TOGETHER of them, if rounds */
 	unsigned int rounds;		/* of cases together */
 	unsigned int max_text;		/* of the cases drawn now */
@@ -463,6 +484,27 @@ static void cp_case_draw(struct cp_verify *v, u32 index, struct cp_vcase *c)
 }
 
 /*
+ * A hash's case alone, every other round of its key sizes: its way and
+ * where its pieces end (CP_MAX_PIECES at most, the last at its length).
+ */
+static void cp_case_steps(struct cp_verify *v, struct cp_vcase *c)
+{
+	unsigned int i, j, cut;
+
+	if (!((c->index / v->nkeys) & 1))
+		return;
+	c->way = CP_WAY_FINAL + cp_rand(c, 3);
+	c->pieces = 1 + cp_rand(c, CP_MAX_PIECES);
+	for (i = 0; i + 1 < c->pieces; i++) {
+		cut = cp_rand(c, c->len + 1);
+		for (j = i; j > 0 && c->cut[j - 1] > cut; j--)
+			c->cut[j] = c->cut[j - 1];
+		c->cut[j] = cut;
+	}
+	c->cut[c->pieces - 1] = c->len;
+}
+
+/*
  * @l over @buf's pages into @t: its entries cut @len bytes in
  * uneven pieces (a page boundary inside each, for CP_LAYOUT_PAGES), gaps
  * of up to 31 bytes between them. Within CP_VERIFY_BUF_LEN by its bounds.
@@ -505,7 +547,7 @@ static int cp_layout_build(struct cp_vcase *c, const struct cp_layout *l,
 /* "3 uneven entries from offset 7" */
 static int cp_layout_words(char *to, size_t len, const struct cp_layout *l)
 {
-	if (l->kind == CP_LAYOUT_ONE)
+	if (l->nents == 1)
 		return scnprintf(to, len, "one entry at offset %u", l->offset);
 	return scnprintf(to, len, "%u %s from offset %u", l->nents,
 			 cp_layout_names[l->kind], l->offset);
@@ -530,6 +572,29 @@ static int cp_rt_words(char *to, size_t len, const struct cp_vcase *c)
 		w += scnprintf(to + w, len - w, "%u compressed, ", c->ref_len);
 	return w + scnprintf(to + w, len - w, "%sspace %u, ",
 			     c->tight ? "tight " : "", c->space);
+}
+
+/* ", init, updates of 5, 0 and 100 bytes, final" */
+static int cp_steps_words(char *to, size_t len, const struct cp_vcase *c)
+{
+	unsigned int updates = c->pieces - (c->way == CP_WAY_FINUP), i, from = 0;
+	int w = scnprintf(to, len, ", init");
+
+	for (i = 0; i < updates; i++) {
+		w += scnprintf(to + w, len - w, "%s%u", !i ? ", updates of " :
+			       i + 1 == updates ? " and " : ", ",
+			       c->cut[i] - from);
+		from = c->cut[i];
+	}
+	if (updates)
+		w += scnprintf(to + w, len - w, " bytes");
+	if (c->way == CP_WAY_FINUP)
+		return w + scnprintf(to + w, len - w, ", finup of %u",
+				     c->len - from);
+	if (c->way == CP_WAY_EXPORT)
+		w += scnprintf(to + w, len - w,
+			       ", export, import into another transform");
+	return w + scnprintf(to + w, len - w, ", final");
 }
 
 /* The failing case, in words, into res->failure. */
@@ -568,6 +633,8 @@ static void cp_case_fail(struct cp_verify *v, const struct cp_vcase *c,
 		w += scnprintf(s + w, n - w, ", dst ");
 		w += cp_layout_words(s + w, n - w, &c->dst);
 	}
+	if (c->way != CP_WAY_DIGEST)
+		w += cp_steps_words(s + w, n - w, c);
 	if (c->together)
 		w += scnprintf(s + w, n - w,
 			       ", sent with %u other transforms' requests",
@@ -1011,9 +1078,169 @@ static int cp_case_judge(struct cp_verify *v, struct cp_vcase *c,
 	return 0;
 }
 
+static bool cp_passing(const struct cp_verify *v)
+{
+	return v->res->verdict == CRYPTOPRIO_VERIFY_PASSED;
+}
+
+static const char *const cp_step_names[] = {
+	[CP_STEP_DIGEST] = "digest",
+	[CP_STEP_INIT] = "init",
+	[CP_STEP_UPDATE] = "update",
+	[CP_STEP_FINAL] = "final",
+	[CP_STEP_FINUP] = "finup",
+};
+
+/*
+ * @step of @c on *@run (&v->cand or &v->twin), over @len bytes of @src:
+ * 0 (a failing step fails the case: see res), an error, or
+ * CP_RUN_ABANDONED: it never answered, its run a zombie (*@run NULL).
+ */
+static int cp_step_go(struct cp_verify *v, struct cp_vcase *c,
+		      struct cp_run **run, enum cp_hash_step step,
+		      struct scatterlist *src, unsigned int len)
+{
+	struct cp_slot *s = &(*run)->slots[0];
+	char what[96];
+	int r;
+
+	s->step = step;
+	cp_run_point(*run, src, src, 0, len, false);
+	r = cp_run_go(*run, true, 0, v->p->grace_ns, NULL);
+	if (r == CP_RUN_ABANDONED)
+		*run = NULL;
+	if (r)
+		return r;
+	if (s->err) {
+		snprintf(what, sizeof(what),
+			 "%s failed with error %d, the reference's digest succeeded",
+			 cp_step_names[step], s->err);
+		cp_case_fail(v, c, what);
+	}
+	return 0;
+}
+
+/*
+ * @len bytes of @c's data from byte @from, as a list over the source's
+ * entries in @s->layout[1] (a hash writes no dst) into *@list: 0 or
+ * -ENOMEM. An empty piece reads nothing of the source's list.
+ */
+static int cp_piece_build(struct cp_slot *s, const struct cp_vcase *c,
+			  unsigned int from, unsigned int len,
+			  struct scatterlist **list)
+{
+	struct sg_table *t = &s->layout[1];
+	unsigned int n = 0, pos = 0, i;
+	struct scatterlist *sg, *to;
+	int r;
+
+	*list = s->layout[0].sgl;
+	if (!len)
+		return 0;
+	for_each_sg(s->layout[0].sgl, sg, c->src.nents, i) {
+		n += pos < from + len && pos + sg->length > from;
+		pos += sg->length;
+	}
+	sg_free_table(t);
+	r = sg_alloc_table(t, n, GFP_KERNEL);
+	if (r)
+		return r;
+	to = t->sgl;
+	pos = 0;
+	for_each_sg(s->layout[0].sgl, sg, c->src.nents, i) {
+		unsigned int start = max(pos, from);
+		unsigned int end = min(pos + sg->length, from + len);
+		unsigned int off = sg->offset + start - pos;
+
+		if (start < end) {
+			sg_set_page(to, sg_page(sg) + off / PAGE_SIZE,
+				    end - start, off % PAGE_SIZE);
+			to = sg_next(to);
+		}
+		pos += sg->length;
+	}
+	*list = t->sgl;
+	return 0;
+}
+
+/*
+ * The state the candidate exported after @c's updates, imported into
+ * another transform with the case's key, which finishes: as
+ * cp_hash_steps_go().
+ */
+static int cp_hash_twin_go(struct cp_verify *v, struct cp_vcase *c,
+			   struct cp_run **judged)
+{
+	const struct cp_verify_ops *ops = v->cand->ops->verify;
+	struct cp_slot *t = &v->twin->slots[0];
+	char what[80];
+	const char *op;
+	int r;
+
+	r = ops->export(&v->cand->slots[0], v->state);
+	if (r) {
+		snprintf(what, sizeof(what), "export failed with error %d", r);
+		cp_case_fail(v, c, what);
+		return 0;
+	}
+	r = cp_case_key(v, v->twin, c, &op);
+	if (r) {
+		cp_case_key_failed(v, c, op, r);
+		return 0;
+	}
+	r = ops->import(t, v->state);
+	if (r) {
+		snprintf(what, sizeof(what),
+			 "import into another transform failed with error %d", r);
+		cp_case_fail(v, c, what);
+		return 0;
+	}
+	r = cp_step_go(v, c, &v->twin, CP_STEP_FINAL, t->src.sgt.sgl, 0);
+	if (!r && cp_passing(v))
+		*judged = v->twin;
+	return r;
+}
+
+/*
+ * @c's steps on the candidate (init, its pieces, final or finup, or its
+ * twin's): 0 with *@judged the run whose slot holds the digest (NULL: a
+ * step failed, see res), an error, or CP_RUN_ABANDONED.
+ */
+static int cp_hash_steps_go(struct cp_verify *v, struct cp_vcase *c,
+			    struct cp_run **judged)
+{
+	unsigned int updates = c->pieces - (c->way == CP_WAY_FINUP);
+	struct cp_slot *s = &v->cand->slots[0];
+	struct scatterlist *list;
+	unsigned int i, from = 0;
+	int r;
+
+	*judged = NULL;
+	r = cp_step_go(v, c, &v->cand, CP_STEP_INIT, s->layout[0].sgl, 0);
+	for (i = 0; !r && cp_passing(v) && i < c->pieces; i++) {
+		r = cp_piece_build(s, c, from, c->cut[i] - from, &list);
+		if (!r)
+			r = cp_step_go(v, c, &v->cand,
+				       i < updates ? CP_STEP_UPDATE : CP_STEP_FINUP,
+				       list, c->cut[i] - from);
+		from = c->cut[i];
+	}
+	if (r || !cp_passing(v) || c->way == CP_WAY_FINUP) {
+		*judged = r || !cp_passing(v) ? NULL : v->cand;
+		return r;
+	}
+	if (c->way == CP_WAY_EXPORT)
+		return cp_hash_twin_go(v, c, judged);
+	r = cp_step_go(v, c, &v->cand, CP_STEP_FINAL, s->layout[0].sgl, 0);
+	if (!r && cp_passing(v))
+		*judged = v->cand;
+	return r;
+}
+
 /* The candidate's answer, judged: 0 (see res), an error, or CP_RUN_ABANDONED. */
 static int cp_case_candidate(struct cp_verify *v, struct cp_vcase *c)
 {
+	struct cp_run *judged = v->cand;
 	struct scatterlist *out;
 	const char *op;
 	int r;
@@ -1024,15 +1251,19 @@ static int cp_case_candidate(struct cp_verify *v, struct cp_vcase *c)
 		return 0;
 	}
 	r = cp_case_ready(v, v->cand, c, v->in, v->iv, &out);
-	if (!r)
+	if (!r && c->way != CP_WAY_DIGEST) {
+		r = cp_hash_steps_go(v, c, &judged);
+	} else if (!r) {
+		v->cand->slots[0].step = CP_STEP_DIGEST;
 		r = cp_run_go(v->cand, true, 0, v->p->grace_ns, NULL);
-	if (r == CP_RUN_ABANDONED) {
-		v->cand = NULL;
-		return cp_case_hung(v, c);
+		if (r == CP_RUN_ABANDONED)
+			v->cand = NULL;
 	}
-	if (r)
+	if (r == CP_RUN_ABANDONED)
+		return cp_case_hung(v, c);
+	if (r || !judged)
 		return r;
-	return cp_case_judge(v, c, v->cand, out);
+	return cp_case_judge(v, c, judged, out);
 }
 
 /*
@@ -1354,10 +1585,37 @@ static void cp_together_free(struct cp_verify *v)
 	kfree_sensitive(v->tog);	/* their keys */
 }
 
-/* The bytes of the candidate's runs: its own, and those together's. */
+/*
+ * A hash's twin: another transform of the candidate (on a page, its
+ * digest its own), and a buffer for the state it imports.
+ */
+static int cp_twin_alloc(struct cp_verify *v, struct netlink_ext_ack *extack)
+{
+	const struct cp_type_ops *ops = v->cand->ops;
+	struct cp_tfm tfm = { .type = v->p->type };
+	struct cp_geometry g = {};
+	int r;
+
+	v->state = kzalloc(ops->verify->state_size(&v->cand->tfm), GFP_KERNEL);
+	if (!v->state)
+		return -ENOMEM;
+	r = cp_alloc_candidate(v->p->driver, v->p->type, &tfm, extack);
+	if (r)
+		return r;
+	ops->geometry(&tfm, &g);
+	v->twin = cp_run_alloc_linear(&tfm, &g, PAGE_SIZE);
+	if (!v->twin) {
+		ops->free(&tfm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The bytes of the candidate's runs: its own, those together's, its twin's. */
 static size_t cp_verify_bytes(const struct cp_verify *v)
 {
 	return 2 * (PAGE_SIZE << get_order(CP_VERIFY_BUF_LEN)) +
+	       (v->digest ? 2 * PAGE_SIZE : 0) +
 	       (v->rounds ? CP_TOGETHER * 2 *
 			    (PAGE_SIZE << get_order(CP_TOGETHER_BUF_LEN)) : 0);
 }
@@ -1384,6 +1642,7 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 	}
 	v->rounds = min_t(u32, CP_TOGETHER_ROUNDS,
 			  v->p->cases / (4 * CP_TOGETHER));
+	v->digest = ops->verify->digest;
 	r = cp_zombie_check(v->p->driver, cp_verify_bytes(v), extack);
 	if (!r) {
 		v->cand = cp_run_alloc_linear(&t, &g, CP_VERIFY_BUF_LEN);
@@ -1394,10 +1653,11 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 		return r;
 	}
 	r = cp_together_alloc(v, extack);
+	if (!r && v->digest)
+		r = cp_twin_alloc(v, extack);
 	if (r)
 		return r;
 	v->aead = ops->verify->set_tag;
-	v->digest = ops->verify->digest;
 	v->round_trip = ops->verify->round_trip;
 	v->max_alone = v->round_trip ? CP_RT_MAX_TEXT : CP_VERIFY_MAX_TEXT;
 	v->max_text = v->max_alone;
@@ -1432,6 +1692,8 @@ static int cp_verify_alone(struct cp_verify *v, u32 i,
 	int r;
 
 	cp_case_draw(v, i, &c);
+	if (v->digest)
+		cp_case_steps(v, &c);
 	v->res->cases = i + 1;
 	r = cp_case_reference(v, &c);
 	if (r) {
@@ -1492,6 +1754,9 @@ int cp_verify(const struct cp_verify_params *p, struct cp_verify_result *res,
 	/* a zombie's buffers are its own now */
 	if (v->cand)
 		cp_run_free(v->cand);
+	if (v->twin)
+		cp_run_free(v->twin);
+	kfree_sensitive(v->state);
 	cp_together_free(v);
 	kvfree(v->in);
 	kvfree(v->want);
