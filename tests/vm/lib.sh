@@ -326,6 +326,25 @@ sys.exit(0 if ok else "not of the shape of mode " + mode)
 PY
 }
 
+# verify_crosstalk DRIVER: the test engine in mode crosstalk, 2 ms a
+# request: DRIVER's 12 cases alone pass; the default 48's last 12, in
+# rounds of four transforms, find it faulty (exit 4). Mode ok after.
+verify_crosstalk() {
+	local drv=$1 p=/sys/module/cp_test_engine/parameters f=$CP_RESULTS/crosstalk
+	echo crosstalk >"$p/mode"
+	echo 2000 >"$p/latency_us"
+	verify_json "$f-alone.json" "$drv" --seed 42 --cases 12
+	check "mode crosstalk: 12 cases alone pass (exit 0)" \
+		test "$rc $(impl_field "$f-alone.json" "i['verdict'], i['cases']" "$drv")" = "0 ('passed', 12)"
+	verify_json "$f.json" "$drv" --seed 42
+	log "mode crosstalk: $(impl_field "$f.json" "i.get('failure')" "$drv")"
+	check "mode crosstalk: 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
+		test "$rc $(impl_field "$f.json" "i['verdict'], 36 <= i['failed_case'] <= 47, \"sent with 3 other transforms' requests: \" in i['failure']" "$drv")" = \
+		"4 ('failed', True, True)"
+	echo ok >"$p/mode"
+	echo 0 >"$p/latency_us"
+}
+
 # expect_verdicts VERDICT DRIVER...: the line verdicts prints when each
 # DRIVER has VERDICT.
 expect_verdicts() {

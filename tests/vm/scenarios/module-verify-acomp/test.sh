@@ -78,17 +78,6 @@ echo ok >"$p/mode"
 
 # crosstalk: 12 cases alone pass, the default 48's last 12, in rounds of
 # four transforms with 2 ms requests, find it.
-echo crosstalk >"$p/mode"
-echo 2000 >"$p/latency_us"
-verify_json "$r/crosstalk-alone.json" $drv --seed 42 --cases 12
-check "mode crosstalk: 12 cases alone pass (exit 0)" \
-	test "$rc $(impl_field "$r/crosstalk-alone.json" "i['verdict'], i['cases']" $drv)" = "0 ('passed', 12)"
-verify_json "$r/crosstalk.json" $drv --seed 42
-log "mode crosstalk: $(impl_field "$r/crosstalk.json" "i.get('failure')" $drv)"
-check "mode crosstalk: 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
-	test "$rc $(impl_field "$r/crosstalk.json" "i['verdict'], 36 <= i['failed_case'] <= 47, \"sent with 3 other transforms' requests: \" in i['failure']" $drv)" = \
-	"4 ('failed', True, True)"
-echo ok >"$p/mode"
-echo 0 >"$p/latency_us"
+verify_crosstalk $drv
 
 unload_verifier_clean "$base"

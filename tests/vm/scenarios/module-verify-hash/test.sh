@@ -90,18 +90,7 @@ echo ok >"$p/mode"
 
 # crosstalk on hmac(sha256): its 12 cases alone pass, the default 48's
 # last 12, in rounds of four transforms with 2 ms requests, find it.
-echo crosstalk >"$p/mode"
-echo 2000 >"$p/latency_us"
-verify_json "$r/crosstalk-alone.json" $hmac --seed 42 --cases 12
-check "mode crosstalk: 12 cases alone pass (exit 0)" \
-	test "$rc $(impl_field "$r/crosstalk-alone.json" "i['verdict'], i['cases']" $hmac)" = "0 ('passed', 12)"
-verify_json "$r/crosstalk.json" $hmac --seed 42
-log "mode crosstalk: $(impl_field "$r/crosstalk.json" "i.get('failure')" $hmac)"
-check "mode crosstalk: 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
-	test "$rc $(impl_field "$r/crosstalk.json" "i['verdict'], 36 <= i['failed_case'] <= 47, \"sent with 3 other transforms' requests: output differs\" in i['failure']" $hmac)" = \
-	"4 ('failed', True, True)"
-echo ok >"$p/mode"
-echo 0 >"$p/latency_us"
+verify_crosstalk $hmac
 
 # The CAAM-like engine's hmac(sha256): its own key schedule (a key past
 # the block hashed first), against hmac(sha256-generic).
