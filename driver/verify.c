@@ -1225,9 +1225,11 @@ static int cp_hash_steps_go(struct cp_verify *v, struct cp_vcase *c,
 				       list, c->cut[i] - from);
 		from = c->cut[i];
 	}
-	if (r || !cp_passing(v) || c->way == CP_WAY_FINUP) {
-		*judged = r || !cp_passing(v) ? NULL : v->cand;
+	if (r || !cp_passing(v))
 		return r;
+	if (c->way == CP_WAY_FINUP) {
+		*judged = v->cand;
+		return 0;
 	}
 	if (c->way == CP_WAY_EXPORT)
 		return cp_hash_twin_go(v, c, judged);
@@ -1534,11 +1536,31 @@ static int cp_verify_reference(struct cp_verify *v,
 	return r;
 }
 
+/* Another transform of the candidate's driver into *@run, its buffers @len bytes. */
+static int cp_candidate_run(struct cp_verify *v, unsigned int len,
+			    struct cp_run **run, struct netlink_ext_ack *extack)
+{
+	const struct cp_type_ops *ops = v->cand->ops;
+	struct cp_tfm tfm = { .type = v->p->type };
+	struct cp_geometry g = {};
+	int r;
+
+	r = cp_alloc_candidate(v->p->driver, v->p->type, &tfm, extack);
+	if (r)
+		return r;
+	ops->geometry(&tfm, &g);
+	*run = cp_run_alloc_linear(&tfm, &g, len);
+	if (!*run) {
+		ops->free(&tfm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The transforms of the rounds together, each with its buffers. */
 static int cp_together_alloc(struct cp_verify *v,
 			     struct netlink_ext_ack *extack)
 {
-	const struct cp_type_ops *ops = v->cand->ops;
 	unsigned int j;
 	int r;
 
@@ -1549,22 +1571,14 @@ static int cp_together_alloc(struct cp_verify *v,
 		return -ENOMEM;
 	for (j = 0; j < CP_TOGETHER; j++) {
 		struct cp_together *t = &v->tog[j];
-		struct cp_tfm tfm = { .type = v->p->type };
-		struct cp_geometry g = {};
 
 		t->in = kvzalloc(CP_TOGETHER_MAX_LEN, GFP_KERNEL);
 		t->want = kvzalloc(CP_TOGETHER_MAX_LEN, GFP_KERNEL);
 		if (!t->in || !t->want)
 			return -ENOMEM;
-		r = cp_alloc_candidate(v->p->driver, v->p->type, &tfm, extack);
+		r = cp_candidate_run(v, CP_TOGETHER_BUF_LEN, &t->run, extack);
 		if (r)
 			return r;
-		ops->geometry(&tfm, &g);
-		t->run = cp_run_alloc_linear(&tfm, &g, CP_TOGETHER_BUF_LEN);
-		if (!t->run) {
-			ops->free(&tfm);
-			return -ENOMEM;
-		}
 	}
 	return 0;
 }
@@ -1591,24 +1605,12 @@ static void cp_together_free(struct cp_verify *v)
  */
 static int cp_twin_alloc(struct cp_verify *v, struct netlink_ext_ack *extack)
 {
-	const struct cp_type_ops *ops = v->cand->ops;
-	struct cp_tfm tfm = { .type = v->p->type };
-	struct cp_geometry g = {};
-	int r;
+	const struct cp_verify_ops *ops = v->cand->ops->verify;
 
-	v->state = kzalloc(ops->verify->state_size(&v->cand->tfm), GFP_KERNEL);
+	v->state = kzalloc(ops->state_size(&v->cand->tfm), GFP_KERNEL);
 	if (!v->state)
 		return -ENOMEM;
-	r = cp_alloc_candidate(v->p->driver, v->p->type, &tfm, extack);
-	if (r)
-		return r;
-	ops->geometry(&tfm, &g);
-	v->twin = cp_run_alloc_linear(&tfm, &g, PAGE_SIZE);
-	if (!v->twin) {
-		ops->free(&tfm);
-		return -ENOMEM;
-	}
-	return 0;
+	return cp_candidate_run(v, PAGE_SIZE, &v->twin, extack);
 }
 
 /* The bytes of the candidate's runs: its own, those together's, its twin's. */
