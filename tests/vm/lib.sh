@@ -345,6 +345,29 @@ verify_crosstalk() {
 	echo 0 >"$p/latency_us"
 }
 
+# verify_hangs DRIVER N SEED WORDS: the test engine's N-th request from
+# now on never answers (hang_after): DRIVER's verification under SEED
+# fails on a case whose words match the regular expression WORDS and say
+# no answer came, its run is kept (kept_runs) while the engine holds the
+# request, and released once the engine completes it (mode ok).
+verify_hangs() {
+	local drv=$1 n=$2 seed=$3 words=$4 p=/sys/module/cp_test_engine/parameters
+	local f=$CP_RESULTS/hang-$n-$seed.json before failure
+	before=$(late_releases)
+	echo "$n" >"$p/hang_after"
+	verify_json "$f" "$drv" --seed "$seed"
+	failure=$(impl_field "$f" "i.get('failure')" "$drv")
+	log "hang_after $n, seed $seed: $failure"
+	check "hang_after $n, seed $seed: no answer, on a case of its shape (exit 4)" \
+		test "$rc $(printf '%s\n' "$failure" | grep -Ec "$words.*: no answer within the grace period")" = "4 1"
+	check "hang_after $n, seed $seed: its run kept (kept_runs)" \
+		grep -q "^$drv " /sys/module/cryptoprio/parameters/kept_runs
+	echo 0 >"$p/hang_after"
+	echo ok >"$p/mode"
+	check "hang_after $n, seed $seed: the engine completes, the run released" \
+		wait_until 10 released_since "$before"
+}
+
 # expect_verdicts VERDICT DRIVER...: the line verdicts prints when each
 # DRIVER has VERDICT.
 expect_verdicts() {

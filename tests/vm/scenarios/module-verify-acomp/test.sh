@@ -5,7 +5,8 @@
 # 1:1 is no fault). Faults of one shape (mode len64, big) keep
 # calibrate's known answer ok and are found, a case its seed reproduces;
 # an engine that writes past a space too short (mode overrun) only by a
-# tight case's canary; crosstalk only by the cases together. Ciphers:
+# tight case's canary; crosstalk only by the cases together; a request
+# that never answers is kept until it does. Ciphers:
 # module-verify; hashes: module-verify-hash.
 p=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS
@@ -79,5 +80,9 @@ echo ok >"$p/mode"
 # crosstalk: 12 cases alone pass, the default 48's last 12, in rounds of
 # four transforms with 2 ms requests, find it.
 verify_crosstalk $drv
+
+# An engine that never answers: seed 5's case 1, a decompression, its
+# second request, is kept until the engine answers, then released.
+verify_hangs $drv 2 5 '^case 1 of seed 5: decompress [0-9]+ bytes, '
 
 unload_verifier_clean "$base"

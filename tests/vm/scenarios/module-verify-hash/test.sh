@@ -5,7 +5,9 @@
 # big) keep the self-test and calibrate's known answer ok and are found,
 # with a case its seed reproduces; crosstalk (two transforms' requests in
 # the engine at once) only by the cases together; the CAAM-like engine's
-# hmac, which hashes a long key itself, passes too. Half of the cases
+# hmac, which hashes a long key itself, passes too; requests that never
+# answer in a case of steps, the other transform's included, are kept
+# until the engine answers. Half of the cases
 # alone are steps (init, updates, final or finup, or export and import
 # into another transform): the engine wrong from a step on names them,
 # and mode updates (the third update on ignored) passes the kernel's
@@ -91,6 +93,14 @@ echo ok >"$p/mode"
 # crosstalk on hmac(sha256): its 12 cases alone pass, the default 48's
 # last 12, in rounds of four transforms with 2 ms requests, find it.
 verify_crosstalk $hmac
+
+# An engine that never answers in the middle of a case of steps: seed 1's
+# case 1 hangs on its second request (after case 0's digest): an update or
+# finup; seed 3's case 1 (seven updates, then export and import) hangs on
+# the other transform's final, its ninth. Each run is kept until the
+# engine answers, then released.
+verify_hangs $sha 2 1 '^case 1 of seed 1: digest [0-9]+ bytes, .*, init, '
+verify_hangs $sha 9 3 '^case 1 of seed 3: .*, export, import into another transform, final'
 
 # The CAAM-like engine's hmac(sha256): its own key schedule (a key past
 # the block hashed first), against hmac(sha256-generic).
