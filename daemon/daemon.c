@@ -574,6 +574,7 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 	    .after_final_write = ready_after_final_write,
 	    .userdata = &ctx,
 	    .finish_calibration = strcmp(trigger, "background") == 0,
+	    .verify_first_only = strcmp(trigger, "start") == 0,
 	};
 	char status[512], **modules = NULL;
 	size_t n_modules = 0;

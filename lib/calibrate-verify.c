@@ -98,14 +98,29 @@ static void verify_one(struct cp_nl *nl, struct cp_measured *m, const char *by)
 								: CP_VERDICT_FAULTY);
 }
 
+void cp_calibration_leave_pending(struct cp_calibration *cal, size_t i)
+{
+	const char *name = cal->measured[i].name;
+	size_t first = i;
+
+	while (first > 0 && strcmp(cal->measured[first - 1].name, name) == 0)
+		first--;
+	for (; first < cal->n_measured && strcmp(cal->measured[first].name, name) == 0; first++)
+		cal->measured[first].pending = true;
+}
+
 void cp_calibration_verify(struct cp_calibration *cal, struct cp_nl *nl, int module_error,
-			   const char *by)
+			   const char *by, bool first_only)
 {
 	for (size_t i = 0; i < cal->n_measured; i++) {
 		struct cp_measured *m = &cal->measured[i];
 
 		if (!cp_measured_wants_verification(m))
 			continue;
+		if (nl && by[0] && first_only && !m->verify_first) {
+			cp_calibration_leave_pending(cal, i);
+			continue;
+		}
 		if (nl && by[0]) {
 			verify_one(nl, m, by);
 			continue;

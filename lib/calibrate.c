@@ -624,10 +624,12 @@ static int measure(struct engine *e)
 
 /*
  * Verify the engines that want it through the module, whichever backend
- * measured them (opened here if none was needed or AF_ALG was).
+ * measured them (opened here if none was needed or AF_ALG was); with
+ * opts->verify_first_only, only those verified first.
  */
 static void verify_engines(struct engine *e, const char *by)
 {
+	bool first_only = e->opts->verify_first_only;
 	struct backend module = {};
 	int module_error = 0;
 	bool wanted = false;
@@ -637,14 +639,14 @@ static void verify_engines(struct engine *e, const char *by)
 	if (!wanted)
 		return;
 	if (e->backend.kind == CP_BACKEND_MODULE) {
-		cp_calibration_verify(e->cal, &e->backend.nl, 0, by);
+		cp_calibration_verify(e->cal, &e->backend.nl, 0, by, first_only);
 		return;
 	}
 	if (backend_open(&module, CP_BACKEND_MODULE, &module_error) < 0) {
-		cp_calibration_verify(e->cal, NULL, module_error, "");
+		cp_calibration_verify(e->cal, NULL, module_error, "", false);
 		return;
 	}
-	cp_calibration_verify(e->cal, &module.nl, 0, by);
+	cp_calibration_verify(e->cal, &module.nl, 0, by, first_only);
 	backend_close(&module);
 }
 

@@ -61,11 +61,10 @@ struct cp_measured {
 	 */
 	bool pending;
 	/*
-	 * An engine the policy's gears would place above the CPU once verified
-	 * (cp_plan_wants_verification()): verified in this run even where the
-	 * budget left its name pending. Other engines are verified with their
-	 * name's measurement: at boot, those the budget reached; the rest
-	 * after READY.
+	 * An engine the plan may place above the CPU unless its verification
+	 * fails (cp_plan_verifies_first()): verified in this run even where
+	 * the budget left its name pending. Other engines are verified with
+	 * their name's measurement, after READY at boot (verify_first_only).
 	 */
 	bool verify_first;
 };
@@ -135,6 +134,14 @@ struct cp_calibrate_options {
 	 * READY, which nothing waits for.
 	 */
 	bool finish;
+	/*
+	 * Verify only the engines the gears would place above the CPU once
+	 * verified (verify_first), which the plan needs: the others leave
+	 * their name pending, measured and verified after READY (the daemon's
+	 * start, which READY=1 waits for). Without it the engines of every
+	 * name measured are verified.
+	 */
+	bool verify_first_only;
 	bool force;	 /* measure again even if cached */
 	bool cache_only; /* measure nothing: the cache or UNMEASURED (Calibrate=cached) */
 	/*

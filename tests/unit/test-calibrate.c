@@ -441,7 +441,7 @@ static void test_verification_not_run(void)
 				.n_points = 1};
 	struct cp_calibration cal = {.measured = &m, .n_measured = 1};
 
-	cp_calibration_verify(&cal, NULL, -ENOENT, "");
+	cp_calibration_verify(&cal, NULL, -ENOENT, "", false);
 	ok(m.verified.state == CP_VERIFICATION_NOT_RUN &&
 	       strcmp(m.verified.text, "the cryptoprio module is not loaded (No such file or "
 				       "directory)") == 0 &&
@@ -469,6 +469,41 @@ static void test_verification_pending(void)
 	ok(cp_measured_wants_verification(&m), "pending, but above the CPU once verified: now");
 	m.class = CP_CLASS_CPU;
 	ok(!cp_measured_wants_verification(&m), "the CPU's: never");
+}
+
+/*
+ * At the daemon's start only the engines verified first are: the name of
+ * any other is left pending, every entry of it, its figures serving
+ * uncached meanwhile.
+ */
+static void test_verification_first_only(void)
+{
+	struct cp_point points[4] = {};
+	struct cp_measured m[4] = {
+	    {.name = "cbc(aes)", .class = CP_CLASS_CPU},
+	    {.name = "cbc(aes)", .class = CP_CLASS_OFFLOAD},
+	    {.name = "cbc(aes)", .class = CP_CLASS_OFFLOAD},
+	    {.name = "ctr(aes)", .class = CP_CLASS_CPU},
+	};
+	struct cp_calibration cal = {.measured = m, .n_measured = ARRAY_SIZE(m)};
+	struct cp_nl unused = {};
+
+	for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
+		points[i] =
+		    (struct cp_point){.size = 4096, .depth = 1, .verdict = CP_VERDICT_MEASURED};
+		m[i].type = CRYPTOPRIO_TYPE_SKCIPHER;
+		m[i].points = &points[i];
+		m[i].n_points = 1;
+	}
+	cp_calibration_verify(&cal, &unused, 0, "V1", true);
+	ok(m[0].pending && m[1].pending && m[2].pending && !m[3].pending,
+	   "first only: the engines' name pending, each entry, no other name");
+	ok(m[1].verified.state == CP_VERIFICATION_NONE && points[1].verdict == CP_VERDICT_MEASURED,
+	   "the engine not verified, its figure kept for this plan");
+	ok(!cp_measured_wants_verification(&m[2]), "and not wanted again in this run");
+	m[0].pending = m[1].pending = m[2].pending = false;
+	cp_calibration_leave_pending(&cal, 3);
+	ok(!m[2].pending && m[3].pending, "a name of one entry, the last");
 }
 
 /*
@@ -547,6 +582,7 @@ static void test_verification_cached(void)
 	cp_calibration_free(&cal);
 	test_verification_not_run();
 	test_verification_pending();
+	test_verification_first_only();
 	cp_cache_keys_assume(NULL, NULL, 0);
 	cp_cache_keys_forget();
 	cp_cache_free(&cache);
