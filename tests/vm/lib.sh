@@ -326,6 +326,33 @@ sys.exit(0 if ok else "not of the shape of mode " + mode)
 PY
 }
 
+# verify_finds_shape R MODE DRIVER [ERE]: the test engine in MODE (set),
+# DRIVER's known answer at 4 KiB ok: verify, seed 42 and 256 cases, finds
+# it faulty (exit 4) on a case of MODE's shape (case_of_shape), or one
+# whose failure matches ERE; the same seed again, the same case. Files
+# R/kat-MODE.json, R/MODE.json, R/MODE-again.json; the failure in $failure.
+verify_finds_shape() {
+	local r=$1 mode=$2 drv=$3 ere=${4:-}
+	check "mode $mode: calibrate's known answer ok (4 KiB)" \
+		test "$(kat "$drv" "$r/kat-$mode.json" --size 4096)" = ok
+	verify_json "$r/$mode.json" "$drv" --seed 42 --cases 256
+	failure=$(impl_field "$r/$mode.json" "i['failure']" "$drv") || failure=
+	log "mode $mode: $failure"
+	check "mode $mode: verify finds $drv faulty (exit 4)" \
+		test "$rc $(impl_field "$r/$mode.json" "i['verdict']" "$drv")" = "4 failed"
+	if [[ -n $ere ]]; then
+		check "mode $mode: the failing case, with its seed" \
+			grep -Eq "$ere" <(printf '%s\n' "$failure")
+	else
+		check "mode $mode: the failing case is of the mode's shape, with its seed" \
+			case_of_shape "$mode" "$failure"
+	fi
+	verify_json "$r/$mode-again.json" "$drv" --seed 42 --cases 256
+	check "mode $mode: the same seed reproduces the same case" \
+		test "$(impl_field "$r/$mode-again.json" "i['failed_case'], i['failure']" "$drv")" = \
+		"$(impl_field "$r/$mode.json" "i['failed_case'], i['failure']" "$drv")"
+}
+
 # verify_crosstalk DRIVER: the test engine in mode crosstalk, 2 ms a
 # request: DRIVER's 12 cases alone pass; the default 48's last 12, in
 # rounds of four transforms, find it faulty (exit 4). Mode ok after.

@@ -74,19 +74,7 @@ for mode in sgmulti len64 big; do
 	echo "$mode" >"$p/mode"
 	check "mode $mode: the self-test passed (/proc/crypto)" \
 		test "$(proc_crypto_field $sha selftest)" = passed
-	check "mode $mode: calibrate's known answer ok (4 KiB)" \
-		test "$(kat $sha "$r/kat-$mode.json" --size 4096)" = ok
-	verify_json "$r/$mode.json" $sha --seed 42 --cases 256
-	failure=$(impl_field "$r/$mode.json" "i['failure']" $sha) || failure=
-	log "mode $mode: $failure"
-	check "mode $mode: verify finds sha256 faulty (exit 4)" \
-		test "$rc $(impl_field "$r/$mode.json" "i['verdict']" $sha)" = "4 failed"
-	check "mode $mode: the failing case is of the mode's shape, with its seed" \
-		case_of_shape "$mode" "$failure"
-	verify_json "$r/$mode-again.json" $sha --seed 42 --cases 256
-	check "mode $mode: the same seed reproduces the same case" \
-		test "$(impl_field "$r/$mode-again.json" "i['failed_case'], i['failure']" $sha)" = \
-		"$(impl_field "$r/$mode.json" "i['failed_case'], i['failure']" $sha)"
+	verify_finds_shape "$r" "$mode" $sha
 done
 echo ok >"$p/mode"
 
