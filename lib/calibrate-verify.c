@@ -98,17 +98,6 @@ static void verify_one(struct cp_nl *nl, struct cp_measured *m, const char *by)
 								: CP_VERDICT_FAULTY);
 }
 
-void cp_calibration_leave_pending(struct cp_calibration *cal, size_t i)
-{
-	const char *name = cal->measured[i].name;
-	size_t first = i;
-
-	while (first > 0 && strcmp(cal->measured[first - 1].name, name) == 0)
-		first--;
-	for (; first < cal->n_measured && strcmp(cal->measured[first].name, name) == 0; first++)
-		cal->measured[first].pending = true;
-}
-
 void cp_calibration_verify(struct cp_calibration *cal, struct cp_nl *nl, int module_error,
 			   const char *by, bool first_only)
 {
@@ -117,17 +106,13 @@ void cp_calibration_verify(struct cp_calibration *cal, struct cp_nl *nl, int mod
 
 		if (!cp_measured_wants_verification(m))
 			continue;
-		if (nl && by[0] && first_only && !m->verify_first) {
-			cp_calibration_leave_pending(cal, i);
-			continue;
-		}
-		if (nl && by[0]) {
+		if (!nl || !by[0]) {
+			m->verified.state = CP_VERIFICATION_NOT_RUN;
+			snprintf(m->verified.text, sizeof(m->verified.text),
+				 "the cryptoprio module is not loaded (%s)",
+				 strerror(-(module_error ?: -ENOENT)));
+		} else if (!first_only || m->verify_first) {
 			verify_one(nl, m, by);
-			continue;
 		}
-		m->verified.state = CP_VERIFICATION_NOT_RUN;
-		snprintf(m->verified.text, sizeof(m->verified.text),
-			 "the cryptoprio module is not loaded (%s)",
-			 strerror(-(module_error ?: -ENOENT)));
 	}
 }

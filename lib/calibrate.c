@@ -571,6 +571,7 @@ static void count_points(struct cp_calibration *cal)
 		cal->n_noisy_names +=
 		    cp_measured_too_noisy(m) &&
 		    (first_of_name || !cp_measured_too_noisy(&cal->measured[mi - 1]));
+		cal->n_unverified += cp_measured_wants_verification(m);
 		for (size_t pi = 0; pi < m->n_points; pi++) {
 			const struct cp_point *p = &cal->measured[mi].points[pi];
 
@@ -634,8 +635,11 @@ static void verify_engines(struct engine *e, const char *by)
 	int module_error = 0;
 	bool wanted = false;
 
-	for (size_t i = 0; i < e->cal->n_measured && !wanted; i++)
-		wanted = cp_measured_wants_verification(&e->cal->measured[i]);
+	for (size_t i = 0; i < e->cal->n_measured && !wanted; i++) {
+		const struct cp_measured *m = &e->cal->measured[i];
+
+		wanted = cp_measured_wants_verification(m) && (!first_only || m->verify_first);
+	}
 	if (!wanted)
 		return;
 	if (e->backend.kind == CP_BACKEND_MODULE) {

@@ -63,8 +63,8 @@ struct cp_measured {
 	/*
 	 * An engine the plan may place above the CPU unless its verification
 	 * fails (cp_plan_verifies_first()): verified in this run even where
-	 * the budget left its name pending. Other engines are verified with
-	 * their name's measurement, after READY at boot (verify_first_only).
+	 * the budget left its name pending. Other engines are verified after
+	 * their name's measurement; at boot, after READY (verify_first_only).
 	 */
 	bool verify_first;
 };
@@ -96,6 +96,7 @@ struct cp_calibration {
 	size_t n_pending_names;	 /* names whose measurement the budget cut short */
 	size_t n_cut_short;	 /* of n_run, points of those names: shown, not cached */
 	size_t n_noisy_names;	 /* names measured now whose figures stayed too noisy to decide */
+	size_t n_unverified;	 /* engines that want verification still (verify_first_only) */
 	char cache_warning[256]; /* why the cache file was ignored, or "" */
 	time_t cache_oldest;	 /* measurement time of the oldest cached point used */
 	bool cache_updated;	 /* points measured now went into the cache */
@@ -135,11 +136,11 @@ struct cp_calibrate_options {
 	 */
 	bool finish;
 	/*
-	 * Verify only the engines the gears would place above the CPU once
-	 * verified (verify_first), which the plan needs: the others leave
-	 * their name pending, measured and verified after READY (the daemon's
-	 * start, which READY=1 waits for). Without it the engines of every
-	 * name measured are verified.
+	 * Verify only the engines the plan may place above the CPU
+	 * (verify_first), whose verdict it needs: the others stay unverified,
+	 * their figures used and cached, counted in n_unverified (the
+	 * daemon's start, which READY=1 waits for: it verifies them after).
+	 * Without it every engine measured or cached is verified.
 	 */
 	bool verify_first_only;
 	bool force;	 /* measure again even if cached */

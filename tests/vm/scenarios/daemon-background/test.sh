@@ -6,9 +6,9 @@
 # what they change and says "Nothing left to measure"; the next start
 # measures nothing but what stayed too noisy to decide (a loaded host).
 # The start verifies only the engines the plan may place above the CPU
-# (cryptoprio.conf(5), Verify=): the engine's names, measured or not, are
-# left for after READY, so the cache at READY holds none of its figures
-# (a verification takes seconds at 30 ms a request).
+# (cryptoprio.conf(5), Verify=): the engine's figures measured within the
+# budget are cached at READY, unverified, and verified after it (a
+# verification takes seconds at 30 ms a request).
 # --once does the same before it exits: READY=1 first (where a notify
 # socket is given), then the rest. A name's first runs go
 # round by round: a short budget leaves no driver unmeasured while another ran twice.
@@ -73,15 +73,22 @@ log "READY=1 after $ready_ms ms from exec (daemon's own: $own_ms ms), budget 300
 # with a second VM on the machine); measuring everything takes 30 s here.
 check "READY=1 within the budget and one run's setup (daemon's own < 5000 ms)" \
 	test "$own_ms" -lt 5000
-engines_at_ready=$(python3 -c '
+# engines_cached FILE VERIFIED: the engine's drivers in the cache FILE
+# whose entries are verified (VERIFIED True) or not (False).
+engines_cached() {
+	python3 - "$@" <<'PY'
 import json, sys
 try: machines = json.load(open(sys.argv[1]))["machines"]
 except ValueError: machines = []  # no cache yet
 print(" ".join(sorted({e["driver"] for m in machines for e in m["entries"]
-                       if e["driver"].startswith("cp_test_engine_")})))' \
-	"$CP_RESULTS/cache-ready.json")
-log "the engine's figures cached at READY: ${engines_at_ready:-none}"
-check "at READY, no engine verified, none of its figures cached" test -z "$engines_at_ready"
+                       if e["driver"].startswith("cp_test_engine_")
+                       and ("verified_by" in e) == (sys.argv[2] == "True")})))
+PY
+}
+log "at READY, the engine's figures cached unverified: $(engines_cached "$CP_RESULTS/cache-ready.json" False)"
+log "$(grep -o '[0-9]* engines\? to verify after READY' "$CP_RESULTS/daemon.err" || echo 'no engine to verify after READY')"
+check "at READY, no engine verified" \
+	test -z "$(engines_cached "$CP_RESULTS/cache-ready.json" True)"
 check "at READY, names are left to measure (status)" \
 	grep -q 'Still to measure (after READY): ' "$CP_RESULTS/status-ready.txt"
 check "the start's summary says so" \
@@ -93,6 +100,11 @@ check "after READY: runs of one name each" grep -qE '\(background\)' "$CP_RESULT
 check "status: nothing left" not grep -q 'Still to measure' "$CP_RESULTS/status-done.txt"
 check "the engine's cbc(aes) is measured and cached" \
 	grep -q '"driver": *"cp_test_engine_cbc_aes"' "$cache"
+verified=$(engines_cached "$cache" True)
+log "in the end, the engine's figures cached verified: $verified"
+for drv in cp_test_engine_cbc_aes cp_test_engine_deflate; do
+	check "$drv verified after READY" grep -qw $drv <(printf '%s\n' "$verified")
+done
 kill "$pid"
 check "the daemon exited" wait_until 30 gone "$pid"
 
