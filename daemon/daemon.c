@@ -410,8 +410,8 @@ static void drop_pending(struct cp_daemon *d, const char *name)
 }
 
 /*
- * What the run's calibration left pending (cut short by the budget, or
- * too noisy to decide), and what it finished: a run of
+ * What the run's calibration left pending (cut short by the budget, too
+ * noisy to decide, or an engine left to verify), and what it finished: a run of
  * everything (@full) says all that is pending; a run of some names takes
  * out those it measured to the end. A run after READY (@again false)
  * leaves its name out whatever its figures (too noisy still: measured
@@ -434,7 +434,9 @@ static int update_pending(struct cp_daemon *d, const struct cp_apply_result *res
 		const struct cp_measured *m = &cal->measured[i], *by = NULL;
 		struct pending *all;
 
-		if (!(m->pending || cp_measured_too_noisy(m)) || pending_has_name(d, m->name))
+		if (!(m->pending || cp_measured_too_noisy(m) ||
+		      cp_measured_wants_verification(m)) ||
+		    pending_has_name(d, m->name))
 			continue;
 		for (size_t k = 0; k < cal->n_measured && !by; k++)
 			if (strcmp(cal->measured[k].name, m->name) == 0 &&
@@ -574,6 +576,7 @@ static int run_pipeline(struct cp_daemon *d, const char *trigger, const struct c
 	    .after_final_write = ready_after_final_write,
 	    .userdata = &ctx,
 	    .finish_calibration = strcmp(trigger, "background") == 0,
+	    .verify_first_only = strcmp(trigger, "start") == 0,
 	};
 	char status[512], **modules = NULL;
 	size_t n_modules = 0;

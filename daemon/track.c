@@ -220,6 +220,9 @@ const char *cp_track_status_text(const struct cp_apply_result *r, const char *tr
 	if (c->n_noisy_names)
 		APPEND(", %zu %s too noisy to decide", c->n_noisy_names,
 		       cp_plural(c->n_noisy_names, "name", "names"));
+	if (c->n_unverified)
+		APPEND(", %zu %s to verify after READY", c->n_unverified,
+		       cp_plural(c->n_unverified, "engine", "engines"));
 #undef APPEND
 	return buf;
 }

@@ -115,7 +115,8 @@ static void cp_acomp_req_prepare(struct cp_tfm *t, struct cp_slot *slot,
 
 static int cp_acomp_submit(struct cp_slot *slot, bool decrypt)
 {
-	cp_acomp_set_params(slot, decrypt);
+	if (!slot->pointed)
+		cp_acomp_set_params(slot, decrypt);
 	return decrypt ? crypto_acomp_decompress(slot->req) :
 			 crypto_acomp_compress(slot->req);
 }
@@ -422,6 +423,31 @@ static void cp_acomp_kat_settle(struct cp_kat *k, struct cp_result *res)
 	cp_run_prepare(run, k->decrypt);
 }
 
+/* No compressor takes a key. */
+static void cp_acomp_key_range(struct cp_tfm *t, unsigned int *min,
+			       unsigned int *max)
+{
+	*min = 0;
+	*max = 0;
+}
+
+/* @len bytes of @src (de)compressed into @dst's one entry, its length the space. */
+static void cp_acomp_req_set(struct cp_tfm *t, struct cp_slot *slot,
+			     struct scatterlist *src, struct scatterlist *dst,
+			     unsigned int assoclen, unsigned int len,
+			     crypto_completion_t cb, void *data)
+{
+	acomp_request_set_callback(slot->req, CRYPTO_TFM_REQ_MAY_BACKLOG, cb, data);
+	acomp_request_set_params(slot->req, src, dst, len, dst->length);
+}
+
+static const struct cp_verify_ops cp_acomp_verify_ops = {
+	.key_range = cp_acomp_key_range,
+	.req_set = cp_acomp_req_set,
+	.round_trip = true,
+	.answer_len = cp_req_dlen,
+};
+
 static const struct cp_kat_ops cp_acomp_kat_ops = {
 	.find_reference = cp_reference_acomp,
 	.init = cp_acomp_kat_init,
@@ -445,6 +471,7 @@ const struct cp_type_ops cp_acomp_ops = {
 	.req_prepare = cp_acomp_req_prepare,
 	.submit = cp_acomp_submit,
 	.kat = &cp_acomp_kat_ops,
+	.verify = &cp_acomp_verify_ops,
 	.frontend_type = CRYPTO_ALG_TYPE_ACOMPRESS,
 	.frontend_mask = CRYPTO_ALG_TYPE_ACOMPRESS_MASK,
 	.dst = CP_DST_ALWAYS,

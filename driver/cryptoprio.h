@@ -88,6 +88,15 @@ struct cp_geometry {
 
 struct cp_run;
 
+/* The call a hash's request makes: a digest, or a step of verify.c's case. */
+enum cp_hash_step {
+	CP_STEP_DIGEST,
+	CP_STEP_INIT,
+	CP_STEP_UPDATE,
+	CP_STEP_FINAL,
+	CP_STEP_FINUP,
+};
+
 /* One request slot: its request, buffers and IV, reused for every resubmission. */
 struct cp_slot {
 	struct cp_run *run;
@@ -101,6 +110,8 @@ struct cp_slot {
 	struct work_struct work;
 	atomic_t in_submit;		/* inside the driver's encrypt/digest */
 	int err;			/* the last request's result */
+	bool pointed;			/* by verify.c at a case (cp_run_point) */
+	enum cp_hash_step step;		/* a hash's: digest but in verify.c */
 	/* verify.c: a case's lists over src's and dst's pages, freed with the run */
 	struct sg_table layout[2];
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cryptoprio: hash requests through the ahash interface, which serves shash
- * implementations too. One digest() per request.
+ * implementations too. One digest() per request; verify.c's cases also
+ * init(), update(), final(), finup(), export() and import().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -77,9 +78,21 @@ static void cp_hash_req_prepare(struct cp_tfm *t, struct cp_slot *slot,
 	ahash_request_set_crypt(req, slot->src.sgt.sgl, slot->out, req_size);
 }
 
+/* A digest; in verify.c's cases, the step the slot says. */
 static int cp_hash_submit(struct cp_slot *slot, bool decrypt)
 {
-	return crypto_ahash_digest(slot->req);
+	switch (slot->step) {
+	case CP_STEP_INIT:
+		return crypto_ahash_init(slot->req);
+	case CP_STEP_UPDATE:
+		return crypto_ahash_update(slot->req);
+	case CP_STEP_FINAL:
+		return crypto_ahash_final(slot->req);
+	case CP_STEP_FINUP:
+		return crypto_ahash_finup(slot->req);
+	default:
+		return crypto_ahash_digest(slot->req);
+	}
 }
 
 /* A keyed hash takes keys of any length the reference takes (hmac: any). */
@@ -104,10 +117,28 @@ static void cp_hash_req_set(struct cp_tfm *t, struct cp_slot *slot,
 	ahash_request_set_crypt(req, src, slot->out, len);
 }
 
+static unsigned int cp_hash_state_size(struct cp_tfm *t)
+{
+	return crypto_ahash_statesize(cp_ahash_of(t));
+}
+
+static int cp_hash_export(struct cp_slot *slot, void *state)
+{
+	return crypto_ahash_export(slot->req, state);
+}
+
+static int cp_hash_import(struct cp_slot *slot, const void *state)
+{
+	return crypto_ahash_import(slot->req, state);
+}
+
 static const struct cp_verify_ops cp_hash_verify_ops = {
 	.key_range = cp_hash_key_range,
 	.req_set = cp_hash_req_set,
 	.digest = true,
+	.state_size = cp_hash_state_size,
+	.export = cp_hash_export,
+	.import = cp_hash_import,
 };
 
 const struct cp_type_ops cp_hash_ops = {

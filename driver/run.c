@@ -277,6 +277,7 @@ void cp_run_point(struct cp_run *run, struct scatterlist *src,
 		  unsigned int len, bool decrypt)
 {
 	run->decrypt = decrypt;
+	run->slots[0].pointed = true;
 	run->ops->verify->req_set(&run->tfm, &run->slots[0], src, dst, assoclen,
 				  len, cp_complete, &run->slots[0]);
 }
@@ -286,10 +287,12 @@ void cp_run_prepare(struct cp_run *run, bool decrypt)
 	u32 i;
 
 	run->decrypt = decrypt;
-	for (i = 0; i < run->depth; i++)
+	for (i = 0; i < run->depth; i++) {
+		run->slots[i].pointed = false;
 		run->ops->req_prepare(&run->tfm, &run->slots[i], run->req_size,
 				      &run->geo, decrypt, cp_complete,
 				      &run->slots[i]);
+	}
 }
 
 static void cp_note_outstanding(struct cp_run *run)

@@ -73,9 +73,24 @@ struct cp_verify_ops {
 	 */
 	bool digest;
 	/*
+	 * A compressor: its answers are judged by round trips with the
+	 * reference, not compared; its request's output space is dst's one
+	 * entry, and @answer_len the output's length once it completed.
+	 */
+	bool round_trip;
+	unsigned int (*answer_len)(struct cp_slot *slot);
+	/*
+	 * A hash's state: its size, and export from @slot's request into
+	 * @state, import from it (synchronous calls).
+	 */
+	unsigned int (*state_size)(struct cp_tfm *t);
+	int (*export)(struct cp_slot *slot, void *state);
+	int (*import)(struct cp_slot *slot, const void *state);
+	/*
 	 * Point @slot's request at @src and @dst (the same list: in place):
 	 * @assoclen bytes of associated data (AEAD), then @len bytes to
-	 * encrypt or decrypt, with slot->iv; @cb gets @data on completion.
+	 * encrypt or decrypt (compress or decompress), with slot->iv; @cb
+	 * gets @data on completion. The slot's submit() sends it as it is.
 	 */
 	void (*req_set)(struct cp_tfm *t, struct cp_slot *slot,
 			struct scatterlist *src, struct scatterlist *dst,
@@ -120,7 +135,10 @@ struct cp_type_ops {
 	void (*req_prepare)(struct cp_tfm *t, struct cp_slot *slot, u32 req_size,
 			    const struct cp_geometry *g, bool decrypt,
 			    crypto_completion_t cb, void *data);
-	/* Send @slot's request (acomp sets its lengths anew each time). */
+	/*
+	 * Send @slot's request (acomp sets its lengths anew each time, but
+	 * for a request verify.c pointed: slot->pointed).
+	 */
 	int (*submit)(struct cp_slot *slot, bool decrypt);
 	const struct cp_kat_ops *kat;
 	const struct cp_verify_ops *verify;	/* NULL: not verified yet */

@@ -43,7 +43,29 @@
  * in sixteen, else a length drawn as above, its data in a source's
  * layout; a keyed hash's key among cp_hash_key_tried in turn (those its
  * reference takes), an unkeyed one's none. Its reference's digest size
- * must be its own.
+ * must be its own. Every other round of its key sizes, a case alone is
+ * not one digest() but init(), the data in 1 to 8 updates of uneven
+ * lengths (0 included) and final(); or the last piece by finup(); or
+ * the state exported after the updates, imported into another transform
+ * with the same key, which calls final(): the digest must be the
+ * reference's digest() of the whole.
+ *
+ * A compressor's output is not compared (implementations differ in
+ * levels and block strategies): its case is a round trip with the
+ * reference. Compression: the reference decompresses the candidate's
+ * output, which must give the text back; decompression: the candidate
+ * decompresses the reference's compression of the text, which must give
+ * it back, of its length. Its text is one of four kinds (noise, sparse
+ * data, a repeated period, runs of those mixed) of a length drawn as
+ * above up to 64 KiB; each side one entry at its offset (since 6.15
+ * scomp takes nothing else, acomp.c); its output space the worst case's
+ * (len + len / 8 + 128) or the text's length, or in a quarter of the
+ * cases tight: the reference's compressed length or one byte less, the
+ * text's less one. Where it is tight the request may fail; elsewhere it
+ * must not. Its output must fit the space it claims, and a canary of 64
+ * bytes after the space must stay whole (an engine that writes its
+ * whole answer anyway overflows its caller's buffer: zswap's, a
+ * filesystem's).
  *
  * The last quarter of a verification's cases (16 at most) run together:
  * rounds of CP_TOGETHER cases, each on a transform of its own and key,
@@ -57,7 +79,7 @@
  * Every request goes through run.c: an engine that never answers leaves
  * its run a zombie there, as a calibration's would, and the verdict names
  * the case it hung on. The type's part is its struct cp_verify_ops
- * (types.h): skcipher, aead and hash for now.
+ * (types.h): skcipher, aead, hash and acomp for now.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -69,12 +91,25 @@
 
 #include "types.h"
 
+/*
+ * A compressor's output space: its text's worst case and more (lzo's is
+ * len / 16 + 67, 842's about len / 13; cp_rt_room()), and a canary after it.
+ */
+#define CP_RT_ROOM_FIXED	128U
+#define CP_RT_CANARY		64U
+#define CP_RT_MAX_TEXT		CRYPTOPRIO_MAX_ACOMP_REQ_SIZE
+#define CP_RT_MAX_LEN		(CP_RT_MAX_TEXT + CP_RT_MAX_TEXT / 8 + \
+				 CP_RT_ROOM_FIXED + CP_RT_CANARY)
+
 /* a case's text, and the associated data, IV in the data and tag around it */
 #define CP_VERIFY_MAX_TEXT	(65536U + 16)
 #define CP_VERIFY_MAX_AD	256U
 #define CP_VERIFY_MAX_TAG	64U
-#define CP_VERIFY_MAX_LEN	(CP_VERIFY_MAX_TEXT + CP_VERIFY_MAX_AD + \
+#define CP_CIPHER_MAX_LEN	(CP_VERIFY_MAX_TEXT + CP_VERIFY_MAX_AD + \
 				 CP_MAX_IV_SIZE + CP_VERIFY_MAX_TAG)
+/* a compressor's output and canary are the longest */
+#define CP_VERIFY_MAX_LEN	CP_RT_MAX_LEN
+static_assert(CP_VERIFY_MAX_LEN >= CP_CIPHER_MAX_LEN);
 /* offsets under a page, gaps of up to 31 bytes between up to 8 entries */
 #define CP_VERIFY_MAX_ENTRIES	8
 #define CP_VERIFY_BUF_LEN	(CP_VERIFY_MAX_LEN + PAGE_SIZE + \
@@ -88,13 +123,36 @@
 #define CP_TOGETHER		4
 #define CP_TOGETHER_ROUNDS	4
 #define CP_TOGETHER_MAX_TEXT	4096U
-#define CP_TOGETHER_MAX_LEN	(CP_TOGETHER_MAX_TEXT + CP_VERIFY_MAX_AD + \
+#define CP_TOGETHER_MAX_LEN	(CP_TOGETHER_MAX_TEXT + CP_TOGETHER_MAX_TEXT / 8 + \
+				 CP_RT_ROOM_FIXED + CP_RT_CANARY)
+#define CP_TOGETHER_CIPHER_LEN	(CP_TOGETHER_MAX_TEXT + CP_VERIFY_MAX_AD + \
 				 CP_MAX_IV_SIZE + CP_VERIFY_MAX_TAG)
+static_assert(CP_TOGETHER_MAX_LEN >= CP_TOGETHER_CIPHER_LEN);
 #define CP_TOGETHER_BUF_LEN	(CP_TOGETHER_MAX_LEN + PAGE_SIZE + \
 				 CP_VERIFY_MAX_ENTRIES * 32)
 #define CP_VERIFY_KEY_LEN	(CRYPTOPRIO_MAX_KEY_SIZE + CP_MAX_AUTH_KEY_LEN)
 
 enum cp_layout_kind { CP_LAYOUT_ONE, CP_LAYOUT_UNEVEN, CP_LAYOUT_PAGES };
+
+/*
+ * A hash's case alone, every other round of its key sizes: init(), the
+ * data in up to CP_MAX_PIECES updates of uneven lengths (0 included),
+ * then final(); the last piece by finup(); or final() on another
+ * transform with the same key that imported the state exported after the
+ * updates.
+ */
+enum cp_hash_way { CP_WAY_DIGEST, CP_WAY_FINAL, CP_WAY_FINUP, CP_WAY_EXPORT };
+#define CP_MAX_PIECES		8
+
+/* What a compressor's text is made of. */
+enum cp_rt_kind { CP_RT_NOISE, CP_RT_SPARSE, CP_RT_PERIOD, CP_RT_MIXED };
+
+static const char *const cp_rt_kind_names[] = {
+	[CP_RT_NOISE] = "noise",
+	[CP_RT_SPARSE] = "sparse data",
+	[CP_RT_PERIOD] = "a repeated period",
+	[CP_RT_MIXED] = "mixed data",
+};
 
 static const char *const cp_layout_names[] = {
 	[CP_LAYOUT_ONE] = "one entry",
@@ -135,6 +193,16 @@ struct cp_vcase {
 	bool in_place;
 	struct cp_layout src, dst;
 	bool together;		/* sent beside CP_TOGETHER - 1 others */
+	/* a hash's */
+	enum cp_hash_way way;
+	unsigned int pieces;	/* of its data, but a digest's */
+	unsigned int cut[CP_MAX_PIECES];	/* where each ends, ascending */
+	/* a compressor's */
+	enum cp_rt_kind kind;	/* of its text */
+	bool tight;		/* its output space short: it may fail */
+	bool shave;		/* a tight compression's space one byte less */
+	unsigned int space;	/* its output's */
+	unsigned int ref_len;	/* the reference's compression of the text */
 };
 
 /* A case of a round together: its transform and what it is judged by. */
@@ -154,13 +222,18 @@ struct cp_verify {
 	struct cp_verify_result *res;
 	struct cp_run *cand;	/* NULL once a zombie */
 	struct cp_run *ref;
+	struct cp_run *twin;	/* a hash's: imports the candidate's state */
+	u8 *state;		/* exported */
 	struct cp_together *tog;	/* CP_TOGETHER of them, if rounds */
 	unsigned int rounds;		/* of cases together */
 	unsigned int max_text;		/* of the cases drawn now */
+	unsigned int max_alone;		/* of the cases alone */
 	unsigned int keys[CP_VERIFY_MAX_KEYS];
 	unsigned int nkeys;
 	bool partial;		/* the reference takes partial blocks */
 	bool digest;		/* a hash: its answer a digest, no direction */
+	bool round_trip;	/* a compressor: judged by round trips */
+	bool keyless;		/* an unkeyed hash, a compressor */
 	/* AEAD */
 	bool aead;
 	bool geniv;		/* its IV drawn by the transform (echainiv, seqiv) */
@@ -179,10 +252,21 @@ struct cp_verify {
 	ktime_t end;
 };
 
-/* The bytes a case's request encrypts or decrypts, after the AD. */
+/* A compressor's output space for @len bytes of text: its worst case's. */
+static unsigned int cp_rt_room(unsigned int len)
+{
+	return len + len / 8 + CP_RT_ROOM_FIXED;
+}
+
+/*
+ * The bytes a case's request encrypts or decrypts, after the AD; a
+ * compressor's: the text, or the reference's compression of it.
+ */
 static unsigned int cp_case_crypt(const struct cp_verify *v,
 				  const struct cp_vcase *c)
 {
+	if (v->round_trip)
+		return c->decrypt ? c->ref_len : c->len;
 	return v->ivd + c->len + (c->decrypt ? c->tag : 0);
 }
 
@@ -199,6 +283,8 @@ static unsigned int cp_case_out(const struct cp_verify *v,
 {
 	if (v->digest)
 		return v->cand->geo.digestsize;
+	if (v->round_trip)
+		return c->space;
 	return c->decrypt ? cp_case_in(v, c) - c->tag : cp_case_in(v, c) + c->tag;
 }
 
@@ -310,6 +396,53 @@ static void cp_case_aead(struct cp_verify *v, struct cp_vcase *c)
 		c->flip = cp_rand(c, 8 * cp_case_in(v, c));
 }
 
+/* @len bytes of @kind at @to, from @c's stream. */
+static void cp_rt_fill(struct cp_vcase *c, u8 *to, unsigned int len,
+		       enum cp_rt_kind kind)
+{
+	unsigned int i, period;
+
+	switch (kind) {
+	case CP_RT_NOISE:
+		cp_rand_bytes(c, to, len);
+		break;
+	case CP_RT_SPARSE:	/* zeros, a byte every 1 to 256 */
+		memset(to, 0, len);
+		for (i = cp_rand(c, 64); i < len; i += 1 + cp_rand(c, 256))
+			to[i] = 1 + cp_rand(c, 255);
+		break;
+	case CP_RT_PERIOD:	/* 1 to 300 random bytes, again and again */
+		period = 1 + cp_rand(c, 300);
+		cp_rand_bytes(c, to, min(len, period));
+		for (i = period; i < len; i++)
+			to[i] = to[i - period];
+		break;
+	case CP_RT_MIXED:	/* runs of 1 to 1024 bytes of the others */
+		for (i = 0; i < len; i += period) {
+			period = min(len - i, 1 + cp_rand(c, 1024));
+			cp_rt_fill(c, to + i, period, cp_rand(c, CP_RT_MIXED));
+		}
+		break;
+	}
+}
+
+/*
+ * A compressor's case: out of place, each side one entry at its offset
+ * (since 6.15 scomp takes nothing else, acomp.c); its text of a kind; a
+ * quarter of them with a tight output space.
+ */
+static void cp_rt_draw(struct cp_verify *v, struct cp_vcase *c)
+{
+	c->src.kind = CP_LAYOUT_ONE;
+	c->dst.kind = CP_LAYOUT_ONE;
+	c->src.nents = 1;
+	c->dst.nents = 1;
+	c->kind = cp_rand(c, ARRAY_SIZE(cp_rt_kind_names));
+	cp_rt_fill(c, v->in, c->len, c->kind);
+	c->tight = !cp_rand(c, 4);
+	c->shave = cp_rand(c, 2);
+}
+
 /*
  * Case @index of @v's seed. The key size takes each advertised size in
  * turn, the direction changes every round of them. A request that reads
@@ -330,7 +463,8 @@ static void cp_case_draw(struct cp_verify *v, u32 index, struct cp_vcase *c)
 		cp_case_aead(v, c);
 	in = cp_case_in(v, c);
 	out = cp_case_out(v, c);
-	c->in_place = cp_rand(c, 2) || !in || !out || v->digest;
+	c->in_place = (cp_rand(c, 2) || !in || !out || v->digest) &&
+		      !v->round_trip;
 	cp_case_layout(c, &c->src, cp_case_src(v, c));
 	if (!c->in_place)
 		cp_case_layout(c, &c->dst, out);
@@ -345,6 +479,29 @@ static void cp_case_draw(struct cp_verify *v, u32 index, struct cp_vcase *c)
 		c->auth_key = cp_auth_key_tried[cp_rand(c, ARRAY_SIZE(cp_auth_key_tried))];
 		cp_rand_bytes(c, v->key + c->key_size, c->auth_key);
 	}
+	if (v->round_trip)
+		cp_rt_draw(v, c);
+}
+
+/*
+ * A hash's case alone, every other round of its key sizes: its way and
+ * where its pieces end (CP_MAX_PIECES at most, the last at its length).
+ */
+static void cp_case_steps(struct cp_verify *v, struct cp_vcase *c)
+{
+	unsigned int i, j, cut;
+
+	if (!((c->index / v->nkeys) & 1))
+		return;
+	c->way = CP_WAY_FINAL + cp_rand(c, 3);
+	c->pieces = 1 + cp_rand(c, CP_MAX_PIECES);
+	for (i = 0; i + 1 < c->pieces; i++) {
+		cut = cp_rand(c, c->len + 1);
+		for (j = i; j > 0 && c->cut[j - 1] > cut; j--)
+			c->cut[j] = c->cut[j - 1];
+		c->cut[j] = cut;
+	}
+	c->cut[c->pieces - 1] = c->len;
 }
 
 /*
@@ -390,10 +547,54 @@ static int cp_layout_build(struct cp_vcase *c, const struct cp_layout *l,
 /* "3 uneven entries from offset 7" */
 static int cp_layout_words(char *to, size_t len, const struct cp_layout *l)
 {
-	if (l->kind == CP_LAYOUT_ONE)
+	if (l->nents == 1)
 		return scnprintf(to, len, "one entry at offset %u", l->offset);
 	return scnprintf(to, len, "%u %s from offset %u", l->nents,
 			 cp_layout_names[l->kind], l->offset);
+}
+
+static const char *cp_case_op(const struct cp_verify *v,
+			      const struct cp_vcase *c)
+{
+	if (v->digest)
+		return "digest";
+	if (v->round_trip)
+		return c->decrypt ? "decompress" : "compress";
+	return c->decrypt ? "decrypt" : "encrypt";
+}
+
+/* "sparse data, 37 compressed, tight space 36, " */
+static int cp_rt_words(char *to, size_t len, const struct cp_vcase *c)
+{
+	int w = scnprintf(to, len, "%s, ", cp_rt_kind_names[c->kind]);
+
+	if (c->decrypt)
+		w += scnprintf(to + w, len - w, "%u compressed, ", c->ref_len);
+	return w + scnprintf(to + w, len - w, "%sspace %u, ",
+			     c->tight ? "tight " : "", c->space);
+}
+
+/* ", init, updates of 5, 0 and 100 bytes, final" */
+static int cp_steps_words(char *to, size_t len, const struct cp_vcase *c)
+{
+	unsigned int updates = c->pieces - (c->way == CP_WAY_FINUP), i, from = 0;
+	int w = scnprintf(to, len, ", init");
+
+	for (i = 0; i < updates; i++) {
+		w += scnprintf(to + w, len - w, "%s%u", !i ? ", updates of " :
+			       i + 1 == updates ? " and " : ", ",
+			       c->cut[i] - from);
+		from = c->cut[i];
+	}
+	if (updates)
+		w += scnprintf(to + w, len - w, " bytes");
+	if (c->way == CP_WAY_FINUP)
+		return w + scnprintf(to + w, len - w, ", finup of %u",
+				     c->len - from);
+	if (c->way == CP_WAY_EXPORT)
+		w += scnprintf(to + w, len - w,
+			       ", export, import into another transform");
+	return w + scnprintf(to + w, len - w, ", final");
 }
 
 /* The failing case, in words, into res->failure. */
@@ -407,9 +608,9 @@ static void cp_case_fail(struct cp_verify *v, const struct cp_vcase *c,
 	v->res->verdict = CRYPTOPRIO_VERIFY_FAILED;
 	v->res->failed_case = c->index;
 	w = scnprintf(s, n, "case %u of seed %llu: %s %u bytes, ", c->index,
-		      v->p->seed,
-		      v->digest ? "digest" : c->decrypt ? "decrypt" : "encrypt",
-		      c->len);
+		      v->p->seed, cp_case_op(v, c), c->len);
+	if (v->round_trip)
+		w += cp_rt_words(s + w, n - w, c);
 	if (c->key_size)
 		w += scnprintf(s + w, n - w, "%u-byte key, ", c->key_size);
 	if (c->auth_key)
@@ -422,6 +623,8 @@ static void cp_case_fail(struct cp_verify *v, const struct cp_vcase *c,
 		w += scnprintf(s + w, n - w, "bit %u flipped, ", c->flip);
 	if (v->digest)
 		w += scnprintf(s + w, n - w, "data in ");
+	else if (v->round_trip)
+		w += scnprintf(s + w, n - w, "src ");
 	else
 		w += scnprintf(s + w, n - w, "%s, src ",
 			       c->in_place ? "in place" : "out of place");
@@ -430,6 +633,8 @@ static void cp_case_fail(struct cp_verify *v, const struct cp_vcase *c,
 		w += scnprintf(s + w, n - w, ", dst ");
 		w += cp_layout_words(s + w, n - w, &c->dst);
 	}
+	if (c->way != CP_WAY_DIGEST)
+		w += cp_steps_words(s + w, n - w, c);
 	if (c->together)
 		w += scnprintf(s + w, n - w,
 			       ", sent with %u other transforms' requests",
@@ -448,8 +653,8 @@ static int cp_case_key(struct cp_verify *v, struct cp_run *run,
 	/* authenc's key length is the case's, read by setkey() from the shape */
 	if (run->geo.shape.authenc)
 		run->geo.shape.auth_key = c->auth_key;
-	/* an unkeyed hash: no setkey() */
-	if (!c->key_size && v->digest)
+	/* an unkeyed hash, a compressor: no setkey() */
+	if (v->keyless)
 		return 0;
 	r = run->ops->setkey(&run->tfm, &run->geo, v->key, c->key_size);
 	if (r || !v->aead)
@@ -505,6 +710,73 @@ static int cp_ref_once(struct cp_verify *v, const struct cp_vcase *c,
 }
 
 /*
+ * A compressor's reference, on its one entry each side: @in_len bytes of
+ * @in compressed (or decompressed) into a space of @space, its output
+ * into @out (which may be @in) and its length into *@out_len, its error
+ * into *@err. 0, -ENOMEM, -EIO (it claims more than its space) or
+ * -ETIMEDOUT (a zombie now, which a synchronous one never becomes).
+ */
+static int cp_rt_ref_once(struct cp_verify *v, bool decompress, const u8 *in,
+			  unsigned int in_len, unsigned int space, u8 *out,
+			  unsigned int *out_len, int *err)
+{
+	static const struct cp_layout whole = { CP_LAYOUT_ONE, 1, 0 };
+	struct cp_run *ref = v->ref;
+	struct cp_slot *s = &ref->slots[0];
+	struct cp_vcase none = {};	/* one entry draws nothing */
+	int r;
+
+	if (cp_layout_build(&none, &whole, in_len, &s->src, &s->layout[0]) ||
+	    cp_layout_build(&none, &whole, space, &s->dst, &s->layout[1]))
+		return -ENOMEM;
+	sg_copy_from_buffer(s->layout[0].sgl, 1, in, in_len);
+	cp_run_point(ref, s->layout[0].sgl, s->layout[1].sgl, 0, in_len,
+		     decompress);
+	r = cp_run_go(ref, true, 0, v->p->grace_ns, NULL);
+	if (r == CP_RUN_ABANDONED) {
+		v->ref = NULL;
+		return -ETIMEDOUT;
+	}
+	*err = s->err;
+	if (s->err)
+		return 0;
+	*out_len = ref->ops->verify->answer_len(s);
+	if (*out_len > space)
+		return -EIO;
+	sg_copy_to_buffer(s->layout[1].sgl, 1, out, *out_len);
+	return 0;
+}
+
+/*
+ * A compressor's case: the reference compresses the text (v->in, kept in
+ * v->want) into the worst case's space; a decompression reads its output
+ * (into v->in). The candidate's space: the worst case's, or the text's
+ * length to decompress; tight, the reference's length or one byte less to
+ * compress, the text's less one to decompress (never 0: scomp before
+ * 6.15 takes that for its scratch buffer's 128 KiB).
+ */
+static int cp_rt_reference(struct cp_verify *v, struct cp_vcase *c)
+{
+	unsigned int tight;
+	int r, err;
+
+	memcpy(v->want, v->in, c->len);
+	r = cp_rt_ref_once(v, false, v->want, c->len, cp_rt_room(c->len),
+			   v->got, &c->ref_len, &err);
+	if (r || err)
+		return r ?: err;
+	if (c->decrypt)
+		memcpy(v->in, v->got, c->ref_len);
+	c->space = c->decrypt ? c->len : cp_rt_room(c->len);
+	tight = c->decrypt ? c->len - 1 : c->ref_len - c->shave;
+	if (c->tight && tight)
+		c->space = tight;
+	else
+		c->tight = false;
+	return 0;
+}
+
+/*
  * The reference's answer to the case into v->want and v->want_err; for
  * an AEAD's decryption, first the ciphertext it reads into v->in. An
  * error the reference should not give is returned: then it is no
@@ -515,6 +787,8 @@ static int cp_case_reference(struct cp_verify *v, struct cp_vcase *c)
 	const char *what;
 	int r, err;
 
+	if (v->round_trip)
+		return cp_rt_reference(v, c);
 	v->want_err = 0;
 	r = cp_case_key(v, v->ref, c, &what);
 	if (r)
@@ -601,6 +875,42 @@ static bool cp_case_error(struct cp_verify *v, struct cp_vcase *c, int err)
 }
 
 /*
+ * The canary after a compressor's output space in @s's dst: its entry
+ * ends at the dst's offset plus the space, within CP_VERIFY_BUF_LEN (or
+ * CP_TOGETHER_BUF_LEN) by their bounds; run.c's pages are lowmem.
+ */
+static u8 *cp_rt_canary(struct cp_slot *s, const struct cp_vcase *c)
+{
+	return (u8 *)page_address(sg_page(s->dst.sgt.sgl)) + c->dst.offset +
+	       c->space;
+}
+
+static u8 cp_rt_canary_byte(unsigned int i)
+{
+	return 0xa5 + 7 * i;
+}
+
+static void cp_rt_canary_set(struct cp_slot *s, const struct cp_vcase *c)
+{
+	u8 *p = cp_rt_canary(s, c);
+	unsigned int i;
+
+	for (i = 0; i < CP_RT_CANARY; i++)
+		p[i] = cp_rt_canary_byte(i);
+}
+
+static bool cp_rt_canary_ok(struct cp_slot *s, const struct cp_vcase *c)
+{
+	const u8 *p = cp_rt_canary(s, c);
+	unsigned int i;
+
+	for (i = 0; i < CP_RT_CANARY; i++)
+		if (p[i] != cp_rt_canary_byte(i))
+			return false;
+	return true;
+}
+
+/*
  * @run's request for @c, from @in under @iv, ready to start; *@out the
  * list its answer is in. 0 or -ENOMEM.
  */
@@ -617,6 +927,8 @@ static int cp_case_ready(struct cp_verify *v, struct cp_run *run,
 	     cp_layout_build(c, &c->dst, out_len, &s->dst, &s->layout[1])))
 		return -ENOMEM;
 	*out = c->in_place ? s->layout[0].sgl : s->layout[1].sgl;
+	if (v->round_trip)
+		cp_rt_canary_set(s, c);
 	sg_copy_from_buffer(s->layout[0].sgl, c->src.nents, in, in_len);
 	memcpy(s->iv, iv, run->geo.ivsize);
 	cp_run_point(run, s->layout[0].sgl, *out, c->assoclen,
@@ -643,6 +955,96 @@ static int cp_case_hung(struct cp_verify *v, struct cp_vcase *c)
 	return CP_RUN_ABANDONED;
 }
 
+/* @len bytes of @got, which @who made, must be the text (v->want). */
+static void cp_rt_text(struct cp_verify *v, struct cp_vcase *c, const u8 *got,
+		       unsigned int len, const char *who)
+{
+	char what[96];
+	unsigned int at;
+
+	if (len != c->len) {
+		snprintf(what, sizeof(what), "%s is %u bytes, the text %u", who,
+			 len, c->len);
+		cp_case_fail(v, c, what);
+		return;
+	}
+	at = cp_first_diff(got, v->want, len);
+	if (at < len) {
+		snprintf(what, sizeof(what),
+			 "%s differs from the text from byte %u", who, at);
+		cp_case_fail(v, c, what);
+	}
+}
+
+/*
+ * A compressor's answer to @c, @len bytes in v->got: decompressed, the
+ * text; compressed, what the reference decompresses to the text (into a
+ * space of the text's length). 0 (see res), or an error of the reference's.
+ */
+static int cp_rt_answer(struct cp_verify *v, struct cp_vcase *c,
+			unsigned int len)
+{
+	unsigned int text;
+	char what[80];
+	int r, err;
+
+	if (c->decrypt) {
+		cp_rt_text(v, c, v->got, len, "its output");
+		return 0;
+	}
+	r = cp_rt_ref_once(v, true, v->got, len, c->len, v->got, &text, &err);
+	if (r)
+		return r;
+	if (err) {
+		snprintf(what, sizeof(what),
+			 "the reference cannot decompress its output (%d)", err);
+		cp_case_fail(v, c, what);
+		return 0;
+	}
+	cp_rt_text(v, c, v->got, text, "the reference's decompression of its output");
+	return 0;
+}
+
+/*
+ * A compressor's request for @c on @run, its output in @out: the canary
+ * after its space whole; an error only where the space was tight; an
+ * output within the space, and the text's. 0 (see res), or an error of
+ * the reference's.
+ */
+static int cp_rt_judge(struct cp_verify *v, struct cp_vcase *c,
+		       struct cp_run *run, struct scatterlist *out)
+{
+	struct cp_slot *s = &run->slots[0];
+	unsigned int len;
+	char what[80];
+
+	if (!cp_rt_canary_ok(s, c)) {
+		snprintf(what, sizeof(what),
+			 "wrote past its output space (%u bytes)", c->space);
+		cp_case_fail(v, c, what);
+		return 0;
+	}
+	if (s->err) {
+		if (!c->tight) {
+			snprintf(what, sizeof(what),
+				 "failed with error %d, the reference succeeded",
+				 s->err);
+			cp_case_fail(v, c, what);
+		}
+		return 0;
+	}
+	len = run->ops->verify->answer_len(s);
+	if (len > c->space) {
+		snprintf(what, sizeof(what),
+			 "claims %u bytes of output in a space of %u", len,
+			 c->space);
+		cp_case_fail(v, c, what);
+		return 0;
+	}
+	sg_copy_to_buffer(out, 1, v->got, len);
+	return cp_rt_answer(v, c, len);
+}
+
 /*
  * @run's answer to @c in @out, judged against v->want, v->want_err and
  * v->iv_want: 0 (see res), or an error of the reference's.
@@ -655,6 +1057,8 @@ static int cp_case_judge(struct cp_verify *v, struct cp_vcase *c,
 	char what[80];
 	unsigned int at;
 
+	if (v->round_trip)
+		return cp_rt_judge(v, c, run, out);
 	if (v->geniv && !c->decrypt && !s->err) {
 		sg_copy_to_buffer(out, sg_nents(out), v->got, out_len);
 		return cp_case_round_trip(v, c);
@@ -674,9 +1078,171 @@ static int cp_case_judge(struct cp_verify *v, struct cp_vcase *c,
 	return 0;
 }
 
+static bool cp_passing(const struct cp_verify *v)
+{
+	return v->res->verdict == CRYPTOPRIO_VERIFY_PASSED;
+}
+
+static const char *const cp_step_names[] = {
+	[CP_STEP_DIGEST] = "digest",
+	[CP_STEP_INIT] = "init",
+	[CP_STEP_UPDATE] = "update",
+	[CP_STEP_FINAL] = "final",
+	[CP_STEP_FINUP] = "finup",
+};
+
+/*
+ * @step of @c on *@run (&v->cand or &v->twin), over @len bytes of @src:
+ * 0 (a failing step fails the case: see res), an error, or
+ * CP_RUN_ABANDONED: it never answered, its run a zombie (*@run NULL).
+ */
+static int cp_step_go(struct cp_verify *v, struct cp_vcase *c,
+		      struct cp_run **run, enum cp_hash_step step,
+		      struct scatterlist *src, unsigned int len)
+{
+	struct cp_slot *s = &(*run)->slots[0];
+	char what[96];
+	int r;
+
+	s->step = step;
+	cp_run_point(*run, src, src, 0, len, false);
+	r = cp_run_go(*run, true, 0, v->p->grace_ns, NULL);
+	if (r == CP_RUN_ABANDONED)
+		*run = NULL;
+	if (r)
+		return r;
+	if (s->err) {
+		snprintf(what, sizeof(what),
+			 "%s failed with error %d, the reference's digest succeeded",
+			 cp_step_names[step], s->err);
+		cp_case_fail(v, c, what);
+	}
+	return 0;
+}
+
+/*
+ * @len bytes of @c's data from byte @from, as a list over the source's
+ * entries in @s->layout[1] (a hash writes no dst) into *@list: 0 or
+ * -ENOMEM. An empty piece reads nothing of the source's list.
+ */
+static int cp_piece_build(struct cp_slot *s, const struct cp_vcase *c,
+			  unsigned int from, unsigned int len,
+			  struct scatterlist **list)
+{
+	struct sg_table *t = &s->layout[1];
+	unsigned int n = 0, pos = 0, i;
+	struct scatterlist *sg, *to;
+	int r;
+
+	*list = s->layout[0].sgl;
+	if (!len)
+		return 0;
+	for_each_sg(s->layout[0].sgl, sg, c->src.nents, i) {
+		n += pos < from + len && pos + sg->length > from;
+		pos += sg->length;
+	}
+	sg_free_table(t);
+	r = sg_alloc_table(t, n, GFP_KERNEL);
+	if (r)
+		return r;
+	to = t->sgl;
+	pos = 0;
+	for_each_sg(s->layout[0].sgl, sg, c->src.nents, i) {
+		unsigned int start = max(pos, from);
+		unsigned int end = min(pos + sg->length, from + len);
+		unsigned int off = sg->offset + start - pos;
+
+		if (start < end) {
+			sg_set_page(to, sg_page(sg) + off / PAGE_SIZE,
+				    end - start, off % PAGE_SIZE);
+			to = sg_next(to);
+		}
+		pos += sg->length;
+	}
+	*list = t->sgl;
+	return 0;
+}
+
+/*
+ * The state the candidate exported after @c's updates, imported into
+ * another transform with the case's key, which finishes: as
+ * cp_hash_steps_go().
+ */
+static int cp_hash_twin_go(struct cp_verify *v, struct cp_vcase *c,
+			   struct cp_run **judged)
+{
+	const struct cp_verify_ops *ops = v->cand->ops->verify;
+	struct cp_slot *t = &v->twin->slots[0];
+	char what[80];
+	const char *op;
+	int r;
+
+	r = ops->export(&v->cand->slots[0], v->state);
+	if (r) {
+		snprintf(what, sizeof(what), "export failed with error %d", r);
+		cp_case_fail(v, c, what);
+		return 0;
+	}
+	r = cp_case_key(v, v->twin, c, &op);
+	if (r) {
+		cp_case_key_failed(v, c, op, r);
+		return 0;
+	}
+	r = ops->import(t, v->state);
+	if (r) {
+		snprintf(what, sizeof(what),
+			 "import into another transform failed with error %d", r);
+		cp_case_fail(v, c, what);
+		return 0;
+	}
+	r = cp_step_go(v, c, &v->twin, CP_STEP_FINAL, t->src.sgt.sgl, 0);
+	if (!r && cp_passing(v))
+		*judged = v->twin;
+	return r;
+}
+
+/*
+ * @c's steps on the candidate (init, its pieces, final or finup, or its
+ * twin's): 0 with *@judged the run whose slot holds the digest (NULL: a
+ * step failed, see res), an error, or CP_RUN_ABANDONED.
+ */
+static int cp_hash_steps_go(struct cp_verify *v, struct cp_vcase *c,
+			    struct cp_run **judged)
+{
+	unsigned int updates = c->pieces - (c->way == CP_WAY_FINUP);
+	struct cp_slot *s = &v->cand->slots[0];
+	struct scatterlist *list;
+	unsigned int i, from = 0;
+	int r;
+
+	*judged = NULL;
+	r = cp_step_go(v, c, &v->cand, CP_STEP_INIT, s->layout[0].sgl, 0);
+	for (i = 0; !r && cp_passing(v) && i < c->pieces; i++) {
+		r = cp_piece_build(s, c, from, c->cut[i] - from, &list);
+		if (!r)
+			r = cp_step_go(v, c, &v->cand,
+				       i < updates ? CP_STEP_UPDATE : CP_STEP_FINUP,
+				       list, c->cut[i] - from);
+		from = c->cut[i];
+	}
+	if (r || !cp_passing(v))
+		return r;
+	if (c->way == CP_WAY_FINUP) {
+		*judged = v->cand;
+		return 0;
+	}
+	if (c->way == CP_WAY_EXPORT)
+		return cp_hash_twin_go(v, c, judged);
+	r = cp_step_go(v, c, &v->cand, CP_STEP_FINAL, s->layout[0].sgl, 0);
+	if (!r && cp_passing(v))
+		*judged = v->cand;
+	return r;
+}
+
 /* The candidate's answer, judged: 0 (see res), an error, or CP_RUN_ABANDONED. */
 static int cp_case_candidate(struct cp_verify *v, struct cp_vcase *c)
 {
+	struct cp_run *judged = v->cand;
 	struct scatterlist *out;
 	const char *op;
 	int r;
@@ -687,15 +1253,19 @@ static int cp_case_candidate(struct cp_verify *v, struct cp_vcase *c)
 		return 0;
 	}
 	r = cp_case_ready(v, v->cand, c, v->in, v->iv, &out);
-	if (!r)
+	if (!r && c->way != CP_WAY_DIGEST) {
+		r = cp_hash_steps_go(v, c, &judged);
+	} else if (!r) {
+		v->cand->slots[0].step = CP_STEP_DIGEST;
 		r = cp_run_go(v->cand, true, 0, v->p->grace_ns, NULL);
-	if (r == CP_RUN_ABANDONED) {
-		v->cand = NULL;
-		return cp_case_hung(v, c);
+		if (r == CP_RUN_ABANDONED)
+			v->cand = NULL;
 	}
-	if (r)
+	if (r == CP_RUN_ABANDONED)
+		return cp_case_hung(v, c);
+	if (r || !judged)
 		return r;
-	return cp_case_judge(v, c, v->cand, out);
+	return cp_case_judge(v, c, judged, out);
 }
 
 /*
@@ -776,7 +1346,7 @@ static int cp_together_round(struct cp_verify *v, u32 first,
 		if (v->res->verdict != CRYPTOPRIO_VERIFY_PASSED)
 			break;
 	}
-	v->max_text = CP_VERIFY_MAX_TEXT;
+	v->max_text = v->max_alone;
 	if (r || v->res->verdict != CRYPTOPRIO_VERIFY_PASSED)
 		return r;
 	for (j = 0; j < CP_TOGETHER && !r; j++) {
@@ -825,7 +1395,8 @@ static int cp_verify_keys(struct cp_verify *v, struct netlink_ext_ack *extack)
 
 	v->cand->ops->verify->key_range(&v->cand->tfm, &min, &max);
 	max = min(max, CRYPTOPRIO_MAX_KEY_SIZE);
-	if (v->digest && !max) {
+	if ((v->digest || v->round_trip) && !max) {
+		v->keyless = true;
 		v->keys[v->nkeys++] = 0;
 		return 0;
 	}
@@ -965,11 +1536,31 @@ static int cp_verify_reference(struct cp_verify *v,
 	return r;
 }
 
+/* Another transform of the candidate's driver into *@run, its buffers @len bytes. */
+static int cp_candidate_run(struct cp_verify *v, unsigned int len,
+			    struct cp_run **run, struct netlink_ext_ack *extack)
+{
+	const struct cp_type_ops *ops = v->cand->ops;
+	struct cp_tfm tfm = { .type = v->p->type };
+	struct cp_geometry g = {};
+	int r;
+
+	r = cp_alloc_candidate(v->p->driver, v->p->type, &tfm, extack);
+	if (r)
+		return r;
+	ops->geometry(&tfm, &g);
+	*run = cp_run_alloc_linear(&tfm, &g, len);
+	if (!*run) {
+		ops->free(&tfm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The transforms of the rounds together, each with its buffers. */
 static int cp_together_alloc(struct cp_verify *v,
 			     struct netlink_ext_ack *extack)
 {
-	const struct cp_type_ops *ops = v->cand->ops;
 	unsigned int j;
 	int r;
 
@@ -980,22 +1571,14 @@ static int cp_together_alloc(struct cp_verify *v,
 		return -ENOMEM;
 	for (j = 0; j < CP_TOGETHER; j++) {
 		struct cp_together *t = &v->tog[j];
-		struct cp_tfm tfm = { .type = v->p->type };
-		struct cp_geometry g = {};
 
 		t->in = kvzalloc(CP_TOGETHER_MAX_LEN, GFP_KERNEL);
 		t->want = kvzalloc(CP_TOGETHER_MAX_LEN, GFP_KERNEL);
 		if (!t->in || !t->want)
 			return -ENOMEM;
-		r = cp_alloc_candidate(v->p->driver, v->p->type, &tfm, extack);
+		r = cp_candidate_run(v, CP_TOGETHER_BUF_LEN, &t->run, extack);
 		if (r)
 			return r;
-		ops->geometry(&tfm, &g);
-		t->run = cp_run_alloc_linear(&tfm, &g, CP_TOGETHER_BUF_LEN);
-		if (!t->run) {
-			ops->free(&tfm);
-			return -ENOMEM;
-		}
 	}
 	return 0;
 }
@@ -1016,10 +1599,25 @@ static void cp_together_free(struct cp_verify *v)
 	kfree_sensitive(v->tog);	/* their keys */
 }
 
-/* The bytes of the candidate's runs: its own, and those together's. */
+/*
+ * A hash's twin: another transform of the candidate (on a page, its
+ * digest its own), and a buffer for the state it imports.
+ */
+static int cp_twin_alloc(struct cp_verify *v, struct netlink_ext_ack *extack)
+{
+	const struct cp_verify_ops *ops = v->cand->ops->verify;
+
+	v->state = kzalloc(ops->state_size(&v->cand->tfm), GFP_KERNEL);
+	if (!v->state)
+		return -ENOMEM;
+	return cp_candidate_run(v, PAGE_SIZE, &v->twin, extack);
+}
+
+/* The bytes of the candidate's runs: its own, those together's, its twin's. */
 static size_t cp_verify_bytes(const struct cp_verify *v)
 {
 	return 2 * (PAGE_SIZE << get_order(CP_VERIFY_BUF_LEN)) +
+	       (v->digest ? 2 * PAGE_SIZE : 0) +
 	       (v->rounds ? CP_TOGETHER * 2 *
 			    (PAGE_SIZE << get_order(CP_TOGETHER_BUF_LEN)) : 0);
 }
@@ -1032,7 +1630,7 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 	int r;
 
 	if (!ops || !ops->verify) {
-		NL_SET_ERR_MSG(extack, "not verified: skcipher, aead and hash only for now");
+		NL_SET_ERR_MSG(extack, "not verified: skcipher, aead, hash and acomp only for now");
 		return -EOPNOTSUPP;
 	}
 	r = cp_alloc_candidate(v->p->driver, v->p->type, &t, extack);
@@ -1046,6 +1644,7 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 	}
 	v->rounds = min_t(u32, CP_TOGETHER_ROUNDS,
 			  v->p->cases / (4 * CP_TOGETHER));
+	v->digest = ops->verify->digest;
 	r = cp_zombie_check(v->p->driver, cp_verify_bytes(v), extack);
 	if (!r) {
 		v->cand = cp_run_alloc_linear(&t, &g, CP_VERIFY_BUF_LEN);
@@ -1056,10 +1655,14 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 		return r;
 	}
 	r = cp_together_alloc(v, extack);
+	if (!r && v->digest)
+		r = cp_twin_alloc(v, extack);
 	if (r)
 		return r;
 	v->aead = ops->verify->set_tag;
-	v->digest = ops->verify->digest;
+	v->round_trip = ops->verify->round_trip;
+	v->max_alone = v->round_trip ? CP_RT_MAX_TEXT : CP_VERIFY_MAX_TEXT;
+	v->max_text = v->max_alone;
 	v->geniv = v->aead && g.shape.geniv;
 	v->ivd = g.iv_in_data;
 	v->in = kvzalloc(CP_VERIFY_MAX_LEN, GFP_KERNEL);
@@ -1091,6 +1694,8 @@ static int cp_verify_alone(struct cp_verify *v, u32 i,
 	int r;
 
 	cp_case_draw(v, i, &c);
+	if (v->digest)
+		cp_case_steps(v, &c);
 	v->res->cases = i + 1;
 	r = cp_case_reference(v, &c);
 	if (r) {
@@ -1141,7 +1746,6 @@ int cp_verify(const struct cp_verify_params *p, struct cp_verify_result *res,
 	v->res = res;
 	res->verdict = CRYPTOPRIO_VERIFY_PASSED;
 	v->end = ktime_add_ns(ktime_get(), CP_VERIFY_TIME_NS);
-	v->max_text = CP_VERIFY_MAX_TEXT;
 	r = cp_verify_prepare(v, extack);
 	if (r == -ENOMEM)
 		NL_SET_ERR_MSG(extack, "out of memory for the verification's buffers");
@@ -1152,6 +1756,9 @@ int cp_verify(const struct cp_verify_params *p, struct cp_verify_result *res,
 	/* a zombie's buffers are its own now */
 	if (v->cand)
 		cp_run_free(v->cand);
+	if (v->twin)
+		cp_run_free(v->twin);
+	kfree_sensitive(v->state);
 	cp_together_free(v);
 	kvfree(v->in);
 	kvfree(v->want);

@@ -134,6 +134,7 @@ static void merge_summary(struct cp_calibration *into, const struct cp_calibrati
 	into->n_unmeasured += from->n_unmeasured;
 	into->n_pending_names += from->n_pending_names;
 	into->n_noisy_names += from->n_noisy_names;
+	into->n_unverified += from->n_unverified;
 	into->cache_updated |= from->cache_updated;
 	if (from->cache_warning[0])
 		memcpy(into->cache_warning, from->cache_warning, sizeof(into->cache_warning));

@@ -38,6 +38,8 @@ struct cp_apply_options {
 	 * measurements after READY.
 	 */
 	bool finish_calibration;
+	/* cp_calibrate_options.verify_first_only: the daemon's start. */
+	bool verify_first_only;
 	const char *state_path; /* default CP_STATE_PATH */
 	const char *lock_path;	/* default CP_LOCK_PATH */
 	const char *cache_path; /* NULL: CP_CACHE_PATH; "": no cache */

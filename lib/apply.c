@@ -60,6 +60,7 @@ static int calibrate_workloads(struct cp_apply_files *run, const struct cp_setti
 		    .budget_ns = left_ns / names_left * w[i].n_names,
 		    .policy = run->policy,
 		    .finish = run->opts->finish_calibration,
+		    .verify_first_only = run->opts->verify_first_only,
 		    .force = run->opts->force_calibration,
 		    .cache_only = g->calibrate == CP_CALIBRATE_CACHED || run->opts->from,
 		    .without_candidates = !w[i].candidates,

@@ -24,13 +24,15 @@ bool cp_geniv_inner(const char *name, char inner[static CP_NAME_MAX]);
 
 /*
  * Verify each implementation of @cal that wants it (VERIFY on @nl, the
- * module @by is the srcversion of), whatever is left of the budget: the
- * verdict decides whether its figures count at all, and a pass is cached.
- * With no module (@nl NULL, @by ""), say why in its verdict (@module_error,
- * or -ENOENT). A failure marks every point of its implementation faulty.
+ * module @by is the srcversion of): the verdict decides whether its
+ * figures count at all, and a pass is cached. With @first_only, only
+ * those verified first (verify_first): the others stay unverified, and
+ * still want it (cp_measured_wants_verification()). With no module (@nl
+ * NULL, @by ""), say why in its verdict (@module_error, or -ENOENT). A
+ * failure marks every point of its implementation faulty.
  */
 void cp_calibration_verify(struct cp_calibration *cal, struct cp_nl *nl, int module_error,
-			   const char *by);
+			   const char *by, bool first_only);
 
 /*
  * The runs @m needs before its figure is compared: CP_RUNS_FIRST where

@@ -225,7 +225,7 @@ static int add_measured(struct cp_calibration *cal, const struct cp_inventory *i
 
 		cp_policy_algorithm(opts->policy, alg->name, &set);
 		m->gear = cp_plan_gear(opts->policy, &set, alg->driver, alg->class);
-		m->verify_first = cp_plan_wants_verification(opts->policy, &set, alg);
+		m->verify_first = cp_plan_verifies_first(opts->policy, &set, alg);
 	}
 	geniv = cp_geniv_inner(alg->name, inner);
 	if (geniv && !measured_as(inv, alg, inner, candidate, m->measured_as))

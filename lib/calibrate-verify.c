@@ -99,20 +99,20 @@ static void verify_one(struct cp_nl *nl, struct cp_measured *m, const char *by)
 }
 
 void cp_calibration_verify(struct cp_calibration *cal, struct cp_nl *nl, int module_error,
-			   const char *by)
+			   const char *by, bool first_only)
 {
 	for (size_t i = 0; i < cal->n_measured; i++) {
 		struct cp_measured *m = &cal->measured[i];
 
 		if (!cp_measured_wants_verification(m))
 			continue;
-		if (nl && by[0]) {
+		if (!nl || !by[0]) {
+			m->verified.state = CP_VERIFICATION_NOT_RUN;
+			snprintf(m->verified.text, sizeof(m->verified.text),
+				 "the cryptoprio module is not loaded (%s)",
+				 strerror(-(module_error ?: -ENOENT)));
+		} else if (!first_only || m->verify_first) {
 			verify_one(nl, m, by);
-			continue;
 		}
-		m->verified.state = CP_VERIFICATION_NOT_RUN;
-		snprintf(m->verified.text, sizeof(m->verified.text),
-			 "the cryptoprio module is not loaded (%s)",
-			 strerror(-(module_error ?: -ENOENT)));
 	}
 }

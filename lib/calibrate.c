@@ -571,6 +571,7 @@ static void count_points(struct cp_calibration *cal)
 		cal->n_noisy_names +=
 		    cp_measured_too_noisy(m) &&
 		    (first_of_name || !cp_measured_too_noisy(&cal->measured[mi - 1]));
+		cal->n_unverified += cp_measured_wants_verification(m);
 		for (size_t pi = 0; pi < m->n_points; pi++) {
 			const struct cp_point *p = &cal->measured[mi].points[pi];
 
@@ -624,27 +625,32 @@ static int measure(struct engine *e)
 
 /*
  * Verify the engines that want it through the module, whichever backend
- * measured them (opened here if none was needed or AF_ALG was).
+ * measured them (opened here if none was needed or AF_ALG was); with
+ * opts->verify_first_only, only those verified first.
  */
 static void verify_engines(struct engine *e, const char *by)
 {
+	bool first_only = e->opts->verify_first_only;
 	struct backend module = {};
 	int module_error = 0;
 	bool wanted = false;
 
-	for (size_t i = 0; i < e->cal->n_measured && !wanted; i++)
-		wanted = cp_measured_wants_verification(&e->cal->measured[i]);
+	for (size_t i = 0; i < e->cal->n_measured && !wanted; i++) {
+		const struct cp_measured *m = &e->cal->measured[i];
+
+		wanted = cp_measured_wants_verification(m) && (!first_only || m->verify_first);
+	}
 	if (!wanted)
 		return;
 	if (e->backend.kind == CP_BACKEND_MODULE) {
-		cp_calibration_verify(e->cal, &e->backend.nl, 0, by);
+		cp_calibration_verify(e->cal, &e->backend.nl, 0, by, first_only);
 		return;
 	}
 	if (backend_open(&module, CP_BACKEND_MODULE, &module_error) < 0) {
-		cp_calibration_verify(e->cal, NULL, module_error, "");
+		cp_calibration_verify(e->cal, NULL, module_error, "", false);
 		return;
 	}
-	cp_calibration_verify(e->cal, &module.nl, 0, by);
+	cp_calibration_verify(e->cal, &module.nl, 0, by, first_only);
 	backend_close(&module);
 }
 

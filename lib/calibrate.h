@@ -61,11 +61,10 @@ struct cp_measured {
 	 */
 	bool pending;
 	/*
-	 * An engine the policy's gears would place above the CPU once verified
-	 * (cp_plan_wants_verification()): verified in this run even where the
-	 * budget left its name pending. Other engines are verified with their
-	 * name's measurement: at boot, those the budget reached; the rest
-	 * after READY.
+	 * An engine the plan may place above the CPU unless its verification
+	 * fails (cp_plan_verifies_first()): verified in this run even where
+	 * the budget left its name pending. Other engines are verified after
+	 * their name's measurement; at boot, after READY (verify_first_only).
 	 */
 	bool verify_first;
 };
@@ -97,6 +96,7 @@ struct cp_calibration {
 	size_t n_pending_names;	 /* names whose measurement the budget cut short */
 	size_t n_cut_short;	 /* of n_run, points of those names: shown, not cached */
 	size_t n_noisy_names;	 /* names measured now whose figures stayed too noisy to decide */
+	size_t n_unverified;	 /* engines that want verification still (verify_first_only) */
 	char cache_warning[256]; /* why the cache file was ignored, or "" */
 	time_t cache_oldest;	 /* measurement time of the oldest cached point used */
 	bool cache_updated;	 /* points measured now went into the cache */
@@ -135,6 +135,14 @@ struct cp_calibrate_options {
 	 * READY, which nothing waits for.
 	 */
 	bool finish;
+	/*
+	 * Verify only the engines the plan may place above the CPU
+	 * (verify_first), whose verdict it needs: the others stay unverified,
+	 * their figures used and cached, counted in n_unverified (the
+	 * daemon's start, which READY=1 waits for: it verifies them after).
+	 * Without it every engine measured or cached is verified.
+	 */
+	bool verify_first_only;
 	bool force;	 /* measure again even if cached */
 	bool cache_only; /* measure nothing: the cache or UNMEASURED (Calibrate=cached) */
 	/*

@@ -280,6 +280,17 @@ bool cp_plan_wants_verification(const struct cp_policy *policy, const struct cp_
 	return held_until_verified(s, class, gear_of(s->gears, class), alg->type);
 }
 
+bool cp_plan_verifies_first(const struct cp_policy *policy, const struct cp_settings *s,
+			    const struct cp_alg *alg)
+{
+	struct cp_driver_rule rule;
+
+	cp_policy_driver(policy, alg->driver, &rule);
+	if (s->verify && !rule.exclude && (rule.pin == CP_PIN_FIRST || rule.has_priority))
+		return true;
+	return cp_plan_wants_verification(policy, s, alg);
+}
+
 /*
  * An engine of a type the module verifies is placed above the CPU only
  * once it has passed (cryptoprio.conf(5), Verify=): before, it is held in

@@ -180,6 +180,14 @@ unsigned cp_plan_gear(const struct cp_policy *policy, const struct cp_settings *
  */
 bool cp_plan_wants_verification(const struct cp_policy *policy, const struct cp_settings *s,
 				const struct cp_alg *alg);
+/*
+ * Whether the plan may place @alg above the CPU unless its verification
+ * fails: cp_plan_wants_verification(), or Pin=first or Priority= with
+ * Verify= on (a failure makes any engine faulty, placed last). Such an
+ * engine is verified before it serves (cp_measured.verify_first).
+ */
+bool cp_plan_verifies_first(const struct cp_policy *policy, const struct cp_settings *s,
+			    const struct cp_alg *alg);
 
 static inline void cp_plan_freep(struct cp_plan **p)
 {

@@ -39,7 +39,8 @@ static const struct cp_type_info types[] = {
     /* the kernel wraps every synchronous compressor as an acomp */
     [CRYPTOPRIO_TYPE_ACOMP] = {.name = "acomp",
 			       .alg_types = {"acomp", "scomp"},
-			       .compresses = true},
+			       .compresses = true,
+			       .verified = true},
     [CRYPTOPRIO_TYPE_AKCIPHER] =
 	{.name = "akcipher",
 	 .alg_types = {"akcipher"},

@@ -29,12 +29,14 @@
  *          the module's give-up codes
  *   sgmulti, len64, key192, big  correct, but a cipher (skcipher, and
  *          cp_test_engine's AEADs: their text's length) flips the
- *          last output byte (cp_test_engine's hashes, digest and finup:
+ *          last output byte (cp_test_engine's hashes, digest:
  *          the digest's first) of a request whose source or destination is
  *          more than one scatterlist entry (sgmulti), whose length is not
  *          a multiple of 64 (len64), keyed with a 192-bit AES key (key192),
  *          or longer than 16 KiB (big): faults of one shape, which the
- *          known-answer check's one shape misses and VERIFY finds
+ *          known-answer check's one shape misses and VERIFY finds;
+ *          cp_test_engine's deflate flips its output's first byte when
+ *          its text's length is of the shape (len64, big)
  *   crosstalk  correct, but a cipher's request (skcipher, the AEADs of
  *          both modules; cp_test_engine's hashes: the digest's first
  *          byte) gets its last output byte flipped when it was in
@@ -44,7 +46,22 @@
  *          transforms' keys under load (two IPsec SAs). The kernel's
  *          self-test, the known-answer check and VERIFY's cases alone
  *          send one request of one transform at a time: only VERIFY's
- *          cases together find it
+ *          cases together find it (cp_test_engine's deflate: its
+ *          output's first byte)
+ *   overrun  correct, but a request of cp_test_engine's deflate that
+ *          fails (its output space too short, the one failure a correct
+ *          caller meets) writes one byte just past the space first, as an
+ *          engine that transfers its whole answer and then reports the
+ *          overflow: its caller's memory after the buffer. The kernel's
+ *          self-test and the known-answer check give room enough;
+ *          VERIFY's tight cases find it by their canary
+ *   updates  correct, but cp_test_engine's hashes ignore the data of the
+ *          third and later updates since init (the count travels in the
+ *          exported state), as an engine whose chaining of partial
+ *          requests breaks past two: the kernel's default self-test
+ *          splits a request in two at most, the known-answer check and
+ *          VERIFY's digests not at all; VERIFY's cases of up to eight
+ *          updates find it
  *   authkey  correct, but cp_test_engine's authenc flips the last output
  *          byte when its authentication key is longer than SHA-256's
  *          block: the key hmac hashes first, which an engine that
@@ -119,12 +136,12 @@
 enum cpt_mode {
 	CPT_OK, CPT_SLOW, CPT_WRONG, CPT_HANG, CPT_ETIMEDOUT, CPT_EINTR,
 	CPT_BUSYDROP, CPT_SGMULTI, CPT_LEN64, CPT_KEY192, CPT_BIG, CPT_AUTHKEY,
-	CPT_CROSSTALK
+	CPT_CROSSTALK, CPT_OVERRUN, CPT_UPDATES
 };
 
 static const char * const cpt_mode_names[] = {
 	"ok", "slow", "wrong", "hang", "etimedout", "eintr", "busydrop",
-	"sgmulti", "len64", "key192", "big", "authkey", "crosstalk"
+	"sgmulti", "len64", "key192", "big", "authkey", "crosstalk", "overrun", "updates"
 };
 
 /* How long a request of mode etimedout or eintr takes to fail. */
@@ -225,6 +242,16 @@ static void cpt_flight_del(struct cpt_req *r)
 	list_del(&r->flight);
 	spin_unlock_irqrestore(&cpt_lock, flags);
 	r->in_flight = false;
+}
+
+bool cpt_updates(void)
+{
+	return READ_ONCE(cpt_mode) == CPT_UPDATES;
+}
+
+bool cpt_overrun(void)
+{
+	return READ_ONCE(cpt_mode) == CPT_OVERRUN;
 }
 
 bool cpt_wrong_auth_key(unsigned int auth_key_len)
@@ -568,7 +595,7 @@ static const struct kernel_param_ops cpt_mode_ops = {
 	.get = cpt_mode_get,
 };
 module_param_cb(mode, &cpt_mode_ops, NULL, 0644);
-MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), sgmulti, len64, key192 or big (a cipher flips a byte on multi-entry lists, lengths not a multiple of 64, 192-bit keys, or past 16 KiB), authkey (authenc flips a byte under an authentication key longer than 64 bytes), hang (never complete), etimedout or eintr (fail each request with it after 10 ms), busydrop (answer -EBUSY, never complete)");
+MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), sgmulti, len64, key192 or big (a cipher flips a byte on multi-entry lists, lengths not a multiple of 64, 192-bit keys, or past 16 KiB), authkey (authenc flips a byte under an authentication key longer than 64 bytes), crosstalk (a request in flight beside another transform's), overrun (deflate writes a byte past a space too short), updates (a hash ignores the third and later updates), hang (never complete), etimedout or eintr (fail each request with it after 10 ms), busydrop (answer -EBUSY, never complete)");
 
 static int cpt_dropped_get(char *buf, const struct kernel_param *kp)
 {

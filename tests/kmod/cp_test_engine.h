@@ -73,6 +73,7 @@ struct cpt_req {
 	struct list_head flight;	/* on the core's, in mode crosstalk */
 	bool in_flight;		/* on it: set by the submitter, cleared computed */
 	bool crossed;		/* in flight with another transform's request */
+	u32 updates;		/* a hash's since init (mode updates) */
 	unsigned long subreq[] __aligned(CRYPTO_MINALIGN);
 };
 
@@ -95,6 +96,10 @@ bool cpt_wrong_req(const struct cpt_req *r);
 bool cpt_wrong_cipher(const struct cpt_req *r, struct scatterlist *src,
 		      struct scatterlist *dst, unsigned int sg_len,
 		      unsigned int len, unsigned int key_size);
+/* Mode updates: a hash's third and later updates since init are ignored. */
+bool cpt_updates(void);
+/* Mode overrun: an output space found too short is written past. */
+bool cpt_overrun(void);
 /* Whether authenc's request under an @auth_key_len-byte key is answered wrong. */
 bool cpt_wrong_auth_key(unsigned int auth_key_len);
 void cpt_flip(struct scatterlist *sg, unsigned int off);

@@ -4,7 +4,11 @@
  * by the CPU's deflate (deflate-scomp before 6.15, deflate-generic since),
  * as Intel IAA, QAT and HiSilicon's zip register theirs for zswap. Mode
  * wrong flips the first output byte: in compressed data, the final-block
- * bit of the first deflate block, which no decompressor can miss.
+ * bit of the first deflate block, which no decompressor can miss; so do
+ * modes len64 and big when the text's length (the input's, or the
+ * decompressed output's) is of their shape, and crosstalk a request in
+ * flight beside another transform's. Mode overrun writes a byte past an
+ * output space found too short (cp_engine_core.c).
  *
  * Each transform has one request of the fallback, allocated by
  * acomp_request_alloc() at init and used under a lock: before 6.15 that
@@ -26,7 +30,9 @@
 
 #include <crypto/acompress.h>
 #include <crypto/internal/acompress.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 
 #include "cp_test_engine.h"
@@ -100,6 +106,31 @@ static int cpt_deflate_stored(struct acomp_req *req)
 	return 0;
 }
 
+/* Whether @r's answer, @text bytes of text, is to be made wrong. */
+static bool cpt_acomp_wrong(struct cpt_req *r, unsigned int text)
+{
+	return cpt_wrong_cipher(r, NULL, NULL, 0, text, 0);
+}
+
+/*
+ * Mode overrun, @req's output space too short: its byte just past the
+ * space's last entry flipped, as if the engine had written on. Lowmem
+ * only (sg_virt()).
+ */
+static void cpt_acomp_overrun(struct acomp_req *req)
+{
+	struct scatterlist *last;
+	u8 *p;
+
+	if (!cpt_overrun() || !req->dst || !req->dlen)
+		return;
+	last = sg_last(req->dst, sg_nents(req->dst));
+	if (PageHighMem(sg_page(last)))
+		return;
+	p = (u8 *)sg_virt(last) + last->length;
+	*p ^= 0xff;
+}
+
 static int cpt_acomp_run(struct cpt_req *r, bool decompress)
 {
 	struct acomp_req *req = container_of(r->base, struct acomp_req, base);
@@ -110,8 +141,10 @@ static int cpt_acomp_run(struct cpt_req *r, bool decompress)
 
 	if (!decompress && READ_ONCE(cpt_deflate_store)) {
 		err = cpt_deflate_stored(req);
-		if (!err && cpt_wrong())
+		if (!err && cpt_acomp_wrong(r, req->slen))
 			cpt_flip(req->dst, 0);
+		if (err == -ENOSPC)
+			cpt_acomp_overrun(req);
 		return err;
 	}
 	spin_lock_bh(&ctx->lock);
@@ -121,10 +154,12 @@ static int cpt_acomp_run(struct cpt_req *r, bool decompress)
 			   crypto_acomp_compress(fb);
 	dlen = fb->dlen;
 	spin_unlock_bh(&ctx->lock);
-	if (err)
+	if (err) {
+		cpt_acomp_overrun(req);
 		return err;
+	}
 	req->dlen = dlen;
-	if (dlen && cpt_wrong())
+	if (dlen && cpt_acomp_wrong(r, decompress ? dlen : req->slen))
 		cpt_flip(req->dst, 0);
 	return 0;
 }

@@ -4,8 +4,11 @@
  * ("cp_test_engine_hmac_sha256") as ahash, computed by a synchronous
  * fallback of the same name. init/export/import (and setkey) are done at
  * once; update/final/finup/digest go through the engine. Of the fault
- * modes, digest and finup take wrong, sgmulti, len64, big and crosstalk
- * (final: wrong), flipping the digest's first byte.
+ * modes, digest takes wrong, sgmulti, len64, big and crosstalk (final and
+ * finup: wrong), flipping the digest's first byte; update takes updates,
+ * ignoring the data of the third and later updates since init. The count
+ * is part of the state: export writes it after the fallback's, import
+ * reads it back.
  *
  * geometry=small (cp_test_engine_main.c): once its self-test has passed,
  * sha256 claims a 16-byte digest, and writes only that much (the first
@@ -48,14 +51,14 @@ enum cpt_hash_op { CPT_UPDATE, CPT_FINAL, CPT_FINUP, CPT_DIGEST };
 
 /*
  * Whether @op's digest is flipped: mode wrong, or a fault of the shape
- * of the data digest and finup read (sgmulti, len64, big; crosstalk: in
- * flight with another transform's request). No key192: a hash's key is
- * any length.
+ * of the data digest reads (sgmulti, len64, big; crosstalk: in flight
+ * with another transform's request). No key192: a hash's key is any
+ * length.
  */
 static bool cpt_hash_wrong(const struct cpt_req *r, enum cpt_hash_op op,
 			   struct ahash_request *req)
 {
-	if (op == CPT_FINAL)
+	if (op != CPT_DIGEST)
 		return cpt_wrong();
 	return cpt_wrong_cipher(r, req->src, req->src, req->nbytes,
 				req->nbytes, 0);
@@ -76,6 +79,8 @@ static int cpt_hash_run(struct cpt_req *r, enum cpt_hash_op op)
 					req->nbytes);
 	switch (op) {
 	case CPT_UPDATE:
+		if (++r->updates >= 3 && cpt_updates())
+			return 0;
 		return crypto_ahash_update(sub);
 	case CPT_FINAL:
 		err = crypto_ahash_final(sub);
@@ -122,6 +127,9 @@ static int cpt_hash_queue(struct ahash_request *req,
 
 static int cpt_hash_init(struct ahash_request *req)
 {
+	struct cpt_req *r = ahash_request_ctx(req);
+
+	r->updates = 0;
 	return crypto_ahash_init(cpt_sub(req));
 }
 
@@ -145,14 +153,30 @@ static int cpt_hash_digest(struct ahash_request *req)
 	return cpt_hash_queue(req, cpt_hash_run_digest);
 }
 
+/* The fallback's state, then the count of updates. */
 static int cpt_hash_export(struct ahash_request *req, void *out)
 {
-	return crypto_ahash_export(cpt_sub(req), out);
+	struct cpt_req *r = ahash_request_ctx(req);
+	struct ahash_request *sub = cpt_sub(req);
+	int err = crypto_ahash_export(sub, out);
+
+	if (!err)
+		memcpy(out + crypto_ahash_statesize(crypto_ahash_reqtfm(sub)),
+		       &r->updates, sizeof(r->updates));
+	return err;
 }
 
 static int cpt_hash_import(struct ahash_request *req, const void *in)
 {
-	return crypto_ahash_import(cpt_sub(req), in);
+	struct cpt_req *r = ahash_request_ctx(req);
+	struct ahash_request *sub = cpt_sub(req);
+	int err = crypto_ahash_import(sub, in);
+
+	if (!err)
+		memcpy(&r->updates,
+		       in + crypto_ahash_statesize(crypto_ahash_reqtfm(sub)),
+		       sizeof(r->updates));
+	return err;
 }
 
 static int cpt_hash_setkey(struct crypto_ahash *tfm, const u8 *key,
@@ -246,7 +270,7 @@ int cpt_hash_register(void)
 	struct crypto_ahash *probe;
 	int i, r;
 
-	/* our export/import are the fallback's: same state size */
+	/* our export/import: the fallback's state, then the count of updates */
 	for (i = 0; i < ARRAY_SIZE(cpt_hashes); i++) {
 		struct hash_alg_common *halg = &cpt_hashes[i].halg;
 
@@ -254,7 +278,8 @@ int cpt_hash_register(void)
 					   CPT_FALLBACK_MASK);
 		if (IS_ERR(probe))
 			return PTR_ERR(probe);
-		halg->statesize = crypto_ahash_statesize(probe);
+		halg->statesize = crypto_ahash_statesize(probe) +
+				  sizeof_field(struct cpt_req, updates);
 		crypto_free_ahash(probe);
 	}
 	r = crypto_register_ahashes(cpt_hashes, ARRAY_SIZE(cpt_hashes));

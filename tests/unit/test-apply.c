@@ -117,8 +117,8 @@ static bool calibrated_under(const struct cp_inventory *inv, const char *policy_
  * goes above the CPU only once the calibration has verified it, so the
  * name is calibrated (without measuring the candidate: the gears place
  * it); not under the default gears, nor with Verify = no. A hash engine's
- * too; a compressor's (a type the calibration does not verify) is placed
- * by its gear.
+ * and a compressor's too; an akcipher's (a type the calibration does not
+ * verify) is placed by its gear.
  */
 static void test_verification_workloads(struct cp_inventory *inv)
 {
@@ -140,8 +140,14 @@ static void test_verification_workloads(struct cp_inventory *inv)
 	ok(calibrated_under(inv, offload, "hmac(sha256)", &candidates, &n) && !candidates,
 	   "Gears = offload cpu: the hash engine's name is calibrated (verified), no candidate");
 	add_engine(inv, "deflate", "deflate-engine", "acomp");
-	ok(!calibrated_under(inv, offload, "deflate", &candidates, &n),
-	   "Gears = offload cpu: the compressor engine's name is not");
+	add_alg(inv, "deflate", "deflate-scomp", "scomp", 100);
+	inv->algs[inv->n_algs - 1].class = CP_CLASS_CPU;
+	ok(calibrated_under(inv, offload, "deflate", &candidates, &n) && !candidates,
+	   "Gears = offload cpu: the compressor engine's name is calibrated (verified), no "
+	   "candidate");
+	add_engine(inv, "rsa", "rsa-engine", "akcipher");
+	ok(!calibrated_under(inv, offload, "rsa", &candidates, &n),
+	   "Gears = offload cpu: the akcipher engine's name is not");
 	/* the CPU's instance, created by an apply before: still verified */
 	add_alg(inv, authenc, "authenc(hmac(sha256-avx2),cbc-aes-aesni)", "aead", 3001);
 	ok(calibrated_under(inv, offload, authenc, &candidates, &n),

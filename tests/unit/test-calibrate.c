@@ -441,7 +441,7 @@ static void test_verification_not_run(void)
 				.n_points = 1};
 	struct cp_calibration cal = {.measured = &m, .n_measured = 1};
 
-	cp_calibration_verify(&cal, NULL, -ENOENT, "");
+	cp_calibration_verify(&cal, NULL, -ENOENT, "", false);
 	ok(m.verified.state == CP_VERIFICATION_NOT_RUN &&
 	       strcmp(m.verified.text, "the cryptoprio module is not loaded (No such file or "
 				       "directory)") == 0 &&
@@ -469,6 +469,38 @@ static void test_verification_pending(void)
 	ok(cp_measured_wants_verification(&m), "pending, but above the CPU once verified: now");
 	m.class = CP_CLASS_CPU;
 	ok(!cp_measured_wants_verification(&m), "the CPU's: never");
+}
+
+/*
+ * At the daemon's start only the engines verified first are: any other
+ * stays unverified, its figures kept, and still wants verifying (which
+ * the daemon does after READY).
+ */
+static void test_verification_first_only(void)
+{
+	struct cp_point points[3] = {};
+	struct cp_measured m[3] = {
+	    {.name = "cbc(aes)", .class = CP_CLASS_CPU},
+	    {.name = "cbc(aes)", .class = CP_CLASS_OFFLOAD},
+	    {.name = "cbc(aes)", .class = CP_CLASS_OFFLOAD},
+	};
+	struct cp_calibration cal = {.measured = m, .n_measured = ARRAY_SIZE(m)};
+	struct cp_nl never_used = {}; /* no socket: a verification would fail the test */
+
+	for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
+		points[i] =
+		    (struct cp_point){.size = 4096, .depth = 1, .verdict = CP_VERDICT_MEASURED};
+		m[i].type = CRYPTOPRIO_TYPE_SKCIPHER;
+		m[i].points = &points[i];
+		m[i].n_points = 1;
+	}
+	cp_calibration_verify(&cal, &never_used, 0, "V1", true);
+	ok(m[1].verified.state == CP_VERIFICATION_NONE &&
+	       m[2].verified.state == CP_VERIFICATION_NONE &&
+	       points[1].verdict == CP_VERDICT_MEASURED && !m[1].pending,
+	   "first only: the engines not verified, their figures kept, their name not pending");
+	ok(cp_measured_wants_verification(&m[1]) && cp_measured_wants_verification(&m[2]),
+	   "and wanting it still, for after READY");
 }
 
 /*
@@ -540,13 +572,14 @@ static void test_verification_cached(void)
 		cached.point.verdict = CP_VERDICT_FAULTY;
 		ok(!cp_measured_wants_verification(&copy),
 		   "one its known answer found faulty is not");
-		copy.type = CRYPTOPRIO_TYPE_ACOMP;
+		copy.type = CRYPTOPRIO_TYPE_AKCIPHER;
 		cached.point.verdict = CP_VERDICT_MEASURED;
 		ok(!cp_measured_wants_verification(&copy), "nor a type the module does not verify");
 	}
 	cp_calibration_free(&cal);
 	test_verification_not_run();
 	test_verification_pending();
+	test_verification_first_only();
 	cp_cache_keys_assume(NULL, NULL, 0);
 	cp_cache_keys_forget();
 	cp_cache_free(&cache);

@@ -602,15 +602,13 @@ static void test_unverified(void)
 	static const struct row rows[] = {
 	    {"cbc(aes)", "virtio_crypto_aes_cbc", "skcipher", 150, OFF, TESTED | CP_ALG_ASYNC},
 	    {"cbc(aes)", "cbc-aes-aesni", "skcipher", 400, CPU, TESTED},
-	    {"deflate", "deflate-engine", "acomp", 300, OFF, TESTED | CP_ALG_ASYNC},
-	    {"deflate", "deflate-generic", "scomp", 100, CPU, TESTED},
+	    {"aes", "aes-engine", "cipher", 300, OFF, TESTED},
+	    {"aes", "aes-generic", "cipher", 100, CPU, TESTED},
 	};
 	const char *why = "the cryptoprio module is not loaded (No such file or directory)";
 	const struct cp_measurement not_run[] = {
 	    unverified(tput("virtio_crypto_aes_cbc", 4096, 1, 900, 10), why),
 	    tput("cbc-aes-aesni", 4096, 1, 300, 5),
-	    unverified(tput("deflate-engine", 4096, 1, 900, 10), ""),
-	    tput("deflate-generic", 4096, 1, 300, 5),
 	};
 	const struct cp_measurement passed[] = {
 	    tput("virtio_crypto_aes_cbc", 4096, 1, 900, 10),
@@ -661,9 +659,9 @@ static void test_unverified(void)
 		   "unverified, case %zu: its why says '%s': %s", i, cases[i].engine_why,
 		   engine ? engine->why : "(none)");
 		if (!cases[i].passed && strstr(cases[i].policy, "offload cpu"))
-			is_str(place(plan, "deflate", 0), "deflate-engine",
-			       "unverified, case %zu: a compressor engine (a type not verified) "
-			       "first as the gears say",
+			is_str(place(plan, "aes", 0), "aes-engine",
+			       "unverified, case %zu: a single-block cipher's engine (a type not "
+			       "verified) first as the gears say",
 			       i);
 	}
 	cp_inventory_free(&inv);
@@ -951,9 +949,45 @@ static void test_gear_for_calibration(void)
 	is_int(cp_plan_gear(p, &s, "xts-aes-engine", CP_CLASS_OFFLOAD), 0, "Gears=any: one gear");
 }
 
+/*
+ * Which engines the daemon's start verifies before it serves: those the
+ * gears would place above the CPU once verified, and those Pin=first or
+ * Priority= place there unless faulty; not Pin=last, Exclude= or Verify=no.
+ */
+static void test_verifies_first(void)
+{
+	_cleanup_(cp_policy_freep) struct cp_policy *p =
+	    policy_from("[Driver e-pinned]\nPin = first\n[Driver e-priority]\nPriority = 900\n"
+			"[Driver e-last]\nPin = last\n[Driver e-excluded]\nExclude = yes\n"
+			"[Algorithm ctr(aes)]\nGears = any\n[Algorithm xts(aes)]\nVerify = no\n");
+	const char *const verified[] = {"e-pinned", "e-priority"};
+	const char *const not_verified[] = {"e-plain", "e-last", "e-excluded"};
+	struct cp_alg a = {.name = "cbc(aes)", .type = "skcipher", .class = CP_CLASS_OFFLOAD};
+	struct cp_settings s;
+
+	cp_policy_algorithm(p, "cbc(aes)", &s);
+	for (size_t i = 0; i < ARRAY_SIZE(verified); i++) {
+		snprintf(a.driver, sizeof(a.driver), "%s", verified[i]);
+		ok(cp_plan_verifies_first(p, &s, &a), "%s: verified first", a.driver);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(not_verified); i++) {
+		snprintf(a.driver, sizeof(a.driver), "%s", not_verified[i]);
+		ok(!cp_plan_verifies_first(p, &s, &a), "%s: after the CPU, verified later",
+		   a.driver);
+	}
+	snprintf(a.driver, sizeof(a.driver), "e-plain");
+	cp_policy_algorithm(p, "ctr(aes)", &s);
+	ok(cp_plan_verifies_first(p, &s, &a),
+	   "Gears=any: an engine beside the CPU, verified first");
+	snprintf(a.driver, sizeof(a.driver), "e-pinned");
+	cp_policy_algorithm(p, "xts(aes)", &s);
+	ok(!cp_plan_verifies_first(p, &s, &a), "Verify=no: no verdict matters, pinned or not");
+}
+
 int main(void)
 {
 	test_gear_for_calibration();
+	test_verifies_first();
 	test_unplanned_types();
 	test_lx2160a();
 	test_stm32();

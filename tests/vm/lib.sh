@@ -298,11 +298,22 @@ impl_field() {
 # case_of_shape MODE FAILURE: verify's FAILURE is a case of seed 42 whose
 # output differs, of the shape the test engine's MODE is wrong on (an
 # AEAD's: the text's length, a layout over its AD and text; a hash's:
-# the data digested, an unkeyed one's without a key).
+# the data digested, an unkeyed one's without a key; a compressor's: its
+# text's length, its output not the text).
 case_of_shape() {
 	python3 - "$1" "$2" <<'PY'
 import re, sys
 mode, text = sys.argv[1], sys.argv[2]
+rt = re.search(r"^case \d+ of seed 42: (?:compress|decompress) (\d+) bytes, "
+               r"(?:noise|sparse data|a repeated period|mixed data), (?:\d+ compressed, )?"
+               r"(?:tight )?space \d+, src one entry at offset \d+, dst one entry at offset \d+"
+               r"(?:, sent with 3 other transforms' requests)?: "
+               r"(?:its output differs from the text|the reference cannot decompress its output"
+               r"|the reference's decompression of its output (?:is|differs))", text)
+if rt:
+    n = int(rt.group(1))
+    ok = {"len64": n % 64 != 0, "big": n > 16384}.get(mode, False)
+    sys.exit(0 if ok else "not of the shape of mode " + mode)
 m = re.search(r"^case \d+ of seed 42: (encrypt|decrypt|digest) (\d+) bytes, (?:(\d+)-byte key, )?"
               r"(?:\d+-byte authentication key, )?(?:AD (\d+), tag \d+, )?(?:bit \d+ flipped, )?"
               r"(?:(?:in place|out of place), src |data in )(.*): output differs", text)
@@ -313,6 +324,75 @@ ok = {"sgmulti": "entries" in layout, "len64": n % 64 != 0, "key192": key == 24,
       "big": n > 16384}[mode]
 sys.exit(0 if ok else "not of the shape of mode " + mode)
 PY
+}
+
+# verify_finds_shape R MODE DRIVER [ERE]: the test engine in MODE (set),
+# DRIVER's known answer at 4 KiB ok: verify, seed 42 and 256 cases, finds
+# it faulty (exit 4) on a case of MODE's shape (case_of_shape), or one
+# whose failure matches ERE; the same seed again, the same case. Files
+# R/kat-MODE.json, R/MODE.json, R/MODE-again.json; the failure in $failure.
+verify_finds_shape() {
+	local r=$1 mode=$2 drv=$3 ere=${4:-}
+	check "mode $mode: calibrate's known answer ok (4 KiB)" \
+		test "$(kat "$drv" "$r/kat-$mode.json" --size 4096)" = ok
+	verify_json "$r/$mode.json" "$drv" --seed 42 --cases 256
+	failure=$(impl_field "$r/$mode.json" "i['failure']" "$drv") || failure=
+	log "mode $mode: $failure"
+	check "mode $mode: verify finds $drv faulty (exit 4)" \
+		test "$rc $(impl_field "$r/$mode.json" "i['verdict']" "$drv")" = "4 failed"
+	if [[ -n $ere ]]; then
+		check "mode $mode: the failing case, with its seed" \
+			grep -Eq "$ere" <(printf '%s\n' "$failure")
+	else
+		check "mode $mode: the failing case is of the mode's shape, with its seed" \
+			case_of_shape "$mode" "$failure"
+	fi
+	verify_json "$r/$mode-again.json" "$drv" --seed 42 --cases 256
+	check "mode $mode: the same seed reproduces the same case" \
+		test "$(impl_field "$r/$mode-again.json" "i['failed_case'], i['failure']" "$drv")" = \
+		"$(impl_field "$r/$mode.json" "i['failed_case'], i['failure']" "$drv")"
+}
+
+# verify_crosstalk DRIVER: the test engine in mode crosstalk, 2 ms a
+# request: DRIVER's 12 cases alone pass; the default 48's last 12, in
+# rounds of four transforms, find it faulty (exit 4). Mode ok after.
+verify_crosstalk() {
+	local drv=$1 p=/sys/module/cp_test_engine/parameters f=$CP_RESULTS/crosstalk
+	echo crosstalk >"$p/mode"
+	echo 2000 >"$p/latency_us"
+	verify_json "$f-alone.json" "$drv" --seed 42 --cases 12
+	check "mode crosstalk: 12 cases alone pass (exit 0)" \
+		test "$rc $(impl_field "$f-alone.json" "i['verdict'], i['cases']" "$drv")" = "0 ('passed', 12)"
+	verify_json "$f.json" "$drv" --seed 42
+	log "mode crosstalk: $(impl_field "$f.json" "i.get('failure')" "$drv")"
+	check "mode crosstalk: 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
+		test "$rc $(impl_field "$f.json" "i['verdict'], 36 <= i['failed_case'] <= 47, \"sent with 3 other transforms' requests: \" in i['failure']" "$drv")" = \
+		"4 ('failed', True, True)"
+	echo ok >"$p/mode"
+	echo 0 >"$p/latency_us"
+}
+
+# verify_hangs DRIVER N SEED WORDS: the test engine's N-th request from
+# now on never answers (hang_after): DRIVER's verification under SEED
+# fails on a case whose words match the regular expression WORDS and say
+# no answer came, its run is kept (kept_runs) while the engine holds the
+# request, and released once the engine completes it (mode ok).
+verify_hangs() {
+	local drv=$1 n=$2 seed=$3 words=$4 p=/sys/module/cp_test_engine/parameters
+	local f=$CP_RESULTS/hang-$n-$seed.json before failure
+	before=$(late_releases)
+	echo "$n" >"$p/hang_after"
+	verify_json "$f" "$drv" --seed "$seed"
+	failure=$(impl_field "$f" "i.get('failure')" "$drv")
+	log "hang_after $n, seed $seed: $failure"
+	check "hang_after $n, seed $seed: no answer, on a case of its shape (exit 4)" \
+		test "$rc $(printf '%s\n' "$failure" | grep -Ec "$words.*: no answer within the grace period")" = "4 1"
+	check "hang_after $n, seed $seed: its run kept (kept_runs)" \
+		grep -q "^$drv " /sys/module/cryptoprio/parameters/kept_runs
+	echo 0 >"$p/hang_after"
+	echo ok >"$p/mode"
+	check "hang_after $n, seed $seed: the engine completes, the run released" \
+		wait_until 10 released_since "$before"
 }
 
 # expect_verdicts VERDICT DRIVER...: the line verdicts prints when each

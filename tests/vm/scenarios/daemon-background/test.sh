@@ -5,6 +5,10 @@
 # status lists; it then measures them one at a time, caches them, applies
 # what they change and says "Nothing left to measure"; the next start
 # measures nothing but what stayed too noisy to decide (a loaded host).
+# The start verifies only the engines the plan may place above the CPU
+# (cryptoprio.conf(5), Verify=): the engine's figures measured within the
+# budget are cached at READY, unverified, and verified after it (a
+# verification takes seconds at 30 ms a request).
 # --once does the same before it exits: READY=1 first (where a notify
 # socket is given), then the rest. A name's first runs go
 # round by round: a short budget leaves no driver unmeasured while another ran twice.
@@ -28,10 +32,11 @@ rm -f "$cache"
 
 # start_daemon ERR ARGS...: the daemon with a notify socket, in the
 # background; prints "READY_MS PID" once READY=1 came (ms from exec), and
-# with --once then "EXIT_MS RC" when it exited.
+# with --once then "EXIT_MS RC" when it exited. With CACHE_AT_READY, the
+# cache is copied there as READY=1 comes (empty if there is none).
 start_daemon() {
 	python3 - "$daemon" "$@" <<'PY'
-import os, socket, subprocess, sys, time
+import os, shutil, socket, subprocess, sys, time
 err, args = sys.argv[2], sys.argv[3:]
 path = "/run/cp-test/notify"
 try: os.unlink(path)
@@ -45,6 +50,9 @@ p = subprocess.Popen([sys.argv[1], "-v", "-c", "/run/cp-test/budget.conf"] + arg
                      start_new_session=True)
 while b"READY=1" not in s.recv(4096).split(b"\n"):
     pass
+if os.environ.get("CACHE_AT_READY"):
+    try: shutil.copy("/var/lib/cryptoprio/calibration.json", os.environ["CACHE_AT_READY"])
+    except FileNotFoundError: open(os.environ["CACHE_AT_READY"], "w").close()
 print(round((time.monotonic() - t0) * 1000), p.pid, flush=True)
 if "--once" in args:
     rc = p.wait()
@@ -55,15 +63,32 @@ PY
 gone() { ! kill -0 "$1" 2>/dev/null || grep -q '^State:[[:space:]]*Z' "/proc/$1/status"; }
 
 # The daemon under the budget: READY, then the rest.
-read -r ready_ms pid < <(start_daemon "$CP_RESULTS/daemon.err")
+read -r ready_ms pid < <(CACHE_AT_READY=$CP_RESULTS/cache-ready.json \
+	start_daemon "$CP_RESULTS/daemon.err")
 "$ctl" status | tee "$CP_RESULTS/status-ready.txt"
 own_ms=$(($(record ready_usec) / 1000))
 log "READY=1 after $ready_ms ms from exec (daemon's own: $own_ms ms), budget 300 ms"
-# A run started within the budget may overrun it by its setup: the first
-# transform of a driver loads the templates' modules (0.3-1 s under TCG, 2 s
-# with a second VM on the machine); measuring everything takes 30 s here.
-check "READY=1 within the budget and one run's setup (daemon's own < 5000 ms)" \
-	test "$own_ms" -lt 5000
+# No time bound: READY=1 comes after the budget plus the start's setup
+# (the templates' modules, the CPU's composites and their self-tests),
+# 0.7 s here alone, 6 s on armhf 6.12 under --stress. What READY=1 does
+# not wait for is checked instead: names left to measure, no engine
+# verified.
+# engines_cached FILE VERIFIED: the engine's drivers in the cache FILE
+# whose entries are verified (VERIFIED True) or not (False).
+engines_cached() {
+	python3 - "$@" <<'PY'
+import json, sys
+try: machines = json.load(open(sys.argv[1]))["machines"]
+except ValueError: machines = []  # no cache yet
+print(" ".join(sorted({e["driver"] for m in machines for e in m["entries"]
+                       if e["driver"].startswith("cp_test_engine_")
+                       and ("verified_by" in e) == (sys.argv[2] == "True")})))
+PY
+}
+log "at READY, the engine's figures cached unverified: $(engines_cached "$CP_RESULTS/cache-ready.json" False)"
+log "$(grep -o '[0-9]* engines\? to verify after READY' "$CP_RESULTS/daemon.err" || echo 'no engine to verify after READY')"
+check "at READY, no engine verified" \
+	test -z "$(engines_cached "$CP_RESULTS/cache-ready.json" True)"
 check "at READY, names are left to measure (status)" \
 	grep -q 'Still to measure (after READY): ' "$CP_RESULTS/status-ready.txt"
 check "the start's summary says so" \
@@ -75,6 +100,11 @@ check "after READY: runs of one name each" grep -qE '\(background\)' "$CP_RESULT
 check "status: nothing left" not grep -q 'Still to measure' "$CP_RESULTS/status-done.txt"
 check "the engine's cbc(aes) is measured and cached" \
 	grep -q '"driver": *"cp_test_engine_cbc_aes"' "$cache"
+verified=$(engines_cached "$cache" True)
+log "in the end, the engine's figures cached verified: $verified"
+for drv in cp_test_engine_cbc_aes cp_test_engine_deflate; do
+	check "$drv verified after READY" grep -qw $drv <(printf '%s\n' "$verified")
+done
 kill "$pid"
 check "the daemon exited" wait_until 30 gone "$pid"
 

@@ -5,7 +5,13 @@
 # big) keep the self-test and calibrate's known answer ok and are found,
 # with a case its seed reproduces; crosstalk (two transforms' requests in
 # the engine at once) only by the cases together; the CAAM-like engine's
-# hmac, which hashes a long key itself, passes too. Skciphers:
+# hmac, which hashes a long key itself, passes too; requests that never
+# answer in a case of steps, the other transform's included, are kept
+# until the engine answers. Half of the cases
+# alone are steps (init, updates, final or finup, or export and import
+# into another transform): the engine wrong from a step on names them,
+# and mode updates (the third update on ignored) passes the kernel's
+# self-test and the known answer and is found. Skciphers:
 # module-verify; AEADs: module-verify-aead.
 p=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS
@@ -47,40 +53,42 @@ check "hmac, case 8: a 65-byte key (exit 4)" \
 	test "$rc $(impl_field "$r/hmac-key.json" "i['failed_case'], ', 65-byte key, ' in i['failure']" $hmac)" = "4 (8, True)"
 echo 0 >"$p/wrong_after"
 
+# sha256's case 1 of each seed is a case of steps (every other round of
+# its one key size): init, updates, then final, finup, or another
+# transform's final after export and import. The engine wrong from its
+# second request on (case 1's first update; final and finup take wrong)
+# fails it, named with its steps.
+echo ok >"$p/mode"
+for seed in 1 2 3; do
+	echo 2 >"$p/wrong_after"
+	verify_json "$r/steps-$seed.json" $sha --seed "$seed"
+	echo 0 >"$p/wrong_after"
+	echo ok >"$p/mode"
+	failure=$(impl_field "$r/steps-$seed.json" "i.get('failure')" $sha)
+	log "wrong_after 2, seed $seed: $failure"
+	check "wrong_after 2, seed $seed: case 1 fails, its steps in words (exit 4)" \
+		test "$rc $(printf '%s\n' "$failure" | grep -Ec "^case 1 of seed $seed: digest [0-9]+ bytes, data in .*, init(, updates of [0-9]+((, [0-9]+)* and [0-9]+)? bytes)?, (finup of [0-9]+|final|export, import into another transform, final): output differs")" = "4 1"
+done
+
 for mode in sgmulti len64 big; do
 	echo "$mode" >"$p/mode"
 	check "mode $mode: the self-test passed (/proc/crypto)" \
 		test "$(proc_crypto_field $sha selftest)" = passed
-	check "mode $mode: calibrate's known answer ok (4 KiB)" \
-		test "$(kat $sha "$r/kat-$mode.json" --size 4096)" = ok
-	verify_json "$r/$mode.json" $sha --seed 42 --cases 256
-	failure=$(impl_field "$r/$mode.json" "i['failure']" $sha) || failure=
-	log "mode $mode: $failure"
-	check "mode $mode: verify finds sha256 faulty (exit 4)" \
-		test "$rc $(impl_field "$r/$mode.json" "i['verdict']" $sha)" = "4 failed"
-	check "mode $mode: the failing case is of the mode's shape, with its seed" \
-		case_of_shape "$mode" "$failure"
-	verify_json "$r/$mode-again.json" $sha --seed 42 --cases 256
-	check "mode $mode: the same seed reproduces the same case" \
-		test "$(impl_field "$r/$mode-again.json" "i['failed_case'], i['failure']" $sha)" = \
-		"$(impl_field "$r/$mode.json" "i['failed_case'], i['failure']" $sha)"
+	verify_finds_shape "$r" "$mode" $sha
 done
 echo ok >"$p/mode"
 
 # crosstalk on hmac(sha256): its 12 cases alone pass, the default 48's
 # last 12, in rounds of four transforms with 2 ms requests, find it.
-echo crosstalk >"$p/mode"
-echo 2000 >"$p/latency_us"
-verify_json "$r/crosstalk-alone.json" $hmac --seed 42 --cases 12
-check "mode crosstalk: 12 cases alone pass (exit 0)" \
-	test "$rc $(impl_field "$r/crosstalk-alone.json" "i['verdict'], i['cases']" $hmac)" = "0 ('passed', 12)"
-verify_json "$r/crosstalk.json" $hmac --seed 42
-log "mode crosstalk: $(impl_field "$r/crosstalk.json" "i.get('failure')" $hmac)"
-check "mode crosstalk: 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
-	test "$rc $(impl_field "$r/crosstalk.json" "i['verdict'], 36 <= i['failed_case'] <= 47, \"sent with 3 other transforms' requests: output differs\" in i['failure']" $hmac)" = \
-	"4 ('failed', True, True)"
-echo ok >"$p/mode"
-echo 0 >"$p/latency_us"
+verify_crosstalk $hmac
+
+# An engine that never answers in the middle of a case of steps: seed 1's
+# case 1 hangs on its second request (after case 0's digest): an update or
+# finup; seed 3's case 1 (seven updates, then export and import) hangs on
+# the other transform's final, its ninth. Each run is kept until the
+# engine answers, then released.
+verify_hangs $sha 2 1 '^case 1 of seed 1: digest [0-9]+ bytes, .*, init, '
+verify_hangs $sha 9 3 '^case 1 of seed 3: .*, export, import into another transform, final'
 
 # The CAAM-like engine's hmac(sha256): its own key schedule (a key past
 # the block hashed first), against hmac(sha256-generic).
@@ -90,5 +98,29 @@ verify_json "$r/caam.json" hmac-sha256-cp-caam --seed 7
 check "hmac-sha256-cp-caam: passed 48 cases, exit 0" \
 	test "$rc $(impl_field "$r/caam.json" "i['verdict'], i['cases']" hmac-sha256-cp-caam)" = "0 ('passed', 48)"
 check "rmmod cp_caam_engine" wait_until 20 rmmod cp_caam_engine
+
+# updates: the engine's hashes ignore the third and later updates since
+# init. Loaded in that mode, the engine passes the kernel's self-test
+# (which splits a request in two at most) and calibrate's known answer (a
+# digest); the cases of up to eight updates find it.
+check "rmmod cp_test_engine" wait_until 20 rmmod cp_test_engine
+check "insmod cp_test_engine.ko mode=updates" insmod "$CP_KMOD/cp_test_engine.ko" mode=updates
+check "mode updates: $sha passed its self-test" wait_for_driver $sha
+check "mode updates: $hmac passed its self-test" wait_for_driver $hmac
+wait_before_measuring cp_test_engine
+check "mode updates: the self-test passed (/proc/crypto)" \
+	test "$(proc_crypto_field $sha selftest) $(proc_crypto_field $hmac selftest)" = "passed passed"
+check "mode updates: calibrate's known answer ok (4 KiB)" \
+	test "$(kat $sha "$r/kat-updates.json" --size 4096)" = ok
+verify_json "$r/updates.json" $sha $hmac --seed 42
+jget "$r/updates.json" "'\\n'.join('%s: %s' % (i['driver'], i.get('failure')) for i in d['implementations'])"
+check "mode updates: both found faulty, a case of three updates or more (exit 4)" \
+	test "$rc $(jget "$r/updates.json" "sorted(set((i['verdict'], bool(__import__('re').search(r', init, updates of [0-9]+, [0-9]+(, [0-9]+)* and [0-9]+ bytes, ', i['failure']))) for i in d['implementations']))")" = \
+	"4 [('failed', True)]"
+verify_json "$r/updates-again.json" $sha $hmac --seed 42
+check "mode updates: the same seed reproduces the same cases" \
+	test "$(jget "$r/updates-again.json" "[(i['failed_case'], i['failure']) for i in d['implementations']]")" = \
+	"$(jget "$r/updates.json" "[(i['failed_case'], i['failure']) for i in d['implementations']]")"
+echo ok >"$p/mode"
 
 unload_verifier_clean "$base"
