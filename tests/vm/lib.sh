@@ -327,14 +327,15 @@ PY
 }
 
 # verify_finds_shape R MODE DRIVER [ERE]: the test engine in MODE (set),
-# DRIVER's known answer at 4 KiB ok: verify, seed 42 and 256 cases, finds
+# DRIVER's known answer at $verify_kat_size bytes (4096 unless set) ok:
+# verify, seed 42 and 256 cases, finds
 # it faulty (exit 4) on a case of MODE's shape (case_of_shape), or one
 # whose failure matches ERE; the same seed again, the same case. Files
 # R/kat-MODE.json, R/MODE.json, R/MODE-again.json; the failure in $failure.
 verify_finds_shape() {
-	local r=$1 mode=$2 drv=$3 ere=${4:-}
-	check "mode $mode: calibrate's known answer ok (4 KiB)" \
-		test "$(kat "$drv" "$r/kat-$mode.json" --size 4096)" = ok
+	local r=$1 mode=$2 drv=$3 ere=${4:-} size=${verify_kat_size:-4096}
+	check "mode $mode: calibrate's known answer ok ($size bytes)" \
+		test "$(kat "$drv" "$r/kat-$mode.json" --size "$size")" = ok
 	verify_json "$r/$mode.json" "$drv" --seed 42 --cases 256
 	failure=$(impl_field "$r/$mode.json" "i['failure']" "$drv") || failure=
 	log "mode $mode: $failure"
@@ -361,11 +362,11 @@ verify_crosstalk() {
 	echo crosstalk >"$p/mode"
 	echo 2000 >"$p/latency_us"
 	verify_json "$f-alone.json" "$drv" --seed 42 --cases 12
-	check "mode crosstalk: 12 cases alone pass (exit 0)" \
+	check "mode crosstalk: $drv's 12 cases alone pass (exit 0)" \
 		test "$rc $(impl_field "$f-alone.json" "i['verdict'], i['cases']" "$drv")" = "0 ('passed', 12)"
 	verify_json "$f.json" "$drv" --seed 42
 	log "mode crosstalk: $(impl_field "$f.json" "i.get('failure')" "$drv")"
-	check "mode crosstalk: 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
+	check "mode crosstalk: $drv's 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
 		test "$rc $(impl_field "$f.json" "i['verdict'], 36 <= i['failed_case'] <= 47, \"sent with 3 other transforms' requests: \" in i['failure']" "$drv")" = \
 		"4 ('failed', True, True)"
 	echo ok >"$p/mode"
