@@ -270,13 +270,18 @@ kat() {
 }
 
 # load_test_engine DRIVER...: cryptoprio.ko and cp_test_engine.ko loaded
-# (the CPU's AES and crypto_user first), each DRIVER past its self-test,
-# then the engine's other self-tests over.
+# (the CPU's AES and crypto_user first; with test_engine_ecdh=1 set,
+# ecdh_generic and the engine's ecdh too), each DRIVER past its
+# self-test, then the engine's other self-tests over.
 load_test_engine() {
-	local d
+	local d params=()
 	modprobe_q "$cpu_aes_module" crypto_user
+	if [[ ${test_engine_ecdh:-} == 1 ]]; then
+		modprobe_q ecdh_generic
+		params=(ecdh=1)
+	fi
 	check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
-	check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
+	check "insmod cp_test_engine.ko${params[*]:+ ${params[*]}}" insmod "$CP_KMOD/cp_test_engine.ko" "${params[@]}"
 	for d in "$@"; do check "$d passed its self-test" wait_for_driver "$d"; done
 	wait_before_measuring cp_test_engine "$cpu_aes_module"
 }

@@ -19,13 +19,7 @@ p=/sys/module/cp_test_engine/parameters
 r=$CP_RESULTS
 rsa=cp_test_engine_rsa
 ecdh=cp_test_engine_ecdh
-modprobe_q "$cpu_aes_module" crypto_user ecdh_generic
-check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
-check "insmod cp_test_engine.ko ecdh=1" insmod "$CP_KMOD/cp_test_engine.ko" ecdh=1
-for d in $rsa $ecdh; do
-	check "$d passed its self-test" wait_for_driver "$d"
-done
-wait_before_measuring cp_test_engine "$cpu_aes_module"
+test_engine_ecdh=1 load_test_engine $rsa $ecdh
 base=$(dmesg | wc -l)
 
 for seed in 1 2 3; do
