@@ -219,8 +219,8 @@ struct cp_vcase {
 	enum cp_rt_kind kind;	/* of its text */
 	bool tight;		/* its output space short: it may fail */
 	bool shave;		/* a tight compression's space one byte less */
-	unsigned int space;	/* its output's (an akcipher's too) */
-	/* the reference's compression of the text, or an akcipher's answer */
+	unsigned int space;	/* its output's (an akcipher's, a kpp's too) */
+	/* the reference's compression of the text, or its integer answer */
 	unsigned int ref_len;
 };
 
@@ -487,7 +487,8 @@ static void cp_rt_draw(struct cp_verify *v, struct cp_vcase *c)
 /*
  * An akcipher's message, below every modulus of its length (their top
  * bit is set): its top bit clear if it is as long, one in four with up
- * to 16 zero bytes first; never 0.
+ * to 16 zero bytes first; never 0. A kpp's shared secret: whether a bit
+ * of its peer key (the reference's, later) is flipped, and which.
  */
 static void cp_int_draw(struct cp_verify *v, struct cp_vcase *c)
 {
@@ -789,9 +790,9 @@ static int cp_ref_once(struct cp_verify *v, const struct cp_vcase *c,
 }
 
 /*
- * A compressor's reference (an akcipher's too, which encrypts), on its
- * one entry each side: @in_len bytes of @in compressed (or decompressed)
- * into a space of @space, its output
+ * A compressor's reference (an akcipher's and a kpp's too: @decompress
+ * is a kpp's public key), on its one entry each side: @in_len bytes of
+ * @in compressed (or decompressed) into a space of @space, its output
  * into @out (which may be @in) and its length into *@out_len, its error
  * into *@err. 0, -ENOMEM, -EIO (it claims more than its space) or
  * -ETIMEDOUT (a zombie now, which a synchronous one never becomes).
@@ -1201,9 +1202,10 @@ static unsigned int cp_int_strip(const u8 **p, unsigned int len)
 }
 
 /*
- * An akcipher's answer to @c on @run, in @out: no error, within its
- * space, and the reference's integer (v->want, c->ref_len bytes) but for
- * leading zero bytes. 0 (see res).
+ * An akcipher's or a kpp's answer to @c on @run, in @out: no error,
+ * within its space, and the reference's integer (v->want, c->ref_len
+ * bytes) but for leading zero bytes; an error, any, where the reference
+ * refused a flipped peer key. 0 (see res).
  */
 static int cp_int_judge(struct cp_verify *v, struct cp_vcase *c,
 			struct cp_run *run, struct scatterlist *out)
@@ -1585,7 +1587,7 @@ static int cp_verify_keys(struct cp_verify *v, struct netlink_ext_ack *extack)
 	unsigned int min, max, k;
 
 	v->cand->ops->verify->key_range(&v->cand->tfm, &min, &max);
-	/* setkey() reads that many bytes of v->key, but an akcipher's */
+	/* setkey() reads that many bytes of v->key, but an akcipher's (its own keys) */
 	if (!v->integer)
 		max = min(max, CRYPTOPRIO_MAX_KEY_SIZE);
 	if ((v->digest || v->round_trip) && !max) {
