@@ -178,7 +178,8 @@ void ctl_daemon_print(const struct cp_state *state)
 	if (rec.n_waiting)
 		print_list("Waiting for their self-test", rec.waiting, rec.n_waiting, "");
 	if (rec.n_pending)
-		print_list("Still to measure (after READY)", rec.pending, rec.n_pending, "");
+		print_list("Still to measure or verify (after READY)", rec.pending, rec.n_pending,
+			   "");
 	if (rec.cache_unsaved)
 		printf(
 		    "  Cache: measurements kept in memory until /var/lib/cryptoprio is writable\n");

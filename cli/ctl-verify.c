@@ -3,11 +3,11 @@
  * cryptoprioctl verify: the companion module's differential verification
  * (VERIFY, cryptoprio(4)) of each matching implementation against its
  * reference, on the cases of one seed: what the kernel's thorough
- * self-test would find, where it is off. The module verifies skcipher,
- * aead, hash and acomp for now: it refuses the other types (EOPNOTSUPP), listed
- * as not verified with its reason. Each verification's time is said (what
- * an engine adds to a boot that verifies it), and on a terminal a line as
- * each one ends.
+ * self-test would find, where it is off. The module verifies every type,
+ * of akciphers and key agreements those it measures: it refuses another
+ * (EOPNOTSUPP), listed as not verified with its reason. Each
+ * verification's time is said (what an engine adds to a boot that
+ * verifies it), and on a terminal a line as each one ends.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -193,6 +193,8 @@ struct cp_run *cp_run_alloc_linear(struct cp_tfm *t, const struct cp_geometry *g
 void cp_run_point(struct cp_run *run, struct scatterlist *src,
 		  struct scatterlist *dst, unsigned int assoclen,
 		  unsigned int len, bool decrypt);
+/* The bytes of @sg's entries: a pointed request's output space. */
+unsigned int cp_sg_bytes(struct scatterlist *sg);
 /* Frees @run and its transform (never while requests are outstanding). */
 void cp_run_free(struct cp_run *run);
 /* Point every slot's request at its buffers for encryption or decryption. */

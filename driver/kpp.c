@@ -14,6 +14,13 @@
  * kpp_request_set_input(), kpp_request_set_output() and
  * crypto_kpp_compute_shared_secret().
  *
+ * VERIFY (verify.c) draws a private key for each case (key size 32): a
+ * case is the public key of it, or the shared secret with a peer key the
+ * reference made of another, a bit of it flipped every other time;
+ * verify_setkey() makes the drawn bytes a valid key either way a kernel
+ * reads them, and a pointed request's direction (DECRYPT) is the public
+ * key's generation.
+ *
  * The private keys are packed here as crypto_ecdh_encode_key() and
  * crypto_dh_encode_key() pack them (struct kpp_secret, then the sizes,
  * then the bytes, in the CPU's order): the first lives in ecdh_generic.ko
@@ -264,11 +271,13 @@ static u8 *cp_kpp_pack(u8 *to, const void *from, size_t len)
 }
 
 /*
- * @grp's private key as crypto_kpp_set_secret() takes it: struct
- * kpp_secret, then for ECDH the key's size (unsigned short) and the key,
- * for DH the sizes of key, p and g (unsigned int each), then key, p, g.
+ * @priv, a private key of @grp, as crypto_kpp_set_secret() takes it:
+ * struct kpp_secret, then for ECDH the key's size (unsigned short) and
+ * the key, for DH the sizes of key, p and g (unsigned int each), then
+ * key, p, g.
  */
-static u8 *cp_kpp_encode(const struct cp_kpp_group *grp, unsigned int *len)
+static u8 *cp_kpp_encode(const struct cp_kpp_group *grp, const u8 *priv,
+			 unsigned int *len)
 {
 	bool dh = grp->secret_type == CRYPTO_KPP_SECRET_TYPE_DH;
 	unsigned int g_len = dh ? sizeof(cp_dh_generator) : 0;
@@ -287,28 +296,25 @@ static u8 *cp_kpp_encode(const struct cp_kpp_group *grp, unsigned int *len)
 		to = cp_kpp_pack(to, &grp->priv_len, sizeof(grp->priv_len));
 		to = cp_kpp_pack(to, &grp->p_len, sizeof(grp->p_len));
 		to = cp_kpp_pack(to, &g_len, sizeof(g_len));
-		to = cp_kpp_pack(to, grp->priv, grp->priv_len);
+		to = cp_kpp_pack(to, priv, grp->priv_len);
 		to = cp_kpp_pack(to, grp->p, grp->p_len);
 		cp_kpp_pack(to, &cp_dh_generator, g_len);
 	} else {
 		to = cp_kpp_pack(to, &ecdh_key_len, sizeof(ecdh_key_len));
-		cp_kpp_pack(to, grp->priv, grp->priv_len);
+		cp_kpp_pack(to, priv, grp->priv_len);
 	}
 	return buf;
 }
 
-/* The fixed private key, whatever @key holds: @len must be its size. */
-static int cp_kpp_setkey(struct cp_tfm *t, const struct cp_geometry *g,
-			 const u8 *key, unsigned int len)
+/* @priv, packed, as @t's private key: 0, or the driver's refusal. */
+static int cp_kpp_set_priv(struct cp_tfm *t, const struct cp_kpp_group *grp,
+			   const u8 *priv)
 {
-	const struct cp_kpp_group *grp = cp_kpp_group(g);
 	unsigned int packed_len;
 	u8 *packed;
 	int r;
 
-	if (!grp || len != grp->priv_len)
-		return -EINVAL;
-	packed = cp_kpp_encode(grp, &packed_len);
+	packed = cp_kpp_encode(grp, priv, &packed_len);
 	if (!packed)
 		return -ENOMEM;
 	r = crypto_kpp_set_secret(cp_kpp_of(t), packed, packed_len);
@@ -320,6 +326,17 @@ static int cp_kpp_setkey(struct cp_tfm *t, const struct cp_geometry *g,
 	if (!r && crypto_kpp_maxsize(cp_kpp_of(t)) < grp->secret_len)
 		r = -EINVAL;
 	return r;
+}
+
+/* The fixed private key, whatever @key holds: @len must be its size. */
+static int cp_kpp_setkey(struct cp_tfm *t, const struct cp_geometry *g,
+			 const u8 *key, unsigned int len)
+{
+	const struct cp_kpp_group *grp = cp_kpp_group(g);
+
+	if (!grp || len != grp->priv_len)
+		return -EINVAL;
+	return cp_kpp_set_priv(t, grp, grp->priv);
 }
 
 static void *cp_kpp_req_alloc(struct cp_tfm *t)
@@ -351,9 +368,13 @@ static void cp_kpp_req_prepare(struct cp_tfm *t, struct cp_slot *slot,
 	cp_kpp_set_io(slot);
 }
 
+/* A request verify.c pointed generates the public key for @decrypt. */
 static int cp_kpp_submit(struct cp_slot *slot, bool decrypt)
 {
-	cp_kpp_set_io(slot);
+	if (!slot->pointed)
+		cp_kpp_set_io(slot);
+	else if (decrypt)
+		return crypto_kpp_generate_public_key(slot->req);
 	return crypto_kpp_compute_shared_secret(slot->req);
 }
 
@@ -448,6 +469,94 @@ static const struct cp_kat_ops cp_kpp_kat_ops = {
 	.mismatch = "secret differs from the reference",
 };
 
+/* The verification's private keys: the group's size. */
+static void cp_kpp_key_range(struct cp_tfm *t, unsigned int *min,
+			     unsigned int *max)
+{
+	struct cp_geometry g = {};
+
+	cp_kpp_geometry(t, &g);
+	/* cp_kpp_verify_supported() refused any other */
+	*min = cp_kpp_group(&g)->priv_len;
+	*max = *min;
+}
+
+/* A case's output: the public key (ecdh: x || y; dh: one p), or the secret. */
+static unsigned int cp_kpp_out_len(const struct cp_geometry *g, bool public)
+{
+	const struct cp_kpp_group *grp = cp_kpp_group(g);
+
+	if (!public)
+		return grp->secret_len;
+	return grp->p ? grp->p_len : 2 * grp->secret_len;
+}
+
+/*
+ * @len bytes of @key as a private key, made valid whichever way a kernel
+ * reads them: P-256's below 2^255 big-endian and as 64-bit digits least
+ * significant first (n is above), and above 2^120 either way (at least
+ * 2); dh's nonzero.
+ */
+static int cp_kpp_verify_setkey(struct cp_tfm *t, const struct cp_geometry *g,
+				const u8 *key, unsigned int len)
+{
+	const struct cp_kpp_group *grp = cp_kpp_group(g);
+	u8 priv[32];
+	int r;
+
+	if (!grp || len != grp->priv_len || len != sizeof(priv))
+		return -EINVAL;
+	memcpy(priv, key, len);
+	if (grp->p) {
+		priv[len - 1] |= 1;
+	} else {
+		priv[0] &= 0x7f;
+		priv[len - 1] &= 0x7f;
+		priv[len / 2] |= 0x10;
+	}
+	r = cp_kpp_set_priv(t, grp, priv);
+	memzero_explicit(priv, sizeof(priv));
+	return r;
+}
+
+/* @len bytes of peer key in @src (none for a public key), the answer into @dst. */
+static void cp_kpp_req_set(struct cp_tfm *t, struct cp_slot *slot,
+			   struct scatterlist *src, struct scatterlist *dst,
+			   unsigned int assoclen, unsigned int len,
+			   crypto_completion_t cb, void *data)
+{
+	kpp_request_set_callback(slot->req, CRYPTO_TFM_REQ_MAY_BACKLOG, cb,
+				 data);
+	kpp_request_set_input(slot->req, len ? src : NULL, len);
+	kpp_request_set_output(slot->req, dst, cp_sg_bytes(dst));
+}
+
+/* A completed request's output length. */
+static unsigned int cp_kpp_dst_len(struct cp_slot *slot)
+{
+	return ((struct kpp_request *)slot->req)->dst_len;
+}
+
+/* The measured groups only: the module has no parameters of another. */
+static int cp_kpp_verify_supported(const struct cp_geometry *g,
+				   struct netlink_ext_ack *extack)
+{
+	if (cp_kpp_group(g))
+		return 0;
+	NL_SET_ERR_MSG(extack, "of the key agreements only ecdh-nist-p256 and dh are verified");
+	return -EOPNOTSUPP;
+}
+
+static const struct cp_verify_ops cp_kpp_verify_ops = {
+	.supported = cp_kpp_verify_supported,
+	.key_range = cp_kpp_key_range,
+	.req_set = cp_kpp_req_set,
+	.integer = true,
+	.answer_len = cp_kpp_dst_len,
+	.out_len = cp_kpp_out_len,
+	.setkey = cp_kpp_verify_setkey,
+};
+
 const struct cp_type_ops cp_kpp_ops = {
 	.name = "kpp",
 	.alloc = cp_kpp_alloc,
@@ -462,6 +571,7 @@ const struct cp_type_ops cp_kpp_ops = {
 	.req_prepare = cp_kpp_req_prepare,
 	.submit = cp_kpp_submit,
 	.kat = &cp_kpp_kat_ops,
+	.verify = &cp_kpp_verify_ops,
 	.frontend_type = CRYPTO_ALG_TYPE_KPP,
 	.frontend_mask = CRYPTO_ALG_TYPE_MASK,
 	.dst = CP_DST_ALWAYS,

@@ -282,6 +282,15 @@ void cp_run_point(struct cp_run *run, struct scatterlist *src,
 				  len, cp_complete, &run->slots[0]);
 }
 
+unsigned int cp_sg_bytes(struct scatterlist *sg)
+{
+	unsigned int len = 0;
+
+	for (; sg; sg = sg_next(sg))
+		len += sg->length;
+	return len;
+}
+
 void cp_run_prepare(struct cp_run *run, bool decrypt)
 {
 	u32 i;

@@ -78,7 +78,26 @@ struct cp_verify_ops {
 	 * entry, and @answer_len the output's length once it completed.
 	 */
 	bool round_trip;
+	/*
+	 * An akcipher or a kpp: its answer, @answer_len bytes in dst once it
+	 * completed, is an integer, compared with the reference's as one;
+	 * its requests are out of place, an akcipher's encryptions.
+	 */
+	bool integer;
 	unsigned int (*answer_len)(struct cp_slot *slot);
+	/*
+	 * A kpp: its case's exact output, the public key's (@public) or the
+	 * shared secret's; its verification's setkey, which makes a valid
+	 * private key of any bytes (the type's own setkey sets a fixed one).
+	 * A pointed request generates the public key where its direction
+	 * (decrypt) says so, else computes the shared secret.
+	 */
+	unsigned int (*out_len)(const struct cp_geometry *g, bool public);
+	int (*setkey)(struct cp_tfm *t, const struct cp_geometry *g,
+		      const u8 *key, unsigned int len);
+	/* 0, or why the candidate's algorithm is not verified (may be NULL). */
+	int (*supported)(const struct cp_geometry *g,
+			 struct netlink_ext_ack *extack);
 	/*
 	 * A hash's state: its size, and export from @slot's request into
 	 * @state, import from it (synchronous calls).

@@ -76,10 +76,28 @@
  * Whether their requests overlap on the engine is the engine's timing:
  * a seed names their contents, not their overlap.
  *
+ * An akcipher's case (rsa: akcipher.c) is a message, 1 byte to its key's
+ * modulus long (as long one time in four) and below it, one in four
+ * beginning with up to 16 zero bytes, encrypted with one of the module's
+ * public keys in turn (1024, 2048 and 4096 bits) into an output space of
+ * the modulus's length or up to 64 bytes more, out of place, each side
+ * in a layout. Its answer is compared with the reference's as the
+ * integer it is: implementations may or may not write leading zero
+ * bytes.
+ *
+ * A kpp's case (ecdh-nist-p256, dh over ffdhe2048: kpp.c) draws two
+ * private keys, a and b, made valid by the type: every other round of
+ * its key sizes (here, every other case) it is the public key of a, the
+ * rest the shared secret of a with the public key the reference makes of
+ * b, one bit of that peer key flipped every other time. Its output
+ * space is the answer's size; the answer is compared as an integer, and
+ * a peer key the reference refuses (off the curve) the candidate must
+ * refuse too.
+ *
  * Every request goes through run.c: an engine that never answers leaves
  * its run a zombie there, as a calibration's would, and the verdict names
  * the case it hung on. The type's part is its struct cp_verify_ops
- * (types.h): skcipher, aead, hash and acomp for now.
+ * (types.h): every type the module measures has one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -201,8 +219,9 @@ struct cp_vcase {
 	enum cp_rt_kind kind;	/* of its text */
 	bool tight;		/* its output space short: it may fail */
 	bool shave;		/* a tight compression's space one byte less */
-	unsigned int space;	/* its output's */
-	unsigned int ref_len;	/* the reference's compression of the text */
+	unsigned int space;	/* its output's (an akcipher's, a kpp's too) */
+	/* the reference's compression of the text, or its integer answer */
+	unsigned int ref_len;
 };
 
 /* A case of a round together: its transform and what it is judged by. */
@@ -233,6 +252,8 @@ struct cp_verify {
 	bool partial;		/* the reference takes partial blocks */
 	bool digest;		/* a hash: its answer a digest, no direction */
 	bool round_trip;	/* a compressor: judged by round trips */
+	bool integer;		/* an akcipher, a kpp: its answer an integer */
+	bool agree;		/* a kpp: key agreements */
 	bool keyless;		/* an unkeyed hash, a compressor */
 	/* AEAD */
 	bool aead;
@@ -251,6 +272,22 @@ struct cp_verify {
 	u8 iv[CP_MAX_IV_SIZE], iv_want[CP_MAX_IV_SIZE];
 	ktime_t end;
 };
+
+/* The verification's part of @v's type. */
+static const struct cp_verify_ops *cp_int_ops(const struct cp_verify *v)
+{
+	return cp_type_ops(v->p->type)->verify;
+}
+
+/* @run's setkey for a case: the verification's own where the type has one. */
+static int cp_setkey(struct cp_run *run, const u8 *key, unsigned int len)
+{
+	const struct cp_type_ops *ops = run->ops;
+
+	if (ops->verify->setkey)
+		return ops->verify->setkey(&run->tfm, &run->geo, key, len);
+	return ops->setkey(&run->tfm, &run->geo, key, len);
+}
 
 /* A compressor's output space for @len bytes of text: its worst case's. */
 static unsigned int cp_rt_room(unsigned int len)
@@ -283,7 +320,7 @@ static unsigned int cp_case_out(const struct cp_verify *v,
 {
 	if (v->digest)
 		return v->cand->geo.digestsize;
-	if (v->round_trip)
+	if (v->round_trip || v->integer)
 		return c->space;
 	return c->decrypt ? cp_case_in(v, c) - c->tag : cp_case_in(v, c) + c->tag;
 }
@@ -349,6 +386,10 @@ static unsigned int cp_case_len(struct cp_verify *v, struct cp_vcase *c)
 
 	if (v->digest && !cp_rand(c, 16))
 		return 0;	/* a hash of nothing */
+	if (v->agree)	/* a peer's public key, or none to make one's own */
+		return c->decrypt ? 0 : cp_int_ops(v)->out_len(&v->cand->geo, true);
+	if (v->integer)	/* a modulus long a quarter of the time, as pkcs1's */
+		return cp_rand(c, 4) ? 1 + cp_rand(c, c->key_size) : c->key_size;
 	switch (cp_rand(c, 3)) {
 	case 0:		/* 1 to 4 blocks */
 		len = 1 + cp_rand(c, 4 * unit);
@@ -444,6 +485,27 @@ static void cp_rt_draw(struct cp_verify *v, struct cp_vcase *c)
 }
 
 /*
+ * An akcipher's message, below every modulus of its length (their top
+ * bit is set): its top bit clear if it is as long, one in four with up
+ * to 16 zero bytes first; never 0. A kpp's shared secret: whether a bit
+ * of its peer key (the reference's, later) is flipped, and which.
+ */
+static void cp_int_draw(struct cp_verify *v, struct cp_vcase *c)
+{
+	if (v->agree) {		/* a bit of the peer key flipped, or not */
+		c->corrupt = !c->decrypt && cp_rand(c, 2);
+		if (c->corrupt)
+			c->flip = cp_rand(c, 8 * c->len);
+		return;
+	}
+	if (c->len == c->key_size)
+		v->in[0] &= 0x7f;
+	if (c->len > 1 && !cp_rand(c, 4))
+		memset(v->in, 0, 1 + cp_rand(c, min(c->len - 1, 16U)));
+	v->in[c->len - 1] |= 1;
+}
+
+/*
  * Case @index of @v's seed. The key size takes each advertised size in
  * turn, the direction changes every round of them. A request that reads
  * or writes nothing (an AEAD's empty text and AD) is in place.
@@ -457,18 +519,27 @@ static void cp_case_draw(struct cp_verify *v, u32 index, struct cp_vcase *c)
 	c->index = index;
 	c->rng = v->p->seed ^ cp_splitmix64(&i);
 	c->key_size = v->keys[index % v->nkeys];
-	c->decrypt = !v->digest && ((index / v->nkeys) & 1);
+	c->decrypt = !v->digest && (!v->integer || v->agree) &&
+		     ((index / v->nkeys) & 1);
 	c->len = cp_case_len(v, c);
+	if (v->agree)
+		c->space = cp_int_ops(v)->out_len(&v->cand->geo, c->decrypt);
+	else if (v->integer)
+		c->space = c->key_size + (cp_rand(c, 2) ? 0 : 1 + cp_rand(c, 64));
 	if (v->aead)
 		cp_case_aead(v, c);
 	in = cp_case_in(v, c);
 	out = cp_case_out(v, c);
 	c->in_place = (cp_rand(c, 2) || !in || !out || v->digest) &&
-		      !v->round_trip;
+		      !v->round_trip && !v->integer;
 	cp_case_layout(c, &c->src, cp_case_src(v, c));
 	if (!c->in_place)
 		cp_case_layout(c, &c->dst, out);
-	cp_rand_bytes(c, v->key, c->key_size + CP_HMAC_KEY_LEN);
+	/* an akcipher's key is the module's of its size (up to 512 bytes) */
+	if (!v->integer)
+		cp_rand_bytes(c, v->key, c->key_size + CP_HMAC_KEY_LEN);
+	else if (v->agree)	/* a, and b for the peer */
+		cp_rand_bytes(c, v->key, 2 * c->key_size);
 	cp_rand_bytes(c, v->iv, v->cand->geo.ivsize);
 	if (v->cand->geo.shape.ccm)
 		v->iv[0] = 2 + cp_rand(c, 6);	/* L': 3- to 8-byte lengths */
@@ -481,6 +552,8 @@ static void cp_case_draw(struct cp_verify *v, u32 index, struct cp_vcase *c)
 	}
 	if (v->round_trip)
 		cp_rt_draw(v, c);
+	if (v->integer)
+		cp_int_draw(v, c);
 }
 
 /*
@@ -607,8 +680,15 @@ static void cp_case_fail(struct cp_verify *v, const struct cp_vcase *c,
 
 	v->res->verdict = CRYPTOPRIO_VERIFY_FAILED;
 	v->res->failed_case = c->index;
-	w = scnprintf(s, n, "case %u of seed %llu: %s %u bytes, ", c->index,
-		      v->p->seed, cp_case_op(v, c), c->len);
+	if (v->agree)
+		w = scnprintf(s, n, "case %u of seed %llu: %s, ", c->index,
+			      v->p->seed, c->decrypt ? "public key" :
+			      "shared secret");
+	else
+		w = scnprintf(s, n, "case %u of seed %llu: %s %u bytes, ",
+			      c->index, v->p->seed, cp_case_op(v, c), c->len);
+	if (v->agree && !c->decrypt)
+		w += scnprintf(s + w, n - w, "%u-byte peer key, ", c->len);
 	if (v->round_trip)
 		w += cp_rt_words(s + w, n - w, c);
 	if (c->key_size)
@@ -656,7 +736,7 @@ static int cp_case_key(struct cp_verify *v, struct cp_run *run,
 	/* an unkeyed hash, a compressor: no setkey() */
 	if (v->keyless)
 		return 0;
-	r = run->ops->setkey(&run->tfm, &run->geo, v->key, c->key_size);
+	r = cp_setkey(run, v->key, c->key_size);
 	if (r || !v->aead)
 		return r;
 	*what = "setauthsize";
@@ -710,7 +790,8 @@ static int cp_ref_once(struct cp_verify *v, const struct cp_vcase *c,
 }
 
 /*
- * A compressor's reference, on its one entry each side: @in_len bytes of
+ * A compressor's reference (an akcipher's and a kpp's too: @decompress
+ * is a kpp's public key), on its one entry each side: @in_len bytes of
  * @in compressed (or decompressed) into a space of @space, its output
  * into @out (which may be @in) and its length into *@out_len, its error
  * into *@err. 0, -ENOMEM, -EIO (it claims more than its space) or
@@ -777,6 +858,56 @@ static int cp_rt_reference(struct cp_verify *v, struct cp_vcase *c)
 }
 
 /*
+ * A kpp's peer key into v->in: the reference's public key of b (after a
+ * in v->key), as long as a public key is (leading zeros written), one
+ * bit flipped where @c says.
+ */
+static int cp_peer_reference(struct cp_verify *v, struct cp_vcase *c)
+{
+	struct cp_run *ref = v->ref;
+	unsigned int len;
+	int r, err;
+
+	r = cp_int_ops(v)->setkey(&ref->tfm, &ref->geo, v->key + c->key_size,
+				  c->key_size);
+	if (!r)
+		r = cp_rt_ref_once(v, true, v->in, 0, c->len, v->in, &len, &err);
+	if (r || err)
+		return r ?: err;
+	memmove(v->in + c->len - len, v->in, len);
+	memset(v->in, 0, c->len - len);
+	if (c->corrupt)
+		v->in[c->flip / 8] ^= 1U << (c->flip % 8);
+	return 0;
+}
+
+/*
+ * An akcipher's or a kpp's: the reference's answer into v->want, its
+ * length c->ref_len; a kpp's peer key first, into v->in.
+ */
+static int cp_int_reference(struct cp_verify *v, struct cp_vcase *c)
+{
+	const char *what;
+	int r, err;
+
+	if (v->agree && !c->decrypt) {
+		r = cp_peer_reference(v, c);
+		if (r)
+			return r;
+	}
+	r = cp_case_key(v, v->ref, c, &what);
+	if (!r)
+		r = cp_rt_ref_once(v, c->decrypt, v->in, c->len, c->space,
+				   v->want, &c->ref_len, &err);
+	if (r)
+		return r;
+	/* a flipped peer key may be refused: then the candidate must too */
+	if (c->corrupt)
+		v->want_err = err;
+	return c->corrupt ? 0 : err;
+}
+
+/*
  * The reference's answer to the case into v->want and v->want_err; for
  * an AEAD's decryption, first the ciphertext it reads into v->in. An
  * error the reference should not give is returned: then it is no
@@ -787,9 +918,11 @@ static int cp_case_reference(struct cp_verify *v, struct cp_vcase *c)
 	const char *what;
 	int r, err;
 
+	v->want_err = 0;
 	if (v->round_trip)
 		return cp_rt_reference(v, c);
-	v->want_err = 0;
+	if (v->integer)
+		return cp_int_reference(v, c);
 	r = cp_case_key(v, v->ref, c, &what);
 	if (r)
 		return r;
@@ -1006,6 +1139,27 @@ static int cp_rt_answer(struct cp_verify *v, struct cp_vcase *c,
 }
 
 /*
+ * The length of @run's answer to @c, copied from @out into v->got; -EIO
+ * where it claims more than its space: then @c failed.
+ */
+static int cp_answer_within(struct cp_verify *v, struct cp_vcase *c,
+			    struct cp_run *run, struct scatterlist *out)
+{
+	unsigned int len = run->ops->verify->answer_len(&run->slots[0]);
+	char what[80];
+
+	if (len > c->space) {
+		snprintf(what, sizeof(what),
+			 "claims %u bytes of output in a space of %u", len,
+			 c->space);
+		cp_case_fail(v, c, what);
+		return -EIO;
+	}
+	sg_copy_to_buffer(out, sg_nents(out), v->got, len);
+	return len;
+}
+
+/*
  * A compressor's request for @c on @run, its output in @out: the canary
  * after its space whole; an error only where the space was tight; an
  * output within the space, and the text's. 0 (see res), or an error of
@@ -1015,8 +1169,8 @@ static int cp_rt_judge(struct cp_verify *v, struct cp_vcase *c,
 		       struct cp_run *run, struct scatterlist *out)
 {
 	struct cp_slot *s = &run->slots[0];
-	unsigned int len;
 	char what[80];
+	int r;
 
 	if (!cp_rt_canary_ok(s, c)) {
 		snprintf(what, sizeof(what),
@@ -1033,16 +1187,54 @@ static int cp_rt_judge(struct cp_verify *v, struct cp_vcase *c,
 		}
 		return 0;
 	}
-	len = run->ops->verify->answer_len(s);
-	if (len > c->space) {
-		snprintf(what, sizeof(what),
-			 "claims %u bytes of output in a space of %u", len,
-			 c->space);
-		cp_case_fail(v, c, what);
+	r = cp_answer_within(v, c, run, out);
+	return r < 0 ? 0 : cp_rt_answer(v, c, r);
+}
+
+/* @len bytes at *@p less their leading zeros: *@p past them, what is left. */
+static unsigned int cp_int_strip(const u8 **p, unsigned int len)
+{
+	while (len && !**p) {
+		(*p)++;
+		len--;
+	}
+	return len;
+}
+
+/*
+ * An akcipher's or a kpp's answer to @c on @run, in @out: no error,
+ * within its space, and the reference's integer (v->want, c->ref_len
+ * bytes) but for leading zero bytes; an error, any, where the reference
+ * refused a flipped peer key. 0 (see res).
+ */
+static int cp_int_judge(struct cp_verify *v, struct cp_vcase *c,
+			struct cp_run *run, struct scatterlist *out)
+{
+	struct cp_slot *s = &run->slots[0];
+	const u8 *got = v->got, *want = v->want;
+	unsigned int got_len, want_len;
+	char what[64];
+	int r;
+
+	if (v->want_err) {	/* a flipped peer key the reference refused */
+		if (!s->err) {
+			snprintf(what, sizeof(what),
+				 "accepted a peer key the reference refused (%d)",
+				 v->want_err);
+			cp_case_fail(v, c, what);
+		}
 		return 0;
 	}
-	sg_copy_to_buffer(out, 1, v->got, len);
-	return cp_rt_answer(v, c, len);
+	if (cp_case_error(v, c, s->err))
+		return 0;
+	r = cp_answer_within(v, c, run, out);
+	if (r < 0)
+		return 0;
+	got_len = cp_int_strip(&got, r);
+	want_len = cp_int_strip(&want, c->ref_len);
+	if (got_len != want_len || memcmp(got, want, got_len))
+		cp_case_fail(v, c, "output differs from the reference's integer");
+	return 0;
 }
 
 /*
@@ -1059,6 +1251,8 @@ static int cp_case_judge(struct cp_verify *v, struct cp_vcase *c,
 
 	if (v->round_trip)
 		return cp_rt_judge(v, c, run, out);
+	if (v->integer)
+		return cp_int_judge(v, c, run, out);
 	if (v->geniv && !c->decrypt && !s->err) {
 		sg_copy_to_buffer(out, sg_nents(out), v->got, out_len);
 		return cp_case_round_trip(v, c);
@@ -1380,8 +1574,7 @@ static void cp_verify_key_try(struct cp_verify *v, unsigned int k)
 {
 	struct cp_run *ref = v->ref;
 
-	if (v->nkeys < CP_VERIFY_MAX_KEYS &&
-	    !ref->ops->setkey(&ref->tfm, &ref->geo, v->key, k))
+	if (v->nkeys < CP_VERIFY_MAX_KEYS && !cp_setkey(ref, v->key, k))
 		v->keys[v->nkeys++] = k;
 }
 
@@ -1394,7 +1587,9 @@ static int cp_verify_keys(struct cp_verify *v, struct netlink_ext_ack *extack)
 	unsigned int min, max, k;
 
 	v->cand->ops->verify->key_range(&v->cand->tfm, &min, &max);
-	max = min(max, CRYPTOPRIO_MAX_KEY_SIZE);
+	/* setkey() reads that many bytes of v->key, but an akcipher's (its own keys) */
+	if (!v->integer)
+		max = min(max, CRYPTOPRIO_MAX_KEY_SIZE);
 	if ((v->digest || v->round_trip) && !max) {
 		v->keyless = true;
 		v->keys[v->nkeys++] = 0;
@@ -1630,13 +1825,18 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 	int r;
 
 	if (!ops || !ops->verify) {
-		NL_SET_ERR_MSG(extack, "not verified: skcipher, aead, hash and acomp only for now");
+		NL_SET_ERR_MSG(extack, "the module does not verify this type");
 		return -EOPNOTSUPP;
 	}
 	r = cp_alloc_candidate(v->p->driver, v->p->type, &t, extack);
 	if (r)
 		return r;
 	ops->geometry(&t, &g);
+	r = ops->verify->supported ? ops->verify->supported(&g, extack) : 0;
+	if (r) {
+		ops->free(&t);
+		return r;
+	}
 	if (g.ivsize > CP_MAX_IV_SIZE) {
 		ops->free(&t);
 		NL_SET_ERR_MSG(extack, "the algorithm's IV is larger than the module handles");
@@ -1661,6 +1861,8 @@ static int cp_verify_prepare(struct cp_verify *v, struct netlink_ext_ack *extack
 		return r;
 	v->aead = ops->verify->set_tag;
 	v->round_trip = ops->verify->round_trip;
+	v->integer = ops->verify->integer;
+	v->agree = ops->verify->out_len;
 	v->max_alone = v->round_trip ? CP_RT_MAX_TEXT : CP_VERIFY_MAX_TEXT;
 	v->max_text = v->max_alone;
 	v->geniv = v->aead && g.shape.geniv;

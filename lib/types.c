@@ -45,12 +45,14 @@ static const struct cp_type_info types[] = {
 	{.name = "akcipher",
 	 .alg_types = {"akcipher"},
 	 .fixed = akcipher_fixed,
-	 .unmeasured = "of the akciphers only rsa's public-key operation is measured"},
+	 .unmeasured = "of the akciphers only rsa's public-key operation is measured",
+	 .verified = true},
     [CRYPTOPRIO_TYPE_KPP] = {.name = "kpp",
 			     .alg_types = {"kpp"},
 			     .fixed = kpp_fixed,
 			     .unmeasured = "of the key agreements only ecdh-nist-p256's and dh's "
-					   "shared secret is measured"},
+					   "shared secret is measured",
+			     .verified = true},
 };
 
 /* Every type of the module's uapi has its row. */

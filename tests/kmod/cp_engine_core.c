@@ -62,6 +62,12 @@
  *          splits a request in two at most, the known-answer check and
  *          VERIFY's digests not at all; VERIFY's cases of up to eight
  *          updates find it
+ *   lax    correct, but cp_test_engine's ecdh computes a shared secret
+ *          with a peer key its fallback refuses (a point off the curve):
+ *          it answers zeros and success, as an engine that does not check
+ *          the point (an invalid-curve attack recovers its private key).
+ *          The kernel's self-test and the known-answer check send valid
+ *          points; VERIFY's flipped peer keys find it
  *   authkey  correct, but cp_test_engine's authenc flips the last output
  *          byte when its authentication key is longer than SHA-256's
  *          block: the key hmac hashes first, which an engine that
@@ -136,12 +142,13 @@
 enum cpt_mode {
 	CPT_OK, CPT_SLOW, CPT_WRONG, CPT_HANG, CPT_ETIMEDOUT, CPT_EINTR,
 	CPT_BUSYDROP, CPT_SGMULTI, CPT_LEN64, CPT_KEY192, CPT_BIG, CPT_AUTHKEY,
-	CPT_CROSSTALK, CPT_OVERRUN, CPT_UPDATES
+	CPT_CROSSTALK, CPT_OVERRUN, CPT_UPDATES, CPT_LAX
 };
 
 static const char * const cpt_mode_names[] = {
 	"ok", "slow", "wrong", "hang", "etimedout", "eintr", "busydrop",
-	"sgmulti", "len64", "key192", "big", "authkey", "crosstalk", "overrun", "updates"
+	"sgmulti", "len64", "key192", "big", "authkey", "crosstalk", "overrun", "updates",
+	"lax"
 };
 
 /* How long a request of mode etimedout or eintr takes to fail. */
@@ -252,6 +259,11 @@ bool cpt_updates(void)
 bool cpt_overrun(void)
 {
 	return READ_ONCE(cpt_mode) == CPT_OVERRUN;
+}
+
+bool cpt_lax(void)
+{
+	return READ_ONCE(cpt_mode) == CPT_LAX;
 }
 
 bool cpt_wrong_auth_key(unsigned int auth_key_len)
@@ -595,7 +607,7 @@ static const struct kernel_param_ops cpt_mode_ops = {
 	.get = cpt_mode_get,
 };
 module_param_cb(mode, &cpt_mode_ops, NULL, 0644);
-MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), sgmulti, len64, key192 or big (a cipher flips a byte on multi-entry lists, lengths not a multiple of 64, 192-bit keys, or past 16 KiB), authkey (authenc flips a byte under an authentication key longer than 64 bytes), crosstalk (a request in flight beside another transform's), overrun (deflate writes a byte past a space too short), updates (a hash ignores the third and later updates), hang (never complete), etimedout or eintr (fail each request with it after 10 ms), busydrop (answer -EBUSY, never complete)");
+MODULE_PARM_DESC(mode, "ok, slow (200 us per request), wrong (flip a byte), sgmulti, len64, key192 or big (a cipher, rsa or ecdh flips a byte on multi-entry lists, lengths not a multiple of 64, 192-bit keys, or past 16 KiB), authkey (authenc flips a byte under an authentication key longer than 64 bytes), crosstalk (a request in flight beside another transform's), overrun (deflate writes a byte past a space too short), updates (a hash ignores the third and later updates), lax (ecdh takes a peer key off the curve), hang (never complete), etimedout or eintr (fail each request with it after 10 ms), busydrop (answer -EBUSY, never complete)");
 
 static int cpt_dropped_get(char *buf, const struct kernel_param *kp)
 {

@@ -100,6 +100,8 @@ bool cpt_wrong_cipher(const struct cpt_req *r, struct scatterlist *src,
 bool cpt_updates(void);
 /* Mode overrun: an output space found too short is written past. */
 bool cpt_overrun(void);
+/* Mode lax: a key agreement takes a peer key its fallback refuses. */
+bool cpt_lax(void);
 /* Whether authenc's request under an @auth_key_len-byte key is answered wrong. */
 bool cpt_wrong_auth_key(unsigned int auth_key_len);
 void cpt_flip(struct scatterlist *sg, unsigned int off);

@@ -2,8 +2,9 @@
 /*
  * cp_test_engine: rsa as an akcipher ("cp_test_engine_rsa"), computed by
  * the CPU's rsa (rsa-generic), as CAAM, QAT, HiSilicon's hpre and
- * virtio-crypto register theirs. Keys are the fallback's; mode wrong
- * flips the last byte of the output.
+ * virtio-crypto register theirs. Keys are the fallback's; modes wrong,
+ * crosstalk, sgmulti and len64 flip the last byte of the output (of a
+ * message whose length is not a multiple of 64 for len64).
  *
  * rsa-generic allocates its integers with GFP_KERNEL: it may sleep, so
  * every request is computed by the engine's worker (cpt_submit_worker),
@@ -78,6 +79,23 @@ static unsigned int cpt_akcipher_max_size(struct crypto_akcipher *tfm)
 	return crypto_akcipher_maxsize(ctx->fallback);
 }
 
+/*
+ * Whether @r, @req's, with @space bytes of output, is answered wrong: as a
+ * cipher's request (cpt_wrong_cipher()) of the message's length, keyed
+ * with the modulus's bytes: wrong, crosstalk, sgmulti (on either side's
+ * list) and len64 apply.
+ */
+static bool cpt_akcipher_wrong(const struct cpt_req *r,
+			       struct akcipher_request *req, unsigned int space,
+			       struct cpt_akcipher_ctx *ctx)
+{
+	unsigned int key = crypto_akcipher_maxsize(ctx->fallback);
+
+	return cpt_wrong_cipher(r, req->src, NULL, req->src_len, req->src_len,
+				key) ||
+	       cpt_wrong_cipher(r, NULL, req->dst, space, req->src_len, key);
+}
+
 /* In the worker: the fallback's request after ours, its lengths copied back. */
 static int cpt_akcipher_run(struct cpt_req *r, bool decrypt)
 {
@@ -86,6 +104,7 @@ static int cpt_akcipher_run(struct cpt_req *r, bool decrypt)
 	struct cpt_akcipher_ctx *ctx =
 		akcipher_tfm_ctx(crypto_akcipher_reqtfm(req));
 	struct akcipher_request *sub = (void *)r->subreq;
+	unsigned int space = req->dst_len;
 	int err;
 
 	akcipher_request_set_tfm(sub, ctx->fallback);
@@ -96,7 +115,7 @@ static int cpt_akcipher_run(struct cpt_req *r, bool decrypt)
 			crypto_akcipher_encrypt(sub);
 	/* the length needed (-EOVERFLOW) or written */
 	req->dst_len = sub->dst_len;
-	if (!err && req->dst_len && cpt_wrong())
+	if (!err && req->dst_len && cpt_akcipher_wrong(r, req, space, ctx))
 		cpt_flip(req->dst, req->dst_len - 1);
 	return err;
 }

@@ -3,8 +3,9 @@
  * cp_test_engine: ecdh-nist-p256 as a kpp ("cp_test_engine_ecdh"), computed
  * by the CPU's ecdh-nist-p256-generic, as CAAM, QAT, HiSilicon's hpre and
  * Keem Bay's OCS register theirs. The private key is the fallback's
- * (set_secret forwarded); mode wrong flips the last byte of the output
- * (the public key, or the shared secret).
+ * (set_secret forwarded); modes wrong, crosstalk and sgmulti (on either
+ * list) flip the last byte of the output (the public key, or the shared
+ * secret); mode lax answers zeros for a peer key the fallback refuses.
  *
  * ecdh-nist-p256-generic allocates with GFP_KERNEL: it may sleep, so every
  * request is computed by the engine's worker (cpt_submit_worker), whatever
@@ -85,12 +86,26 @@ static unsigned int cpt_kpp_max_size(struct crypto_kpp *tfm)
 	return crypto_kpp_maxsize(ctx->fallback);
 }
 
+/*
+ * Whether @r, @req's, with @space bytes of output, is answered wrong: as a
+ * cipher's request (cpt_wrong_cipher()) of the peer key's length, without
+ * a key size.
+ */
+static bool cpt_kpp_wrong(const struct cpt_req *r, struct kpp_request *req,
+			  unsigned int space)
+{
+	return cpt_wrong_cipher(r, req->src, NULL, req->src_len, req->src_len,
+				0) ||
+	       cpt_wrong_cipher(r, NULL, req->dst, space, req->src_len, 0);
+}
+
 /* In the worker: the fallback's request after ours, its lengths copied back. */
 static int cpt_kpp_run(struct cpt_req *r, bool shared)
 {
 	struct kpp_request *req = container_of(r->base, struct kpp_request, base);
 	struct cpt_kpp_ctx *ctx = kpp_tfm_ctx(crypto_kpp_reqtfm(req));
 	struct kpp_request *sub = (void *)r->subreq;
+	unsigned int space = req->dst_len;
 	int err;
 
 	kpp_request_set_tfm(sub, ctx->fallback);
@@ -101,7 +116,12 @@ static int cpt_kpp_run(struct cpt_req *r, bool shared)
 	err = shared ? crypto_kpp_compute_shared_secret(sub) :
 		       crypto_kpp_generate_public_key(sub);
 	req->dst_len = sub->dst_len;
-	if (!err && req->dst_len && cpt_wrong())
+	if (err == -EINVAL && shared && cpt_lax()) {
+		/* the point's check skipped: an answer all the same */
+		sg_zero_buffer(req->dst, sg_nents(req->dst), req->dst_len, 0);
+		return 0;
+	}
+	if (!err && req->dst_len && cpt_kpp_wrong(r, req, space))
 		cpt_flip(req->dst, req->dst_len - 1);
 	return err;
 }

@@ -572,7 +572,7 @@ static void test_verification_cached(void)
 		cached.point.verdict = CP_VERDICT_FAULTY;
 		ok(!cp_measured_wants_verification(&copy),
 		   "one its known answer found faulty is not");
-		copy.type = CRYPTOPRIO_TYPE_AKCIPHER;
+		copy.type = CRYPTOPRIO_TYPE_UNSPEC;
 		cached.point.verdict = CP_VERDICT_MEASURED;
 		ok(!cp_measured_wants_verification(&copy), "nor a type the module does not verify");
 	}

@@ -270,13 +270,18 @@ kat() {
 }
 
 # load_test_engine DRIVER...: cryptoprio.ko and cp_test_engine.ko loaded
-# (the CPU's AES and crypto_user first), each DRIVER past its self-test,
-# then the engine's other self-tests over.
+# (the CPU's AES and crypto_user first; with test_engine_ecdh=1 set,
+# ecdh_generic and the engine's ecdh too), each DRIVER past its
+# self-test, then the engine's other self-tests over.
 load_test_engine() {
-	local d
+	local d params=()
 	modprobe_q "$cpu_aes_module" crypto_user
+	if [[ ${test_engine_ecdh:-} == 1 ]]; then
+		modprobe_q ecdh_generic
+		params=(ecdh=1)
+	fi
 	check "insmod cryptoprio.ko" insmod "$CP_KMOD/cryptoprio.ko"
-	check "insmod cp_test_engine.ko" insmod "$CP_KMOD/cp_test_engine.ko"
+	check "insmod cp_test_engine.ko${params[*]:+ ${params[*]}}" insmod "$CP_KMOD/cp_test_engine.ko" "${params[@]}"
 	for d in "$@"; do check "$d passed its self-test" wait_for_driver "$d"; done
 	wait_before_measuring cp_test_engine "$cpu_aes_module"
 }
@@ -327,14 +332,15 @@ PY
 }
 
 # verify_finds_shape R MODE DRIVER [ERE]: the test engine in MODE (set),
-# DRIVER's known answer at 4 KiB ok: verify, seed 42 and 256 cases, finds
+# DRIVER's known answer at $verify_kat_size bytes (4096 unless set) ok:
+# verify, seed 42 and 256 cases, finds
 # it faulty (exit 4) on a case of MODE's shape (case_of_shape), or one
 # whose failure matches ERE; the same seed again, the same case. Files
 # R/kat-MODE.json, R/MODE.json, R/MODE-again.json; the failure in $failure.
 verify_finds_shape() {
-	local r=$1 mode=$2 drv=$3 ere=${4:-}
-	check "mode $mode: calibrate's known answer ok (4 KiB)" \
-		test "$(kat "$drv" "$r/kat-$mode.json" --size 4096)" = ok
+	local r=$1 mode=$2 drv=$3 ere=${4:-} size=${verify_kat_size:-4096}
+	check "mode $mode: calibrate's known answer ok ($size bytes)" \
+		test "$(kat "$drv" "$r/kat-$mode.json" --size "$size")" = ok
 	verify_json "$r/$mode.json" "$drv" --seed 42 --cases 256
 	failure=$(impl_field "$r/$mode.json" "i['failure']" "$drv") || failure=
 	log "mode $mode: $failure"
@@ -361,11 +367,11 @@ verify_crosstalk() {
 	echo crosstalk >"$p/mode"
 	echo 2000 >"$p/latency_us"
 	verify_json "$f-alone.json" "$drv" --seed 42 --cases 12
-	check "mode crosstalk: 12 cases alone pass (exit 0)" \
+	check "mode crosstalk: $drv's 12 cases alone pass (exit 0)" \
 		test "$rc $(impl_field "$f-alone.json" "i['verdict'], i['cases']" "$drv")" = "0 ('passed', 12)"
 	verify_json "$f.json" "$drv" --seed 42
 	log "mode crosstalk: $(impl_field "$f.json" "i.get('failure')" "$drv")"
-	check "mode crosstalk: 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
+	check "mode crosstalk: $drv's 48 cases find it faulty (exit 4), in a round together (case 36-47)" \
 		test "$rc $(impl_field "$f.json" "i['verdict'], 36 <= i['failed_case'] <= 47, \"sent with 3 other transforms' requests: \" in i['failure']" "$drv")" = \
 		"4 ('failed', True, True)"
 	echo ok >"$p/mode"

@@ -21,7 +21,11 @@ printf '[Policy]\nCalibrate = cached\n[Algorithm cbc(aes)]\nGears = any\n' >$cac
 
 case $CP_BOOT in
 1)
-	"$ctl" --json calibrate 'cbc(aes)' --budget 10s >"$CP_RESULTS/calibrate.json"
+	# The budget is a bound, not a duration: 10 s measured 2 points of 8
+	# on armhf's 6.12 beside another guest (virtio-crypto 12 ms a 4 KiB
+	# request), none with the three runs a cached point needs; 60 s, 7
+	# of 8 there, the workload's 4 KiB first.
+	"$ctl" --json calibrate 'cbc(aes)' --budget 60s >"$CP_RESULTS/calibrate.json"
 	check "boot 1: cbc(aes) measured" test "$(jget "$CP_RESULTS/calibrate.json" \
 		"d['points_measured'] > 0")" = True
 	check "boot 1: the cache handed on" cp "$cache" "$shared"

@@ -2,7 +2,7 @@
 # verification under four seeds, drawn for the run (logged, so that a
 # failure is replayed with `cryptoprioctl verify --seed`); twenty seeds are
 # five runs: `tests/vm/run --repeat 5 module-verify-seeds`. The engines:
-# the test engine's ciphers, AEADs, hashes and deflate, the CAAM-like engine's
+# the test engine's ciphers, AEADs, hashes, deflate, rsa and ecdh, the CAAM-like engine's
 # (its own xts, authenc, gcm and hmac), QEMU's virtio-crypto. A verdict
 # of faulty on any of them would hold a good engine after the CPU.
 #
@@ -11,7 +11,8 @@
 # module-verify*: by rotation.
 n_seeds=4
 r=$CP_RESULTS
-load_test_engine cp_test_engine_cbc_aes cp_test_engine_gcm_aes cp_test_engine_sha256
+test_engine_ecdh=1 load_test_engine cp_test_engine_cbc_aes cp_test_engine_gcm_aes \
+	cp_test_engine_sha256 cp_test_engine_ecdh
 check "insmod cp_caam_engine.ko" insmod "$CP_KMOD/cp_caam_engine.ko"
 check "authenc-hmac-sha256-cbc-aes-cp-caam passed its self-test" \
 	wait_for_driver authenc-hmac-sha256-cbc-aes-cp-caam
@@ -25,7 +26,7 @@ first=$(( (RANDOM << 15 | RANDOM) + 1 ))
 log "seeds $first to $((first + n_seeds - 1))"
 for seed in $(seq "$first" "$((first + n_seeds - 1))"); do
 	verify_json "$r/seed-$seed.json" "${engines[@]}" --seed "$seed"
-	jget "$r/seed-$seed.json" "'\\n'.join('seed %d: %s %s' % ($seed, i['driver'], i['failure']) for i in d['implementations'] if i['verdict'] != 'passed' and i['type'] in ('skcipher', 'aead', 'hash', 'acomp'))"
+	jget "$r/seed-$seed.json" "'\\n'.join('seed %d: %s %s' % ($seed, i['driver'], i['failure']) for i in d['implementations'] if i['verdict'] != 'passed' and i['type'] in ('skcipher', 'aead', 'hash', 'acomp', 'akcipher', 'kpp'))"
 done
 # verified: DRIVER VERDICT CASES, a line per verification of each seed
 verified() {
@@ -33,7 +34,7 @@ verified() {
 import json, sys
 for f in sys.argv[1:]:
     for i in json.load(open(f))["implementations"]:
-        if i["type"] in ("skcipher", "aead", "hash", "acomp"):
+        if i["type"] in ("skcipher", "aead", "hash", "acomp", "akcipher", "kpp"):
             print(i["driver"], i["verdict"], i["cases"])' "$r"/seed-*.json
 }
 verified >"$r/verified.txt"
